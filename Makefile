@@ -1,0 +1,53 @@
+# Stowage top-level entry points. On a fresh Debian machine: `make demo` and `make test`.
+# Every target installs missing Debian packages first (make deps), then builds with CMake + Ninja.
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc)
+CTEST_ARGS ?=
+
+DEB_PACKAGES := build-essential cmake ninja-build pkg-config \
+  libonnx-dev libprotobuf-dev protobuf-compiler libflatbuffers-dev flatbuffers-compiler \
+  libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev \
+  libbenchmark-dev libonnx-testdata
+
+.PHONY: all deps build build-asan demo test test-unit clean
+
+all: build
+
+# Installs only what is missing; silent when everything is present.
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+$(ASAN_BUILD)/build.ninja:
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTOWAGE_SANITIZE=ON
+
+# Debug + AddressSanitizer/UndefinedBehaviorSanitizer build of the library, CLI and unit tests.
+build-asan: deps $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target stowage stowage_unit_tests
+
+# Builds the model zoo's DS-CNN, compiles it, runs it on the host and prints output and report.
+demo: build
+	@./tools/demo.sh $(BUILD)
+
+# Unit tests under ASan/UBSan first, then every test (unit, conformance, e2e) in the release build.
+test: build build-asan
+	cd $(ASAN_BUILD) && ctest --output-on-failure -L unit -j $(JOBS) $(CTEST_ARGS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

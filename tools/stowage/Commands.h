@@ -1,0 +1,19 @@
+// Subcommands of the `stowage` CLI. Each file registers one subcommand: it parses flags, calls the library
+// and prints; no compiler logic lives here. Errors print Diagnostic::render() and return exit code 2.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace stowage::cli {
+
+/// Exit codes shared by every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitUserError = 2;  ///< bad model, bad flags, unwritable output, build failure
+
+/// Each adds its subcommand to `app`; the returned callback runs it and returns the exit code.
+using CommandRunner = std::function<int()>;
+CommandRunner registerInfoCommand(CLI::App& app);
+CommandRunner registerCompileCommand(CLI::App& app);
+CommandRunner registerRunCommand(CLI::App& app);
+
+}  // namespace stowage::cli
