@@ -1,0 +1,235 @@
+// ONNX conformance suite: runs ONNX's own backend test models (Debian package libonnx-testdata) through
+// `stowage run` exactly as a user would, and compares every output with the reference output files.
+//
+// For each case folder holding model.onnx and test_data_set_*/: if the importer reports an unsupported op
+// or dtype, the case is SKIPPED with the reason; otherwise each data set is run with the strict C flags
+// and compared (float: |got - want| <= atol + rtol * |want|; integers: exact). Prints one line per case
+// and ends with "N passed, N failed, N skipped". Exit status 1 when anything failed.
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "stowage/frontend/OnnxImporter.h"
+#include "stowage/io/TensorCompare.h"
+#include "stowage/io/TensorFile.h"
+
+namespace fs = std::filesystem;
+using namespace stowage;
+
+namespace {
+
+struct Options {
+  fs::path data;
+  fs::path work;
+  fs::path cli;
+  std::vector<std::string> suites = {"node", "pytorch-converted", "pytorch-operator", "simple"};
+  std::string filter;
+  int jobs = 2;
+  double rtol = 1e-4;
+  double atol = 1e-5;
+  bool verbose = false;
+  /// Fails the run when fewer cases pass: guards against a change that quietly turns passes into skips.
+  size_t minPassed = 0;
+};
+
+enum class Outcome { Pass, Fail, Skip };
+
+struct CaseResult {
+  std::string name;
+  Outcome outcome = Outcome::Pass;
+  std::string detail;
+};
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+std::string readText(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+/// First line of a (possibly multi-line) message, trimmed to keep the summary one line per case.
+std::string firstLine(const std::string& s) {
+  std::string line = s.substr(0, s.find('\n'));
+  if (line.size() > 200) line = line.substr(0, 200) + "...";
+  return line;
+}
+
+/// Graph inputs that are not initializers, in order, with their ONNX element types.
+bool modelInputs(const fs::path& model, std::vector<std::pair<std::string, int>>& inputs) {
+  onnx::ModelProto proto;
+  std::ifstream in(model, std::ios::binary);
+  if (!in || !proto.ParseFromIstream(&in)) return false;
+  std::vector<std::string> inits;
+  for (const auto& t : proto.graph().initializer()) inits.push_back(t.name());
+  for (const auto& vi : proto.graph().input()) {
+    if (std::find(inits.begin(), inits.end(), vi.name()) != inits.end()) continue;
+    inputs.emplace_back(vi.name(), vi.type().tensor_type().elem_type());
+  }
+  return true;
+}
+
+CaseResult runCase(const Options& opt, const std::string& suite, const fs::path& dir) {
+  CaseResult r;
+  r.name = suite + "/" + dir.filename().string();
+  const fs::path model = dir / "model.onnx";
+  std::vector<std::pair<std::string, int>> inputs;
+  if (!modelInputs(model, inputs)) return {r.name, Outcome::Fail, "cannot parse model.onnx"};
+
+  std::vector<fs::path> sets;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path());
+  std::sort(sets.begin(), sets.end());
+  if (sets.empty()) return {r.name, Outcome::Skip, "no test_data_set_* folders"};
+
+  for (const fs::path& set : sets) {
+    // int64 graph inputs carry shapes, axes or pads: bind them at compile time (static shapes only).
+    OnnxImportOptions importOptions;
+    std::string args;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      fs::path file = set / ("input_" + std::to_string(k) + ".pb");
+      if (!fs::exists(file)) return {r.name, Outcome::Skip, "data set lacks " + file.filename().string() + " (optional input)"};
+      if (inputs[k].second == onnx::TensorProto::INT64) {
+        auto t = readTensorFile(file.string());
+        if (!t.ok()) return {r.name, Outcome::Fail, firstLine(t.error().render())};
+        importOptions.boundInputs[inputs[k].first] = std::move(t.value());
+        args += " --bind " + quote(inputs[k].first + "=" + file.string());
+      } else {
+        args += " --input " + quote(file.string());
+      }
+    }
+    auto graph = importOnnxFile(model.string(), importOptions);
+    if (!graph.ok()) {
+      const Diagnostic& d = graph.error();
+      std::string why = d.message + (d.location.empty() ? "" : " [" + d.location + "]");
+      return {r.name, d.unsupported ? Outcome::Skip : Outcome::Fail, firstLine(why)};
+    }
+
+    const fs::path out = opt.work / suite / dir.filename() / set.filename();
+    fs::remove_all(out);
+    fs::create_directories(out.parent_path());
+    const fs::path errFile = out.string() + ".stderr";
+    std::string cmd = quote(opt.cli.string()) + " run " + quote(model.string()) + args + " --output-dir " +
+                      quote(out.string()) + " > /dev/null 2> " + quote(errFile.string());
+    int rc = std::system(cmd.c_str());
+    if (rc != 0) {
+      std::string err = readText(errFile);
+      return {r.name, Outcome::Fail, "stowage run exited " + std::to_string(WEXITSTATUS(rc)) + ": " + firstLine(err)};
+    }
+    for (size_t k = 0;; ++k) {
+      fs::path want = set / ("output_" + std::to_string(k) + ".pb");
+      if (!fs::exists(want)) break;
+      fs::path got = out / ("output_" + std::to_string(k) + ".pb");
+      auto w = readTensorFile(want.string());
+      auto g = readTensorFile(got.string());
+      if (!w.ok()) return {r.name, Outcome::Fail, "reference " + firstLine(w.error().render())};
+      if (!g.ok()) return {r.name, Outcome::Fail, firstLine(g.error().render())};
+      std::string diff = compareTensors(*g, *w, Tolerance{opt.rtol, opt.atol});
+      if (!diff.empty())
+        return {r.name, Outcome::Fail, set.filename().string() + " output_" + std::to_string(k) + ": " + diff};
+    }
+    fs::remove_all(out);
+    fs::remove(errFile);
+  }
+  return r;
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: stowage_conformance --data DIR --work DIR --cli PATH [--suite NAME]... [--filter TEXT]\n"
+               "                           [--jobs N] [--rtol X] [--atol X] [--min-passed N] [--verbose]\n"
+               "Runs ONNX backend test cases (DIR/<suite>/<case>/model.onnx) through `stowage run`.\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  bool suitesGiven = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--data") opt.data = next();
+    else if (a == "--work") opt.work = next();
+    else if (a == "--cli") opt.cli = next();
+    else if (a == "--filter") opt.filter = next();
+    else if (a == "--jobs") opt.jobs = std::max(1, std::atoi(next().c_str()));
+    else if (a == "--rtol") opt.rtol = std::atof(next().c_str());
+    else if (a == "--atol") opt.atol = std::atof(next().c_str());
+    else if (a == "--verbose") opt.verbose = true;
+    else if (a == "--min-passed") opt.minPassed = static_cast<size_t>(std::atol(next().c_str()));
+    else if (a == "--suite") {
+      if (!suitesGiven) opt.suites.clear();
+      suitesGiven = true;
+      opt.suites.push_back(next());
+    } else return usage();
+  }
+  if (opt.data.empty() || opt.work.empty() || opt.cli.empty()) return usage();
+  if (!fs::is_directory(opt.data)) {
+    std::printf("conformance data not found at %s (Debian package libonnx-testdata); nothing to run\n",
+                opt.data.c_str());
+    std::printf("0 passed, 0 failed, 0 skipped\n");
+    return 0;
+  }
+
+  std::vector<std::pair<std::string, fs::path>> cases;
+  for (const auto& suite : opt.suites) {
+    fs::path root = opt.data / suite;
+    if (!fs::is_directory(root)) continue;
+    std::vector<fs::path> dirs;
+    for (const auto& e : fs::directory_iterator(root))
+      if (fs::exists(e.path() / "model.onnx")) dirs.push_back(e.path());
+    std::sort(dirs.begin(), dirs.end());
+    for (auto& d : dirs)
+      if (opt.filter.empty() || d.filename().string().find(opt.filter) != std::string::npos) cases.emplace_back(suite, d);
+  }
+
+  std::vector<CaseResult> results(cases.size());
+  std::atomic<size_t> nextCase{0};
+  std::mutex printMutex;
+  auto worker = [&] {
+    for (size_t i; (i = nextCase++) < cases.size();) {
+      results[i] = runCase(opt, cases[i].first, cases[i].second);
+      if (opt.verbose) {
+        std::lock_guard<std::mutex> lock(printMutex);
+        std::fprintf(stderr, "[%zu/%zu] %s\n", i + 1, cases.size(), results[i].name.c_str());
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < opt.jobs; ++t) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+
+  size_t passed = 0, failed = 0, skipped = 0;
+  for (const auto& r : results) {
+    switch (r.outcome) {
+      case Outcome::Pass: ++passed; std::printf("PASS %s\n", r.name.c_str()); break;
+      case Outcome::Fail: ++failed; std::printf("FAIL %s: %s\n", r.name.c_str(), r.detail.c_str()); break;
+      case Outcome::Skip: ++skipped; std::printf("SKIP %s: %s\n", r.name.c_str(), r.detail.c_str()); break;
+    }
+  }
+  if (passed < opt.minPassed)
+    std::printf("FAIL suite: only %zu cases passed; at least %zu are expected (--min-passed)\n", passed, opt.minPassed);
+  std::printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
+  std::fflush(stdout);
+  return failed == 0 && passed >= opt.minPassed ? 0 : 1;
+}
