@@ -1,0 +1,28 @@
+// Helpers for end-to-end tests that drive the `stowage` CLI as a user would: run a command, capture its
+// exit code and output, make scratch folders, find ../shared.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace stowage::e2e {
+
+struct CommandResult {
+  int exitCode = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs `command` with /bin/sh, capturing stdout and stderr.
+CommandResult runCommand(const std::string& command);
+/// Single-quotes `s` for /bin/sh.
+std::string shellQuote(const std::string& s);
+/// A fresh empty folder under the build dir for one test.
+std::filesystem::path scratchDir(const std::string& name);
+/// ../shared/<relative> when it exists, else empty (tests then GTEST_SKIP with a message).
+std::filesystem::path sharedPath(const std::string& relative);
+
+inline std::string cli() { return STOWAGE_CLI; }
+inline std::string zoo() { return STOWAGE_ZOO; }
+
+}  // namespace stowage::e2e

@@ -1,0 +1,82 @@
+// End-to-end checks on real ONNX models from ../shared/models/onnx (skipped with a message when ../shared
+// is absent): `stowage run` must reproduce each model's reference outputs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "E2eSupport.h"
+#include "stowage/frontend/OnnxImporter.h"
+#include "stowage/io/TensorCompare.h"
+#include "stowage/io/TensorFile.h"
+
+namespace stowage::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+Tensor readOrFail(const fs::path& p) {
+  auto t = readTensorFile(p.string());
+  EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().render());
+  return t.ok() ? t.value() : Tensor{};
+}
+
+TEST(RealModels, Mnist8MatchesItsThreeReferenceOutputs) {
+  fs::path dir = sharedPath("models/onnx/mnist-8");
+  if (dir.empty()) GTEST_SKIP() << "../shared/models/onnx/mnist-8 not found; skipping the real-model check";
+  const int expectedClass[3] = {2, 0, 9};  // arg-max of the reference outputs (SOURCE.md)
+  for (int i = 0; i < 3; ++i) {
+    fs::path set = dir / ("test_data_set_" + std::to_string(i));
+    fs::path out = scratchDir("mnist8_" + std::to_string(i));
+    auto r = runCommand(cli() + " run " + shellQuote((dir / "model.onnx").string()) + " --input " +
+                        shellQuote((set / "input_0.pb").string()) + " --output-dir " + shellQuote(out.string()));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    Tensor got = readOrFail(out / "output_0.pb");
+    Tensor want = readOrFail(set / "output_0.pb");
+    EXPECT_EQ(compareTensors(got, want, Tolerance{1e-4, 1e-4}), "") << "data set " << i;
+    ASSERT_EQ(got.numElements(), 10);
+    const float* v = got.dataAs<float>();
+    EXPECT_EQ(std::max_element(v, v + 10) - v, expectedClass[i]) << "data set " << i;
+  }
+}
+
+class LightModel : public ::testing::TestWithParam<std::string> {};
+
+// The ONNX "light" models: real ImageNet topologies whose weights are ConstantOfShape splats. Input is
+// arange(N).reshape(shape) / N (ONNX's generate_dummy_data); tolerances rtol 1e-3, atol 1e-7 as upstream.
+TEST_P(LightModel, MatchesReferenceOutput) {
+  fs::path dir = sharedPath("models/onnx/onnx-light");
+  if (dir.empty()) GTEST_SKIP() << "../shared/models/onnx/onnx-light not found; skipping";
+  const std::string name = GetParam();
+  fs::path model = dir / (name + ".onnx");
+  auto graph = importOnnxFile(model.string());
+  ASSERT_TRUE(graph.ok()) << graph.error().render();
+  ASSERT_EQ(graph->inputs.size(), 1u);
+
+  Tensor input;
+  input.name = graph->tensor(graph->inputs[0]).name;
+  input.dtype = DType::Float32;
+  input.shape = graph->tensor(graph->inputs[0]).shape;
+  input.kind = TensorKind::Input;
+  const int64_t n = input.numElements();
+  input.data.resize(static_cast<size_t>(n) * sizeof(float));
+  float* x = reinterpret_cast<float*>(input.data.data());
+  for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(static_cast<double>(i) / static_cast<double>(n));
+
+  fs::path work = scratchDir("light_" + name);
+  ASSERT_TRUE(writeNpy((work / "input_0.npy").string(), input).ok());
+  auto r = runCommand(cli() + " run " + shellQuote(model.string()) + " --input " +
+                      shellQuote((work / "input_0.npy").string()) + " --output-dir " + shellQuote((work / "out").string()));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  Tensor got = readOrFail(work / "out" / "output_0.pb");
+  Tensor want = readOrFail(dir / (name + "_output_0.pb"));
+  EXPECT_EQ(compareTensors(got, want, Tolerance{1e-3, 1e-7}), "");
+  fs::remove_all(work);
+}
+
+INSTANTIATE_TEST_SUITE_P(OnnxLight, LightModel,
+                         ::testing::Values("light_squeezenet", "light_shufflenet", "light_inception_v1",
+                                           "light_resnet50"));
+
+}  // namespace
+}  // namespace stowage::e2e
