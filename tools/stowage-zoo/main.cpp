@@ -1,0 +1,121 @@
+// `stowage-zoo`: writes the bundled example architectures (src/stowage/zoo) as ONNX files with seeded
+// weights. Parses flags and prints; the models themselves are built by the library.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "stowage/io/FileBytes.h"
+#include "stowage/io/NpyFormat.h"
+#include "stowage/zoo/ZooModels.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace stowage;
+
+constexpr int kExitUserError = 2;
+
+int fail(const Diagnostic& d) {
+  std::fputs(d.render().c_str(), stderr);
+  return kExitUserError;
+}
+
+/// 1234567 -> "1,234,567".
+std::string grouped(int64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+int listModels() {
+  std::printf("%-18s %-11s %9s %12s  %s\n", "name", "input", "params", "MACs", "description");
+  for (const zoo::ZooModelInfo& info : zoo::zooModels()) {
+    auto built = zoo::buildZooModel(info.name, 1);
+    if (!built.ok()) return fail(built.error());
+    std::printf("%-18s %-11s %9s %12s  %s\n", info.name.c_str(), shapeToString(info.inputShape).c_str(),
+                grouped(built->params).c_str(), grouped(built->macs).c_str(), info.description.c_str());
+  }
+  return 0;
+}
+
+/// Builds `name` and writes it to `path`; prints one line saying what was written.
+int writeModel(const std::string& name, const std::string& path, uint64_t seed) {
+  auto built = zoo::buildZooModel(name, seed);
+  if (!built.ok()) return fail(built.error());
+  Status s = writeFileBytes(path, zoo::serializeModel(built->model));
+  if (!s.ok()) return fail(s.error());
+  std::printf("wrote %s: %s, %s params, %s MACs, seed %llu\n", path.c_str(), name.c_str(),
+              grouped(built->params).c_str(), grouped(built->macs).c_str(), static_cast<unsigned long long>(seed));
+  return 0;
+}
+
+int writeSampleInput(const std::string& name, const std::string& path, uint64_t seed) {
+  for (const zoo::ZooModelInfo& info : zoo::zooModels()) {
+    if (info.name != name) continue;
+    Tensor input = zoo::sampleInput(info, seed);
+    if (fs::path(path).extension() != ".npy")
+      return fail(makeError(path, "--sample-input writes NumPy files; the name must end in .npy"));
+    auto bytes = encodeNpy(input, path);
+    if (!bytes.ok()) return fail(bytes.error());
+    Status s = writeFileBytes(path, *bytes);
+    if (!s.ok()) return fail(s.error());
+    std::printf("wrote %s: input %s float32\n", path.c_str(), shapeToString(input.shape).c_str());
+    return 0;
+  }
+  return fail(makeError("stowage-zoo", "unknown model '" + name + "'"));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "stowage-zoo: writes tiny standard architectures (MLPerf Tiny layouts) as ONNX files with seeded random "
+      "weights, for demos and tests.\nTypical use:\n  stowage-zoo list\n  stowage-zoo write resnet8 -o resnet8.onnx "
+      "--seed 7\n  stowage-zoo write-all -o models/"};
+  app.require_subcommand(1);
+
+  CLI::App* list = app.add_subcommand("list", "Show each model: name, input shape, parameters, MACs, description");
+
+  std::string name, outFile, sampleInput, outDir;
+  uint64_t seed = 1;
+  CLI::App* write = app.add_subcommand("write", "Write one model as an ONNX file");
+  write->add_option("name", name, "Model name (see `stowage-zoo list`)")->required();
+  write->add_option("-o,--output", outFile, "Output .onnx file")->required();
+  write->add_option("--seed", seed, "Seed of the weights; the same seed gives a byte-identical file")
+      ->capture_default_str();
+  write->add_option("--sample-input", sampleInput,
+                    "Also write a deterministic input (values in [-1, 1) from the seed) to this .npy file");
+
+  CLI::App* writeAll = app.add_subcommand("write-all", "Write every model as DIR/<name>.onnx");
+  writeAll->add_option("-o,--output", outDir, "Output folder (created if missing)")->required();
+  writeAll->add_option("--seed", seed, "Seed of the weights")->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : kExitUserError;
+  }
+
+  if (list->parsed()) return listModels();
+  if (write->parsed()) {
+    if (int rc = writeModel(name, outFile, seed); rc != 0) return rc;
+    return sampleInput.empty() ? 0 : writeSampleInput(name, sampleInput, seed);
+  }
+  if (writeAll->parsed()) {
+    std::error_code ec;
+    fs::create_directories(outDir, ec);
+    if (ec) return fail(makeError(outDir, "cannot create the output folder: " + ec.message()));
+    for (const zoo::ZooModelInfo& info : zoo::zooModels())
+      if (int rc = writeModel(info.name, (fs::path(outDir) / (info.name + ".onnx")).string(), seed); rc != 0)
+        return rc;
+    return 0;
+  }
+  return kExitUserError;
+}
