@@ -61,6 +61,8 @@ TEST(BinaryKernel, BroadcastShapesAllOps) {
       {{2, 3, 4, 5}, {2, 3, 4, 5}, {}},            // scalar b (rank 0 operand)
       {{3, 4}, {3, 1}, {1, 4}},                    // outer product
       {{4, 1, 6}, {4, 1, 1}, {6}},                 // unit output dim
+      {{3, 4}, {3, 1}, {3, 4}},                    // b merges into one run, a does not
+      {{2, 3, 4}, {2, 3, 4}, {2, 1, 4}},           // a merges, b does not
       {{}, {}, {}},                                // rank 0
   };
   for (const auto& bc : cases)
