@@ -8,7 +8,7 @@
 #include <string>
 
 #include "stowage/io/FileBytes.h"
-#include "stowage/io/NpyFormat.h"
+#include "stowage/io/TensorFile.h"
 #include "stowage/zoo/ZooModels.h"
 
 namespace {
@@ -59,11 +59,11 @@ int writeSampleInput(const std::string& name, const std::string& path, uint64_t 
   for (const zoo::ZooModelInfo& info : zoo::zooModels()) {
     if (info.name != name) continue;
     Tensor input = zoo::sampleInput(info, seed);
-    if (fs::path(path).extension() != ".npy")
-      return fail(makeError(path, "--sample-input writes NumPy files; the name must end in .npy"));
-    auto bytes = encodeNpy(input, path);
-    if (!bytes.ok()) return fail(bytes.error());
-    Status s = writeFileBytes(path, *bytes);
+    std::string ext = fs::path(path).extension().string();
+    Status s = ext == ".pb" ? writeTensorPb(path, input)
+               : ext == ".npy"
+                   ? writeNpy(path, input)
+                   : Status(makeError(path, "unknown extension for --sample-input", "use .npy or .pb"));
     if (!s.ok()) return fail(s.error());
     std::printf("wrote %s: input %s float32\n", path.c_str(), shapeToString(input.shape).c_str());
     return 0;
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   write->add_option("--seed", seed, "Seed of the weights; the same seed gives a byte-identical file")
       ->capture_default_str();
   write->add_option("--sample-input", sampleInput,
-                    "Also write a deterministic input (values in [-1, 1) from the seed) to this .npy file");
+                    "Also write a deterministic input (values in [-1, 1) from the seed) to this .npy or .pb file");
 
   CLI::App* writeAll = app.add_subcommand("write-all", "Write every model as DIR/<name>.onnx");
   writeAll->add_option("-o,--output", outDir, "Output folder (created if missing)")->required();
