@@ -60,10 +60,7 @@ int writeSampleInput(const std::string& name, const std::string& path, uint64_t 
     if (info.name != name) continue;
     Tensor input = zoo::sampleInput(info, seed);
     std::string ext = fs::path(path).extension().string();
-    Status s = ext == ".pb" ? writeTensorPb(path, input)
-               : ext == ".npy"
-                   ? writeNpy(path, input)
-                   : Status(makeError(path, "unknown extension for --sample-input", "use .npy or .pb"));
+    Status s = ext == ".pb" ? writeTensorPb(path, input) : writeNpy(path, input);
     if (!s.ok()) return fail(s.error());
     std::printf("wrote %s: input %s float32\n", path.c_str(), shapeToString(input.shape).c_str());
     return 0;
@@ -105,6 +102,9 @@ int main(int argc, char** argv) {
 
   if (list->parsed()) return listModels();
   if (write->parsed()) {
+    const std::string ext = fs::path(sampleInput).extension().string();
+    if (!sampleInput.empty() && ext != ".npy" && ext != ".pb")
+      return fail(makeError(sampleInput, "unknown extension for --sample-input", "use .npy or .pb"));
     if (int rc = writeModel(name, outFile, seed); rc != 0) return rc;
     return sampleInput.empty() ? 0 : writeSampleInput(name, sampleInput, seed);
   }
