@@ -1,0 +1,120 @@
+// Kernel lowering: the one place that maps an IR node (canonical attributes, NCHW) to calls of the C
+// kernels in runtime/include/stowage_kernels.h, with their parameter structs filled. Constant folding
+// executes these calls on the host; the C emitter prints them. Neither re-derives any kernel parameter.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "stowage/ir/Graph.h"
+#include "stowage/support/Diagnostic.h"
+#include "stowage_kernels.h"
+
+namespace stowage {
+
+/// stowage_conv2d_f32 / stowage_conv_transpose2d_f32(x, w, bias?, y, &params).
+struct ConvCall {
+  stowage_conv2d_params params;
+  bool transpose = false;
+};
+/// stowage_gemm_f32(a, b, c?, y, &params).
+struct GemmCall {
+  stowage_gemm_params params;
+};
+/// stowage_matmul_f32(a, b, y, &params).
+struct MatMulCall {
+  stowage_matmul_params params;
+};
+/// stowage_binary_f32(op, a, b, y, &params).
+struct BinaryCall {
+  stowage_binary_op op;
+  stowage_broadcast_params params;
+};
+/// stowage_unary_f32(op, x, y, count, alpha, beta); count in elements.
+struct UnaryCall {
+  stowage_unary_op op;
+  int64_t count = 0;
+  float alpha = 0.0f;
+  float beta = 0.0f;
+};
+/// stowage_softmax_f32(x, y, outer, len, inner, log); sizes in elements.
+struct SoftmaxCall {
+  int64_t outer = 1, len = 1, inner = 1;
+  int32_t log = 0;
+};
+/// stowage_batchnorm_f32(x, scale, bias, mean, var, y, n, c, spatial, epsilon).
+struct BatchNormCall {
+  int64_t n = 1, c = 1, spatial = 1;
+  float epsilon = 1e-5f;
+};
+/// stowage_lrn_f32(x, y, n, c, spatial, size, alpha, beta, bias).
+struct LrnCall {
+  int64_t n = 1, c = 1, spatial = 1;
+  int32_t size = 1;
+  float alpha = 1e-4f, beta = 0.75f, bias = 1.0f;
+};
+/// stowage_maxpool2d_f32 / stowage_avgpool2d_f32(x, y, &params).
+struct PoolCall {
+  stowage_pool2d_params params;
+  bool max = true;
+};
+/// stowage_global_avgpool_f32 / stowage_global_maxpool_f32(x, y, channels, spatial).
+struct GlobalPoolCall {
+  int64_t channels = 0, spatial = 0;
+  bool max = false;
+};
+/// stowage_gather_strided(x, y, elemSize, &params); elemSize in bytes.
+struct GatherCall {
+  size_t elemSize = 4;
+  stowage_strided_params params;
+};
+/// stowage_concat_part(x, y, elemSize, outer, inBlock, outBlock, outOffset) for one Concat input;
+/// blocks and offset in elements, elemSize in bytes.
+struct ConcatPartCall {
+  size_t elemSize = 4;
+  int64_t outer = 0, inBlock = 0, outBlock = 0, outOffset = 0;
+};
+/// stowage_pad_f32(x, y, &params).
+struct PadCall {
+  stowage_pad_params params;
+};
+/// stowage_reduce_f32(op, x, y, &params).
+struct ReduceCall {
+  stowage_reduce_op op;
+  stowage_reduce_params params;
+};
+/// memcpy(y, x, bytes): Reshape (same bytes, new shape).
+struct CopyCall {
+  size_t bytes = 0;
+};
+
+using KernelParams = std::variant<ConvCall, GemmCall, MatMulCall, BinaryCall, UnaryCall, SoftmaxCall, BatchNormCall,
+                                  LrnCall, PoolCall, GlobalPoolCall, GatherCall, ConcatPartCall, PadCall, ReduceCall,
+                                  CopyCall>;
+
+/// One call of one C kernel. `inputs` are the tensor arguments read by the kernel in the C signature's order
+/// (kNoTensor passes NULL, e.g. an absent bias); `output` is the tensor it writes.
+struct KernelCall {
+  KernelParams params;
+  std::vector<TensorId> inputs;
+  TensorId output = kNoTensor;
+};
+
+/// C function a call invokes ("stowage_conv2d_f32", ..., "memcpy").
+std::string kernelFunctionName(const KernelCall& call);
+/// C type of the call's parameter struct ("stowage_conv2d_params"), or "" when it takes scalars only.
+std::string kernelParamsTypeName(const KernelCall& call);
+
+/// The calls that compute `node`, in order (Concat gives one per non-empty input; a node whose output has no
+/// elements gives none). Errors (unsupported dtype, rank above STOWAGE_MAX_RANK, attributes the kernel
+/// cannot express) name the node; unsupported-but-valid cases are marked `unsupported`.
+Result<std::vector<KernelCall>> lowerNode(const Graph& g, const Node& node);
+
+/// Executes `call` on the host with the real kernels. `inputs[i]` points at the data of call.inputs[i]
+/// (nullptr for kNoTensor); `output` at call.output's storage, which must not alias any input.
+void executeKernelCall(const KernelCall& call, const std::vector<const void*>& inputs, void* output);
+
+}  // namespace stowage
