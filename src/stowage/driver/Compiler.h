@@ -1,0 +1,54 @@
+// The compile pipeline, top to bottom: import -> fold constants -> fold batch norm -> verify -> liveness ->
+// plan -> validate -> emit C -> write the output folder. `stowage compile` and `stowage run` call it; each
+// stage is timed.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "stowage/codegen/CEmitter.h"
+#include "stowage/ir/Graph.h"
+#include "stowage/plan/MemoryPlan.h"
+#include "stowage/support/Diagnostic.h"
+
+namespace stowage {
+
+struct CompileOptions {
+  std::string modelPath;  ///< the ONNX model file
+  /// Folder receiving <name>.h, <name>.c, <name>_weights.c; empty: emit in memory only (`stowage run`).
+  /// Written through a temporary folder beside it and renamed into place only when everything succeeded.
+  std::string outDir;
+  std::string name = "net";                    ///< prefix of every generated symbol (a C identifier)
+  std::map<std::string, Shape> inputShapes;    ///< `--shape NAME=1x3x32x32` for dynamic input dims
+  std::map<std::string, Tensor> boundInputs;   ///< `--bind NAME=FILE`: inputs frozen to constants
+  bool dumpIr = false;                         ///< fill CompileResult::irDump with the IR after passes
+};
+
+/// Wall time of one pipeline stage.
+struct StageTime {
+  std::string stage;    ///< "import", "fold-constants", ...
+  double milliseconds;  ///< wall-clock ms
+};
+
+struct CompileResult {
+  std::string name;            ///< model name used for the symbols
+  Graph graph;                 ///< the graph after passes, as emitted
+  MemoryPlan plan;             ///< validated workspace plan
+  GeneratedC code;             ///< the generated files
+  std::string irDump;          ///< printGraph of `graph` when CompileOptions::dumpIr, else empty
+  std::vector<StageTime> timings;
+  int64_t macs = 0;            ///< multiply-accumulates of one run (sum of macCount over nodes)
+  size_t weightBytes = 0;      ///< bytes of constant data (the weights file's arrays)
+};
+
+/// Compiles `options.modelPath`; writes the files when `options.outDir` is set. Errors name the model file,
+/// node or output folder; on any error no output folder is created or modified.
+Result<CompileResult> compileModel(const CompileOptions& options);
+
+/// The pipeline after import, on an already built graph (hand-built in tests, imported by compileModel):
+/// passes, verification, planning, validation and emission. Does not write files; `options.modelPath`,
+/// `inputShapes` and `boundInputs` are ignored. `timings` receives one entry per stage.
+Result<CompileResult> compileGraph(Graph graph, const CompileOptions& options, std::vector<StageTime> timings = {});
+
+}  // namespace stowage

@@ -1,0 +1,202 @@
+// Host runner (see HostRunner.h).
+#include "stowage/driver/HostRunner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "stowage/codegen/HarnessEmitter.h"
+#include "stowage/driver/OutputDir.h"
+#include "stowage/driver/Process.h"
+#include "stowage/io/TensorFile.h"
+
+#ifndef STOWAGE_RUNTIME_DIR
+#define STOWAGE_RUNTIME_DIR "runtime"
+#endif
+#ifndef STOWAGE_RUNTIME_LIB
+#define STOWAGE_RUNTIME_LIB ""
+#endif
+
+namespace stowage {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kStrictFlags = {"-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"};
+
+/// Adds the tool's output, trimmed to its first lines, as notes.
+Diagnostic withOutput(Diagnostic d, const std::string& output) {
+  std::istringstream lines(output);
+  std::string line;
+  int count = 0;
+  while (std::getline(lines, line)) {
+    if (++count > 30) {
+      d.notes.push_back("... (output truncated)");
+      break;
+    }
+    d.notes.push_back(line);
+  }
+  return d;
+}
+
+Status checkOutcome(const ProcessOutcome& o, const std::vector<std::string>& argv, const std::string& what) {
+  if (o.ok()) return Status::success();
+  std::string how = o.signal ? fmt::format("was killed by signal {}", o.signal) : fmt::format("exited with code {}", o.exitCode);
+  return withOutput(makeError(what, fmt::format("{}: {}", how, commandLine(argv))), o.output);
+}
+
+/// Removes the temporary build folder when it goes out of scope.
+struct TempDirGuard {
+  fs::path dir;
+  bool keep = false;
+  ~TempDirGuard() {
+    if (!keep && !dir.empty()) {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  }
+};
+
+}  // namespace
+
+std::string runtimeSourceDir() {
+  const char* env = std::getenv("STOWAGE_RUNTIME_DIR");
+  return env && *env ? env : STOWAGE_RUNTIME_DIR;
+}
+
+std::string runtimeLibraryPath() {
+  const char* env = std::getenv("STOWAGE_RUNTIME_LIB");
+  return env && *env ? env : STOWAGE_RUNTIME_LIB;
+}
+
+Status checkInputs(const CompileResult& compiled, const std::vector<Tensor>& inputs) {
+  const Graph& g = compiled.graph;
+  if (inputs.size() != g.inputs.size()) {
+    std::string names;
+    for (TensorId id : g.inputs) names += (names.empty() ? "" : ", ") + g.tensor(id).name;
+    return makeError("inputs", fmt::format("the model takes {} input(s) ({}) but {} were given", g.inputs.size(),
+                                           names.empty() ? "none" : names, inputs.size()),
+                     "pass one --input FILE per model input, in the model's input order");
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& want = g.tensor(g.inputs[i]);
+    const Tensor& got = inputs[i];
+    if (got.dtype != want.dtype || got.shape != want.shape)
+      return makeError(fmt::format("input {} ('{}')", i, want.name),
+                       fmt::format("expected {}[{}] but the file holds {}[{}]", dtypeName(want.dtype), shapeToString(want.shape),
+                                   dtypeName(got.dtype), shapeToString(got.shape)));
+    if (got.data.size() != want.byteSize())
+      return makeError(fmt::format("input {} ('{}')", i, want.name),
+                       fmt::format("holds {} bytes of data; {}[{}] needs {}", got.data.size(), dtypeName(want.dtype),
+                                   shapeToString(want.shape), want.byteSize()));
+  }
+  return Status::success();
+}
+
+Result<std::vector<Tensor>> runOnHost(const CompileResult& compiled, const std::vector<Tensor>& inputs,
+                                      const HostRunOptions& options) {
+  STOWAGE_TRY(checkInputs(compiled, inputs));
+  const Graph& g = compiled.graph;
+
+  TempDirGuard guard;
+  if (!options.keepDir.empty()) {
+    std::error_code ec;
+    fs::create_directories(options.keepDir, ec);
+    if (ec) return makeError(options.keepDir, fmt::format("cannot create the build folder: {}", ec.message()));
+    guard.dir = fs::absolute(options.keepDir);
+    guard.keep = true;
+  } else {
+    STOWAGE_ASSIGN_OR_RETURN(guard.dir, makeTempDir("stowage-run"));
+  }
+  const fs::path dir = guard.dir;
+
+  // Sources, harness and input files.
+  for (const GeneratedFile* f : {&compiled.code.header, &compiled.code.source, &compiled.code.weights})
+    STOWAGE_TRY(writeTextFile(dir / f->fileName, f->text));
+  STOWAGE_TRY(writeTextFile(dir / "main.c", emitHostHarness(g, compiled.plan, compiled.name)));
+  std::vector<std::string> runArgs = {(dir / "harness").string()};
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const fs::path p = dir / fmt::format("input_{}.bin", i);
+    STOWAGE_TRY(writeRaw(p.string(), inputs[i]));
+    runArgs.push_back(p.string());
+  }
+  for (size_t i = 0; i < g.outputs.size(); ++i) runArgs.push_back((dir / fmt::format("output_{}.bin", i)).string());
+
+  // Compile: the weights (data only, so -O0 saves time on large models) and the code in parallel.
+  std::string cc = options.compiler;
+  if (cc.empty()) {
+    const char* env = std::getenv("CC");
+    cc = env && *env ? env : "cc";
+  }
+  const fs::path rtDir = runtimeSourceDir();
+  const std::string rtLib = runtimeLibraryPath();
+  std::vector<std::string> sources = {compiled.code.source.fileName, "main.c"};
+  const bool haveLib = !rtLib.empty() && fs::exists(rtLib);
+  if (!haveLib) {
+    std::vector<std::string> rtSources;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(rtDir / "kernels", ec))
+      if (e.path().extension() == ".c") rtSources.push_back(e.path().string());
+    if (ec || rtSources.empty())
+      return makeError(rtDir.string(), "the Stowage runtime was not found (neither the library nor runtime/kernels/*.c)",
+                       "set STOWAGE_RUNTIME_DIR to the runtime/ folder of the Stowage sources, or STOWAGE_RUNTIME_LIB to libstowage_rt.a");
+    std::sort(rtSources.begin(), rtSources.end());
+    sources.insert(sources.end(), rtSources.begin(), rtSources.end());
+  }
+  auto compileCommand = [&](const std::string& src, const std::string& opt, const std::string& obj) {
+    std::vector<std::string> a = {cc};
+    a.insert(a.end(), kStrictFlags.begin(), kStrictFlags.end());
+    a.insert(a.end(), {opt, "-I", (rtDir / "include").string(), "-I", dir.string(), "-c",
+                       fs::path(src).is_absolute() ? src : (dir / src).string(), "-o", obj});
+    return a;
+  };
+  struct Job {
+    std::vector<std::string> argv;
+    ChildProcess child;
+  };
+  std::vector<Job> jobs;
+  jobs.push_back({compileCommand(compiled.code.weights.fileName, "-O0", (dir / "weights.o").string()), {}});
+  std::vector<std::string> objects = {(dir / "weights.o").string()};
+  for (size_t i = 0; i < sources.size(); ++i) {
+    objects.push_back((dir / fmt::format("obj_{}.o", i)).string());
+    jobs.push_back({compileCommand(sources[i], "-O2", objects.back()), {}});
+  }
+  // At most two compilers at once: the weights file (slowest) and the rest one after another.
+  Status buildStatus;
+  STOWAGE_ASSIGN_OR_RETURN(jobs[0].child, startProcess(jobs[0].argv, (dir / "cc_weights.log").string()));
+  for (size_t i = 1; i < jobs.size() && buildStatus.ok(); ++i) {
+    auto out = runProcess(jobs[i].argv, (dir / fmt::format("cc_{}.log", i)).string());
+    if (!out.ok()) buildStatus = out.error();
+    else buildStatus = checkOutcome(*out, jobs[i].argv, "generated C failed to compile");
+  }
+  auto weightsOut = waitProcess(jobs[0].child);
+  STOWAGE_TRY(buildStatus);
+  if (!weightsOut.ok()) return weightsOut.error();
+  STOWAGE_TRY(checkOutcome(*weightsOut, jobs[0].argv, "generated weights failed to compile"));
+
+  std::vector<std::string> link = {cc};
+  link.insert(link.end(), objects.begin(), objects.end());
+  if (haveLib) link.push_back(rtLib);
+  link.insert(link.end(), {"-lm", "-o", (dir / "harness").string()});
+  STOWAGE_ASSIGN_OR_RETURN(ProcessOutcome linked, runProcess(link, (dir / "link.log").string()));
+  STOWAGE_TRY(checkOutcome(linked, link, "linking the host harness failed"));
+
+  STOWAGE_ASSIGN_OR_RETURN(ProcessOutcome ran, runProcess(runArgs, (dir / "run.log").string()));
+  STOWAGE_TRY(checkOutcome(ran, runArgs, "the generated program failed on the host"));
+
+  std::vector<Tensor> outputs;
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    const Tensor& o = g.tensor(g.outputs[i]);
+    STOWAGE_ASSIGN_OR_RETURN(Tensor t, readRawTensor(runArgs[1 + inputs.size() + i], o.dtype, o.shape));
+    t.name = o.name;
+    t.kind = TensorKind::Activation;
+    outputs.push_back(std::move(t));
+  }
+  return outputs;
+}
+
+}  // namespace stowage

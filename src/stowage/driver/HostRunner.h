@@ -1,0 +1,35 @@
+// Host runner for `stowage run`: builds the generated C of a compiled model with the system C compiler
+// (strict C99 flags, the prebuilt runtime library) around a generated harness, runs it on the given inputs
+// and returns the outputs. The same C a device would run, executed on the host.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "stowage/driver/Compiler.h"
+#include "stowage/ir/Tensor.h"
+#include "stowage/support/Diagnostic.h"
+
+namespace stowage {
+
+struct HostRunOptions {
+  /// Build folder to keep (created if missing) for debugging; empty: a temporary folder, removed afterwards.
+  std::string keepDir;
+  /// The C compiler; "cc" by default, or $CC when this is empty.
+  std::string compiler = "cc";
+};
+
+/// Runtime locations: $STOWAGE_RUNTIME_DIR / $STOWAGE_RUNTIME_LIB when set, else the build's paths.
+std::string runtimeSourceDir();
+std::string runtimeLibraryPath();
+
+/// Checks `inputs` against the graph inputs of `compiled` (count, then dtype and shape of each, by position);
+/// the error names the input and states the expected dtype and shape.
+Status checkInputs(const CompileResult& compiled, const std::vector<Tensor>& inputs);
+
+/// Builds and runs `compiled` on `inputs` (graph input order). Returns one tensor per graph output, named
+/// after it. Errors carry the compiler's or program's output as notes.
+Result<std::vector<Tensor>> runOnHost(const CompileResult& compiled, const std::vector<Tensor>& inputs,
+                                      const HostRunOptions& options = {});
+
+}  // namespace stowage
