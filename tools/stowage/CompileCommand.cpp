@@ -1,0 +1,95 @@
+// `stowage compile`: ONNX model in, <name>.h, <name>.c and <name>_weights.c out, plus a short summary.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "Commands.h"
+#include "ModelFlags.h"
+#include "stowage/driver/Compiler.h"
+
+namespace stowage::cli {
+
+namespace {
+
+/// 1234567 -> "1,234,567".
+std::string grouped(uint64_t v) {
+  std::string s = std::to_string(v), out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i && (s.size() - i) % 3 == 0) out += ',';
+    out += s[i];
+  }
+  return out;
+}
+
+std::string summaryLines(const CompileResult& r) {
+  const MemoryPlan& p = r.plan;
+  std::string out = fmt::format("  nodes: {} ({} kernel calls)   MACs: {}\n", r.graph.nodes.size(), r.code.kernelCalls, grouped(static_cast<uint64_t>(r.macs)));
+  out += fmt::format("  weights: {} bytes\n", grouped(r.weightBytes));
+  out += fmt::format("  workspace: {} bytes in {} buffers (lower bound {} bytes", grouped(p.workspaceBytes), p.buffers.size(),
+                     grouped(p.lowerBoundBytes));
+  if (p.lowerBoundBytes > 0)
+    out += fmt::format(", {:.1f}% of it", 100.0 * static_cast<double>(p.workspaceBytes) / static_cast<double>(p.lowerBoundBytes));
+  out += fmt::format("; planner {})\n", p.algorithm);
+  std::string times;
+  double total = 0;
+  for (const StageTime& t : r.timings) {
+    times += fmt::format("{}{} {:.1f}", times.empty() ? "" : ", ", t.stage, t.milliseconds);
+    total += t.milliseconds;
+  }
+  out += fmt::format("  time: {:.1f} ms ({})\n", total, times);
+  return out;
+}
+
+}  // namespace
+
+CommandRunner registerCompileCommand(CLI::App& app) {
+  struct Flags {
+    std::string model, outDir, name = "net";
+    std::vector<std::string> shapes, binds;
+    bool dumpIr = false;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* sub = app.add_subcommand(
+      "compile",
+      "Compile an ONNX model to standalone C99: DIR/<name>.h (API), DIR/<name>.c (one kernel call per node, intermediates "
+      "at fixed workspace offsets) and DIR/<name>_weights.c (constants). Build them with runtime/kernels/*.c and "
+      "-Iruntime/include. Prints a summary: nodes, MACs, weight bytes, workspace bytes vs the live-bytes lower bound.");
+  sub->add_option("model", f->model, "The ONNX model file (.onnx)")->required();
+  sub->add_option("-o,--output", f->outDir,
+                  "Output folder; created if missing, files are replaced only when compilation succeeds")
+      ->required();
+  sub->add_option("--name", f->name, "Model name: prefix of every generated symbol and file name (a C identifier)")
+      ->capture_default_str();
+  sub->add_option("--shape", f->shapes, kShapeHelp)->type_name("NAME=SHAPE");
+  sub->add_option("--bind", f->binds, kBindHelp)->type_name("NAME=FILE");
+  sub->add_flag("--dump-ir", f->dumpIr, "Print the graph IR after the compiler's passes to stdout");
+
+  return [f]() -> int {
+    CompileOptions options;
+    options.modelPath = f->model;
+    options.outDir = f->outDir;
+    options.name = f->name;
+    options.dumpIr = f->dumpIr;
+    if (Status s = applyModelFlags(f->shapes, f->binds, options); !s.ok()) {
+      std::fputs(s.error().render().c_str(), stderr);
+      return kExitUserError;
+    }
+    auto result = compileModel(options);
+    if (!result.ok()) {
+      std::fputs(result.error().render().c_str(), stderr);
+      return kExitUserError;
+    }
+    if (f->dumpIr) std::fputs(result->irDump.c_str(), stdout);
+    const std::string dir = std::filesystem::path(f->outDir).string();
+    std::fputs(fmt::format("compiled {} -> {}/{{{}, {}, {}}}\n", f->model, dir, result->code.header.fileName,
+                           result->code.source.fileName, result->code.weights.fileName)
+                   .c_str(),
+               stdout);
+    std::fputs(summaryLines(*result).c_str(), stdout);
+    return kExitOk;
+  };
+}
+
+}  // namespace stowage::cli

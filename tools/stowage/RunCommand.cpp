@@ -1,0 +1,118 @@
+// `stowage run`: compile a model, build the generated C with the system cc, run it on the host on the given
+// input files and write its outputs (the format of ONNX's test data by default).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "Commands.h"
+#include "ModelFlags.h"
+#include "stowage/driver/Compiler.h"
+#include "stowage/driver/HostRunner.h"
+#include "stowage/driver/OutputDir.h"
+#include "stowage/io/TensorFile.h"
+
+namespace stowage::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string lowerExtension(const std::string& path) {
+  std::string e = fs::path(path).extension().string();
+  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return e;
+}
+
+/// Input file i: .bin takes the dtype and shape of graph input i; .pb and .npy carry their own.
+Result<Tensor> readInput(const CompileResult& compiled, size_t i, const std::string& path) {
+  if (lowerExtension(path) != ".bin") return readTensorFile(path);
+  const Graph& g = compiled.graph;
+  if (i >= g.inputs.size())
+    return makeError(path, fmt::format("is input {} but the model takes only {} input(s)", i, g.inputs.size()));
+  const Tensor& want = g.tensor(g.inputs[i]);
+  return readRawTensor(path, want.dtype, want.shape);
+}
+
+int fail(const Diagnostic& d) {
+  std::fputs(d.render().c_str(), stderr);
+  return kExitUserError;
+}
+
+}  // namespace
+
+CommandRunner registerRunCommand(CLI::App& app) {
+  struct Flags {
+    std::string model, outDir, format = "pb", keep;
+    std::vector<std::string> inputs, shapes, binds;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* sub = app.add_subcommand(
+      "run",
+      "Compile an ONNX model, build the generated C with the system cc (-std=c99 -O2 -Wall -Wextra -Werror -pedantic) "
+      "and the Stowage runtime, run it on the host and write its outputs: OUTDIR/output_0.pb, output_1.pb, ... "
+      "(ONNX TensorProto named after each model output, the format of ONNX test data), or .npy / .bin with --format. "
+      "The runtime is found at the build's paths unless STOWAGE_RUNTIME_LIB (libstowage_rt.a) or STOWAGE_RUNTIME_DIR "
+      "(the runtime/ source folder) are set.");
+  sub->add_option("model", f->model, "The ONNX model file (.onnx)")->required();
+  sub->add_option("--input", f->inputs,
+                  "Input tensor files, one per model input in the model's input order (bound inputs excluded): .pb "
+                  "(ONNX TensorProto), .npy, or .bin (raw little-endian bytes with the model's dtype and shape). "
+                  "dtype and shape must match the model")
+      ->type_name("FILE");
+  sub->add_option("--output-dir", f->outDir, "Folder for the outputs; created if missing, written only on success")
+      ->required();
+  sub->add_option("--format", f->format, "Output file format: pb (ONNX TensorProto), npy, or bin (raw bytes)")
+      ->check(CLI::IsMember({"pb", "npy", "bin"}))
+      ->capture_default_str();
+  sub->add_option("--shape", f->shapes, kShapeHelp)->type_name("NAME=SHAPE");
+  sub->add_option("--bind", f->binds, kBindHelp)->type_name("NAME=FILE");
+  sub->add_option("--keep", f->keep,
+                  "Build in DIR and keep it (generated C, host harness main.c, objects, logs) for debugging; by default a "
+                  "temporary folder is used and removed")
+      ->type_name("DIR");
+
+  return [f]() -> int {
+    CompileOptions options;
+    options.modelPath = f->model;
+    options.name = "net";
+    if (Status s = applyModelFlags(f->shapes, f->binds, options); !s.ok()) return fail(s.error());
+    auto compiled = compileModel(options);
+    if (!compiled.ok()) return fail(compiled.error());
+
+    std::vector<Tensor> inputs;
+    for (size_t i = 0; i < f->inputs.size(); ++i) {
+      auto t = readInput(*compiled, i, f->inputs[i]);
+      if (!t.ok()) return fail(t.error());
+      inputs.push_back(std::move(t.value()));
+    }
+    if (Status s = checkInputs(*compiled, inputs); !s.ok()) return fail(s.error());
+
+    HostRunOptions runOptions;
+    runOptions.keepDir = f->keep;
+    auto outputs = runOnHost(*compiled, inputs, runOptions);
+    if (!outputs.ok()) return fail(outputs.error());
+
+    Status written = commitOutputDir(f->outDir, [&](const fs::path& tmp) -> Status {
+      for (size_t i = 0; i < outputs->size(); ++i) {
+        const std::string path = (tmp / fmt::format("output_{}.{}", i, f->format)).string();
+        const Tensor& t = (*outputs)[i];
+        if (f->format == "pb") STOWAGE_TRY(writeTensorPb(path, t));
+        else if (f->format == "npy") STOWAGE_TRY(writeNpy(path, t));
+        else STOWAGE_TRY(writeRaw(path, t));
+      }
+      return Status::success();
+    });
+    if (!written.ok()) return fail(written.error());
+    for (size_t i = 0; i < outputs->size(); ++i) {
+      const Tensor& t = (*outputs)[i];
+      std::printf("output_%zu.%s: '%s' %s[%s]\n", i, f->format.c_str(), t.name.c_str(), std::string(dtypeName(t.dtype)).c_str(),
+                  shapeToString(t.shape).c_str());
+    }
+    return kExitOk;
+  };
+}
+
+}  // namespace stowage::cli
