@@ -217,6 +217,8 @@ struct WindowSpec {
 
 Result<WindowSpec> readWindow(Context& ctx, NodeRef& node, const Shape& x, std::vector<int64_t> kernel) {
   if (x.size() < 3) return makeError(node.loc, fmt::format("input has shape [{}]; expected [N, C, spatial...]", shapeToString(x)));
+  if (x.size() > 4)
+    return unsupportedAttr(node, fmt::format("input has shape [{}]; only 1-D and 2-D spatial windows are supported", shapeToString(x)));
   const size_t sp = x.size() - 2;
   WindowSpec w;
   w.kernel = std::move(kernel);
