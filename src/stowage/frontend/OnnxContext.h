@@ -116,6 +116,8 @@ Result<FoldResult> foldOnnxNode(Context& ctx, NodeRef& node);
 /// ONNX op types foldOnnxNode evaluates.
 const std::set<std::string>& foldableOnnxOps();
 
+/// Whole file contents; errors for a missing file, a directory or an unreadable file, naming `path`.
+Result<std::string> readModelBytes(const std::string& path);
 /// Parses serialized ModelProto bytes and runs onnx::checker; errors name `file` and say how to fix it.
 Result<onnx::ModelProto> parseAndCheckOnnx(const std::string& bytes, const std::string& file);
 

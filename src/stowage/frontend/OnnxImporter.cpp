@@ -346,15 +346,18 @@ Result<Graph> importOnnxBytes(const std::string& bytes, const std::string& displ
   }
 }
 
-Result<Graph> importOnnxFile(const std::string& path, const OnnxImportOptions& options) {
+Result<std::string> onnxfe::readModelBytes(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    return makeError(path, "no such file", "check the path to the .onnx model");
+  if (!std::filesystem::exists(path, ec)) return makeError(path, "no such file", "check the path to the .onnx model");
   if (std::filesystem::is_directory(path, ec))
     return makeError(path, "is a directory, not an ONNX model file", "give the path of the .onnx file inside it");
   std::ifstream in(path, std::ios::binary);
   if (!in) return makeError(path, "cannot be opened for reading", "check the file's permissions");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+Result<Graph> importOnnxFile(const std::string& path, const OnnxImportOptions& options) {
+  STOWAGE_ASSIGN_OR_RETURN(std::string bytes, readModelBytes(path));
   return importOnnxBytes(bytes, path, options);
 }
 
