@@ -86,6 +86,9 @@ std::map<std::string, Shape> onnxInferredShapes(onnx::ModelProto model, const Co
       for (int64_t d : ctx.graph.tensor(it->second).shape) shape->add_dim()->set_dim_value(d);
     }
     g->clear_value_info();
+    // Declared output shapes are the exporter's claims, not inference results: let inference fill them.
+    for (auto& out : *g->mutable_output())
+      if (out.type().has_tensor_type()) out.mutable_type()->mutable_tensor_type()->clear_shape();
     onnx::ShapeInferenceOptions opts(false, 0, true);
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), opts);
     auto collect = [&](const onnx::ValueInfoProto& vi) {
