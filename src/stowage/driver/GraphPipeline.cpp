@@ -1,17 +1,13 @@
 // compileGraph: the pipeline after import (see Compiler.h). Reads top to bottom, one timed stage per line.
 #include <fmt/format.h>
 
-#if __has_include("stowage/pass/FoldBatchNorm.h")
-#include "stowage/pass/FoldBatchNorm.h"
-#define STOWAGE_HAVE_FOLD_BATCH_NORM 1
-#endif
-
 #include "stowage/codegen/CEmitter.h"
 #include "stowage/codegen/CNames.h"
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/StageTimer.h"
 #include "stowage/ir/Printer.h"
 #include "stowage/ir/Verifier.h"
+#include "stowage/pass/FoldBatchNorm.h"
 #include "stowage/pass/FoldConstants.h"
 #include "stowage/plan/Validate.h"
 #include "stowage/plan/algo/GreedyBySize.h"
@@ -26,9 +22,7 @@ Result<CompileResult> compileGraph(Graph graph, const CompileOptions& options, s
 
   STOWAGE_TRY(timeStage(timings, "verify-input", [&] { return verifyGraph(graph); }));
   STOWAGE_TRY(timeStage(timings, "fold-constants", [&] { return foldConstants(graph); }));
-#ifdef STOWAGE_HAVE_FOLD_BATCH_NORM
   STOWAGE_TRY(timeStage(timings, "fold-batch-norm", [&] { return foldBatchNormIntoConv(graph); }));
-#endif
   STOWAGE_TRY(timeStage(timings, "verify", [&] { return verifyGraph(graph); }));
   std::vector<Buffer> buffers = timeStage(timings, "liveness", [&] { return computeLiveness(graph); });
   r.plan = timeStage(timings, "plan", [&] { return planGreedyBySize(std::move(buffers)); });
