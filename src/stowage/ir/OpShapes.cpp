@@ -154,8 +154,6 @@ Shapes inferShapeConvTranspose(const Graph& g, const Node& n) {
     return bad(n, fmt::format("bias has shape [{}] but the op has {} output channels", shapeToString(*b), m));
   Shape out{x[0], m};
   for (size_t i = 0; i < sp; ++i) {
-    if (outPad[i] >= std::max(win.strides[i], win.dilations[i]))
-      return bad(n, fmt::format("output_padding {} must be smaller than the stride or dilation", intsToString(outPad)));
     int64_t o = (x[i + 2] - 1) * win.strides[i] + (win.kernel[i] - 1) * win.dilations[i] + 1 - win.pads[i] - win.pads[i + sp] +
                 outPad[i];
     if (o < 1) return bad(n, fmt::format("pads {} leave no output in spatial dim {}", intsToString(win.pads), i));
@@ -208,8 +206,6 @@ Shapes inferShapePool(const Graph& g, const Node& n) {
   Shape out{x[0], x[1]};
   for (size_t i = 0; i < sp; ++i) {
     const int64_t padBegin = win.pads[i], padEnd = win.pads[i + sp];
-    if (padBegin >= win.kernel[i] || padEnd >= win.kernel[i])
-      return bad(n, fmt::format("pads {} must be smaller than the kernel {}", intsToString(win.pads), intsToString(win.kernel)));
     const int64_t span = x[i + 2] + padBegin + padEnd - ((win.kernel[i] - 1) * win.dilations[i] + 1);
     if (span < 0)
       return bad(n, fmt::format("kernel {} is larger than the padded input [{}] in spatial dim {}", intsToString(win.kernel),
