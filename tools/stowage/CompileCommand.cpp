@@ -55,10 +55,12 @@ CommandRunner registerCompileCommand(CLI::App& app) {
       "compile",
       "Compile an ONNX model to standalone C99: DIR/<name>.h (API), DIR/<name>.c (one kernel call per node, intermediates "
       "at fixed workspace offsets) and DIR/<name>_weights.c (constants). Build them with runtime/kernels/*.c and "
-      "-Iruntime/include. Prints a summary: nodes, MACs, weight bytes, workspace bytes vs the live-bytes lower bound.");
+      "-Iruntime/include. Prints a summary: nodes, MACs, weight bytes, workspace bytes vs the live-bytes lower bound. "
+      "Errors go to stderr with exit code 2; nothing is written then.");
   sub->add_option("model", f->model, "The ONNX model file (.onnx)")->required();
   sub->add_option("-o,--output", f->outDir,
                   "Output folder; created if missing, files are replaced only when compilation succeeds")
+      ->type_name("DIR")
       ->required();
   sub->add_option("--name", f->name, "Model name: prefix of every generated symbol and file name (a C identifier)")
       ->capture_default_str();

@@ -55,7 +55,7 @@ CommandRunner registerRunCommand(CLI::App& app) {
       "and the Stowage runtime, run it on the host and write its outputs: OUTDIR/output_0.pb, output_1.pb, ... "
       "(ONNX TensorProto named after each model output, the format of ONNX test data), or .npy / .bin with --format. "
       "The runtime is found at the build's paths unless STOWAGE_RUNTIME_LIB (libstowage_rt.a) or STOWAGE_RUNTIME_DIR "
-      "(the runtime/ source folder) are set.");
+      "(the runtime/ source folder) are set. Errors go to stderr with exit code 2; no output folder is written then.");
   sub->add_option("model", f->model, "The ONNX model file (.onnx)")->required();
   sub->add_option("--input", f->inputs,
                   "Input tensor files, one per model input in the model's input order (bound inputs excluded): .pb "
@@ -63,6 +63,7 @@ CommandRunner registerRunCommand(CLI::App& app) {
                   "dtype and shape must match the model")
       ->type_name("FILE");
   sub->add_option("--output-dir", f->outDir, "Folder for the outputs; created if missing, written only on success")
+      ->type_name("DIR")
       ->required();
   sub->add_option("--format", f->format, "Output file format: pb (ONNX TensorProto), npy, or bin (raw bytes)")
       ->check(CLI::IsMember({"pb", "npy", "bin"}))

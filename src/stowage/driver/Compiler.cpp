@@ -1,6 +1,7 @@
 // compileModel: import, the graph pipeline, then the output folder (see Compiler.h).
 #include "stowage/driver/Compiler.h"
 
+#include "stowage/codegen/CNames.h"
 #include "stowage/driver/OutputDir.h"
 #include "stowage/driver/StageTimer.h"
 #include "stowage/frontend/OnnxImporter.h"
@@ -8,6 +9,7 @@
 namespace stowage {
 
 Result<CompileResult> compileModel(const CompileOptions& options) {
+  STOWAGE_TRY(validateModelName(options.name));  // before the slow stages: a bad flag fails at once
   std::vector<StageTime> timings;
   OnnxImportOptions importOptions;
   importOptions.inputShapes = options.inputShapes;
