@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 
 #include "TestGraphs.h"
@@ -139,6 +140,46 @@ TEST(HostRunner, RejectsInputOfWrongShape) {
   auto out = runOnHost(*compiled, {floatTensor("x", {1, 5}, std::vector<float>(5, 1.0f))});
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.error().message.find("1x4"), std::string::npos) << out.error().render();
+}
+
+TEST(HostRunner, ModelWithoutInputsRuns) {
+  // Regression: the harness of a model with no inputs (all bound or constant) must still build warning-free.
+  Graph g;
+  TensorId c = addConstant(g, "c", {3}, {-1.0f, 0.5f, 2.0f});
+  TensorId y = addTensor(g, "y", {3});
+  addNode(g, "relu", OpKind::Relu, {c}, y);
+  g.outputs = {y};
+  auto compiled = compileGraph(std::move(g), CompileOptions{});
+  ASSERT_TRUE(compiled.ok()) << compiled.error().render();
+  auto out = runOnHost(*compiled, {});
+  ASSERT_TRUE(out.ok()) << out.error().render();
+  EXPECT_EQ(floats(out->at(0)), (std::vector<float>{0.0f, 0.5f, 2.0f}));
+}
+
+TEST(HostRunner, Int64DataMovement) {
+  // Transpose and Concat move any element type: an int64 tensor goes through the strided gather.
+  Graph g;
+  TensorId x = addTensor(g, "x", {2, 3}, TensorKind::Input, DType::Int64);
+  g.inputs.push_back(x);
+  TensorId y = addTensor(g, "y", {3, 2}, TensorKind::Activation, DType::Int64);
+  Attributes a;
+  a.set("perm", std::vector<int64_t>{1, 0});
+  addNode(g, "transpose", OpKind::Transpose, {x}, y, a);
+  g.outputs = {y};
+  auto compiled = compileGraph(std::move(g), CompileOptions{});
+  ASSERT_TRUE(compiled.ok()) << compiled.error().render();
+  Tensor in;
+  in.name = "x";
+  in.dtype = DType::Int64;
+  in.shape = {2, 3};
+  const int64_t xv[6] = {1, 2, 3, 4, -5, int64_t{1} << 40};
+  in.data.resize(sizeof xv);
+  std::memcpy(in.data.data(), xv, sizeof xv);
+  auto out = runOnHost(*compiled, {in});
+  ASSERT_TRUE(out.ok()) << out.error().render();
+  ASSERT_EQ(out->at(0).dtype, DType::Int64);
+  const int64_t* yv = out->at(0).dataAs<int64_t>();
+  EXPECT_EQ(std::vector<int64_t>(yv, yv + 6), (std::vector<int64_t>{1, 4, 2, -5, 3, int64_t{1} << 40}));
 }
 
 TEST(HostRunner, KeepDirKeepsTheBuild) {
