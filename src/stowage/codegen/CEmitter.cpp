@@ -335,12 +335,14 @@ Result<GeneratedC> emitC(const Graph& g, const MemoryPlan& plan, const std::stri
   std::vector<std::string> nullChecks;
   for (const auto& f : syms.inputFields) nullChecks.push_back("in->" + f + " == NULL");
   for (const auto& f : syms.outputFields) nullChecks.push_back("out->" + f + " == NULL");
-  const bool usesWorkspace = plan.workspaceBytes > 0;
-  if (usesWorkspace) nullChecks.push_back("ws->base == NULL");
+  // A workspace of 0 bytes (only empty intermediates) may be NULL; any bytes need a valid aligned base.
+  if (plan.workspaceBytes > 0) nullChecks.push_back("ws->base == NULL");
   for (const auto& check : nullChecks) c += fmt::format("  if ({}) return {}_ERR_NULL_ARGUMENT;\n", check, P);
-  if (usesWorkspace) {
+  if (plan.workspaceBytes > 0)
     c += fmt::format("  if ((uintptr_t)ws->base % {0}_WORKSPACE_ALIGN != 0u) return {0}_ERR_WORKSPACE_MISALIGNED;\n", P);
+  if (!plan.buffers.empty()) {
     c += "  {\n    uint8_t* const base = ws->base;\n";
+    if (calls.find("(base + ") == std::string::npos) c += "    (void)base; /* every workspace tensor is empty */\n";
     // Indent the calls one more level inside the block.
     std::string indented;
     size_t start = 0;

@@ -182,6 +182,32 @@ TEST(HostRunner, Int64DataMovement) {
   EXPECT_EQ(std::vector<int64_t>(yv, yv + 6), (std::vector<int64_t>{1, 4, 2, -5, 3, int64_t{1} << 40}));
 }
 
+TEST(HostRunner, EmptyIntermediateTensors) {
+  // Regression guard: a zero-element intermediate gets a buffer but no kernel call; the generated C must
+  // still build warning-free and the non-empty path must compute.
+  Graph g;
+  TensorId x = addInput(g, "x", {2, 3});
+  TensorId e = addTensor(g, "empty", {0, 3});
+  TensorId e2 = addTensor(g, "empty_relu", {0, 3});
+  TensorId y = addTensor(g, "y", {2, 3});
+  Attributes sl;
+  sl.set("starts", std::vector<int64_t>{0, 0});
+  sl.set("ends", std::vector<int64_t>{0, 3});
+  sl.set("steps", std::vector<int64_t>{1, 1});
+  addNode(g, "slice", OpKind::Slice, {x}, e, sl);
+  addNode(g, "relu_empty", OpKind::Relu, {e}, e2);
+  Attributes ca;
+  ca.set("axis", int64_t{0});
+  addNode(g, "concat", OpKind::Concat, {e2, x}, y, ca);
+  g.outputs = {y};
+  auto compiled = compileGraph(std::move(g), CompileOptions{});
+  ASSERT_TRUE(compiled.ok()) << compiled.error().render();
+  EXPECT_EQ(compiled->plan.workspaceBytes, 0u);
+  auto out = runOnHost(*compiled, {floatTensor("x", {2, 3}, {1, 2, 3, 4, 5, 6})});
+  ASSERT_TRUE(out.ok()) << out.error().render();
+  EXPECT_EQ(floats(out->at(0)), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+}
+
 TEST(HostRunner, KeepDirKeepsTheBuild) {
   Graph g;
   TensorId x = addInput(g, "x", {2});
