@@ -77,7 +77,9 @@ TEST_P(ZooModel, CompilesBuildsStrictAndRuns) {
     ASSERT_TRUE(std::isfinite(y[i])) << "output element " << i;
     sum += y[i];
   }
-  if (c.endsInSoftmax) EXPECT_NEAR(sum, 1.0, 1e-4);
+  if (c.endsInSoftmax) {
+    EXPECT_NEAR(sum, 1.0, 1e-4);
+  }
   fs::remove_all(work);
 }
 
