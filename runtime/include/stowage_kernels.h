@@ -211,5 +211,7 @@ void stowage_reduce_f32(stowage_reduce_op op, const float* x, float* y, const st
 
 /* Int8 (TFLite-arithmetic) kernels. */
 #include "stowage_kernels_int8.h"
+/* Float32 NHWC kernels (TFLite float models). */
+#include "stowage_kernels_nhwc.h"
 
 #endif /* STOWAGE_KERNELS_H */

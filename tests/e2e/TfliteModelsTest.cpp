@@ -4,6 +4,8 @@
 // the person_detect samples as TFLM does, and reject the Vela-compiled model with a clear custom-op error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <vector>
@@ -55,6 +57,55 @@ TEST_P(MlperfTinyModel, MatchesTflmReferenceOutputsByteForByte) {
 INSTANTIATE_TEST_SUITE_P(TfliteReference, MlperfTinyModel,
                          ::testing::Values("pretrainedResnet_quant", "kws_ref_model", "model_ToyCar_quant_fullint_micro",
                                            "model_ToyCar_quant_fullint_micro_intio"));
+
+std::vector<float> asFloats(const std::string& bytes) {
+  std::vector<float> v(bytes.size() / sizeof(float));
+  if (!v.empty()) std::memcpy(v.data(), bytes.data(), v.size() * sizeof(float));
+  return v;
+}
+
+// Float ResNet-8 (no TFLM float reference here): on the inputs where TFLM's int8 model is confident, the
+// float model picks the same class. Its input is the pixel value, i.e. the int8 input + 128.
+TEST(TfliteModels, FloatResnetAgreesWithInt8ReferenceClass) {
+  fs::path dir = sharedPath("models/mlperf-tiny");
+  if (dir.empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny not found; skipping";
+  const int expected[3] = {6, 6, 3};  // arg-max of reference/pretrainedResnet_quant/output_{1,2,3}.bin
+  for (int k = 1; k <= 3; ++k) {
+    const std::string q = readBytes(dir / "reference/pretrainedResnet_quant" / ("input_" + std::to_string(k) + ".bin"));
+    std::vector<float> pixels;
+    for (char c : q) pixels.push_back(static_cast<float>(static_cast<int8_t>(c)) + 128.0f);
+    fs::path work = scratchDir("tflite_resnet_float_" + std::to_string(k));
+    {
+      std::ofstream out(work / "input.bin", std::ios::binary);
+      out.write(reinterpret_cast<const char*>(pixels.data()), static_cast<std::streamsize>(pixels.size() * sizeof(float)));
+    }
+    std::vector<float> probs = asFloats(runRaw(dir / "pretrainedResnet.tflite", work / "input.bin", "tflite_resnet_float_run"));
+    ASSERT_EQ(probs.size(), 10u);
+    EXPECT_EQ(std::max_element(probs.begin(), probs.end()) - probs.begin(), expected[k - 1]) << "input " << k;
+    fs::remove_all(work);
+  }
+}
+
+// Float ToyCar autoencoder: its reconstruction of the real sample window is close to the int8 model's (TFLM
+// output) and its reconstruction error is in the same range (per-window MSE about 11).
+TEST(TfliteModels, FloatToyCarReconstructsLikeTheInt8Model) {
+  fs::path dir = sharedPath("models/mlperf-tiny");
+  if (dir.empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny not found; skipping";
+  const fs::path ref = dir / "reference/model_ToyCar_quant_fullint_micro";
+  std::vector<float> x = asFloats(readBytes(ref / "input_sample.bin"));
+  std::vector<float> q = asFloats(readBytes(ref / "output_sample.bin"));
+  std::vector<float> y = asFloats(runRaw(dir / "model_ToyCar.tflite", ref / "input_sample.bin", "tflite_toycar_float"));
+  ASSERT_EQ(y.size(), 640u);
+  ASSERT_EQ(x.size(), 640u);
+  double errFloat = 0, diffToInt8 = 0;
+  for (size_t i = 0; i < 640; ++i) {
+    errFloat += (x[i] - y[i]) * (x[i] - y[i]) / 640.0;
+    diffToInt8 += (q[i] - y[i]) * (q[i] - y[i]) / 640.0;
+  }
+  EXPECT_GT(errFloat, 5.0);
+  EXPECT_LT(errFloat, 20.0);
+  EXPECT_LT(diffToInt8, 1.0);
+}
 
 TEST(TfliteModels, PersonDetectScoresPersonSampleAsPerson) {
   fs::path dir = sharedPath("models/tflm");

@@ -431,6 +431,7 @@ std::string kernelFunctionName(const KernelCall& call) {
                         [](const ReduceCall&) -> std::string { return "stowage_reduce_f32"; },
                         [](const CopyCall&) -> std::string { return "memcpy"; },
                         [](const QuantCall& c) -> std::string { return quantKernelFunctionName(c); },
+                        [](const NhwcCall& c) -> std::string { return nhwcKernelFunctionName(c); },
                     },
                     call.params);
 }
@@ -446,6 +447,7 @@ std::string kernelParamsTypeName(const KernelCall& call) {
                         [](const PadCall&) -> std::string { return "stowage_pad_params"; },
                         [](const ReduceCall&) -> std::string { return "stowage_reduce_params"; },
                         [](const QuantCall& c) -> std::string { return quantParamsTypeName(c); },
+                        [](const NhwcCall& c) -> std::string { return nhwcParamsTypeName(c); },
                         [](const auto&) -> std::string { return ""; },
                     },
                     call.params);
@@ -557,6 +559,10 @@ Result<std::vector<KernelCall>> lowerNode(const Graph& g, const Node& n) {
     case OpKind::Quantize:
     case OpKind::Dequantize:
     case OpKind::QMean: return lowerQuantNode(g, n);
+    case OpKind::ConvNhwc:
+    case OpKind::DepthwiseConvNhwc:
+    case OpKind::AveragePoolNhwc:
+    case OpKind::MaxPoolNhwc: return lowerNhwcNode(g, n);
   }
   return makeUnsupported(nodeLoc(n), "has no kernel");
 }
@@ -595,6 +601,7 @@ void executeKernelCall(const KernelCall& call, const std::vector<const void*>& i
                    if (c.bytes) std::memcpy(out, in[0], c.bytes);
                  },
                  [&](const QuantCall& c) { executeQuantCall(c, in, out); },
+                 [&](const NhwcCall& c) { executeNhwcCall(c, in, out); },
              },
              call.params);
 }

@@ -102,9 +102,17 @@ struct QuantCall {
       params;
 };
 
+/// One call of a float32 NHWC kernel of stowage_kernels_nhwc.h: `fn(inputs..., y, &params)`. See
+/// NhwcKernelCall.cpp.
+enum class NhwcKernel { Conv2d, DepthwiseConv2d, AvgPool2d, MaxPool2d };
+struct NhwcCall {
+  NhwcKernel kernel = NhwcKernel::Conv2d;
+  std::variant<stowage_nhwc_conv_params, stowage_nhwc_pool_params> params;
+};
+
 using KernelParams = std::variant<ConvCall, GemmCall, MatMulCall, BinaryCall, UnaryCall, SoftmaxCall, BatchNormCall,
                                   LrnCall, PoolCall, GlobalPoolCall, GatherCall, ConcatPartCall, PadCall, ReduceCall,
-                                  CopyCall, QuantCall>;
+                                  CopyCall, QuantCall, NhwcCall>;
 
 /// One call of one C kernel. `inputs` are the tensor arguments read by the kernel in the C signature's order
 /// (kNoTensor passes NULL, e.g. an absent bias); `output` is the tensor it writes.
@@ -139,5 +147,12 @@ std::string quantParamsTypeName(const QuantCall& call);
 std::string quantParamsInitializer(const QuantCall& call);
 /// Runs the kernel on the host (constant folding); pointers as for executeKernelCall.
 void executeQuantCall(const QuantCall& call, const std::vector<const void*>& inputs, void* output);
+
+// The float32 NHWC ops (ConvNhwc ... MaxPoolNhwc in Ops.def), implemented in NhwcKernelCall.cpp; same roles.
+Result<std::vector<KernelCall>> lowerNhwcNode(const Graph& g, const Node& node);
+std::string nhwcKernelFunctionName(const NhwcCall& call);
+std::string nhwcParamsTypeName(const NhwcCall& call);
+std::string nhwcParamsInitializer(const NhwcCall& call);
+void executeNhwcCall(const NhwcCall& call, const std::vector<const void*>& inputs, void* output);
 
 }  // namespace stowage

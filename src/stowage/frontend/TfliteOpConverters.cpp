@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "stowage/frontend/TfliteContext.h"
@@ -87,6 +88,68 @@ void addNode(OpRef& op, OpKind kind, std::vector<TensorId> inputs, TensorId out,
   op.ctx.addNode(std::move(n));
 }
 
+bool isFloat(OpRef& op, TensorId id) { return T(op, id).dtype == DType::Float32; }
+
+/// Float tensors of a float op; int8 weights with float activations (hybrid models) are named as such.
+Status requireFloat(OpRef& op, std::initializer_list<TensorId> ids) {
+  for (TensorId id : ids) {
+    const Tensor& t = T(op, id);
+    if (t.dtype == DType::Int8)
+      return makeUnsupported(op.loc, fmt::format("tensor '{}' is int8 in a float32 op: hybrid (dynamic-range) quantization is not "
+                                                 "supported; use the fully int8 or the pure float32 model",
+                                                 t.name));
+    if (t.dtype != DType::Float32)
+      return makeUnsupported(op.loc, fmt::format("tensor '{}' has dtype {}; float {} needs float32", t.name, dtypeName(t.dtype),
+                                                 builtinOpName(op.code)));
+  }
+  return Status::success();
+}
+
+/// Float clamp of a fused activation; ok = false for activations that are not clamps.
+struct FloatRange {
+  float min = -std::numeric_limits<float>::infinity(), max = std::numeric_limits<float>::infinity();
+  bool ok = true;
+};
+FloatRange floatActivation(int8_t act) {
+  FloatRange r;
+  switch (act) {
+    case 0: break;
+    case 1: r.min = 0.0f; break;
+    case 2: r.min = -1.0f, r.max = 1.0f; break;
+    case 3: r.min = 0.0f, r.max = 6.0f; break;
+    default: r.ok = false; break;
+  }
+  return r;
+}
+
+/// A new float activation tensor between two nodes of one operator.
+TensorId addTemp(OpRef& op, const std::string& suffix, const Shape& shape) {
+  Tensor t;
+  t.name = op.name + "/" + suffix;
+  t.dtype = DType::Float32;
+  t.shape = shape;
+  t.kind = TensorKind::Activation;
+  return op.ctx.graph().addTensor(std::move(t));
+}
+
+/// Writes `pre` clamped by fused activation `act` into `y` (a Clip node), or returns false when `act` is
+/// NONE and the caller should have written `y` directly.
+Status emitFloatActivation(OpRef& op, int8_t act, TensorId pre, TensorId y) {
+  FloatRange r = floatActivation(act);
+  if (!r.ok) return makeUnsupported(op.loc, fmt::format("fused activation {} is not supported (NONE, RELU, RELU_N1_TO_1, RELU6 are)", act));
+  Attributes a;
+  a.set("min", r.min);
+  a.set("max", r.max);
+  Node n;
+  n.name = op.name + "/activation";
+  n.op = OpKind::Clip;
+  n.inputs = {pre};
+  n.outputs = {y};
+  n.attrs = std::move(a);
+  op.ctx.addNode(std::move(n));
+  return Status::success();
+}
+
 /// TFLite's output size and leading padding of one spatial dim; errors when it disagrees with `out`.
 Result<std::pair<int64_t, int64_t>> padding(OpRef& op, int8_t pad, int64_t in, int64_t k, int64_t stride, int64_t dil, int64_t out) {
   if (stride < 1 || dil < 1) return makeError(op.loc, fmt::format("stride {} / dilation {} must be positive", stride, dil));
@@ -145,10 +208,12 @@ Status convertConv(OpRef& op, bool depthwise) {
     STOWAGE_ASSIGN_OR_RETURN(bias, input(op, 2));
   }
   STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
-  STOWAGE_TRY(requireInt8(op, {x, w, y}));
-  const Shape& xs = T(op, x).shape;
-  const Shape& ws = T(op, w).shape;
-  const Shape& ys = T(op, y).shape;
+  const bool flt = isFloat(op, x);
+  if (flt) STOWAGE_TRY(requireFloat(op, {x, w, bias, y}));
+  else STOWAGE_TRY(requireInt8(op, {x, w, y}));
+  const Shape xs = T(op, x).shape;
+  const Shape ws = T(op, w).shape;
+  const Shape ys = T(op, y).shape;
   if (xs.size() != 4 || ws.size() != 4 || ys.size() != 4) return makeError(op.loc, "input, filter and output must be 4-D (NHWC)");
   const int8_t pad = o.getByte(0, kPaddingSame);
   const int64_t strideW = o.getInt(1, 0), strideH = o.getInt(2, 0);
@@ -158,6 +223,19 @@ Status convertConv(OpRef& op, bool depthwise) {
   STOWAGE_ASSIGN_OR_RETURN(auto pw, padding(op, pad, xs[2], ws[2], strideW, dilW, ys[2]));
   const int64_t m = depthwise ? ws[3] : ws[0];
   if (ys[3] != m) return makeError(op.loc, fmt::format("output has {} channels, the filter {}", ys[3], m));
+  if (flt) {
+    FloatRange r = floatActivation(act);
+    if (!r.ok) return makeUnsupported(op.loc, fmt::format("fused activation {} is not supported", act));
+    if (bias != kNoTensor && T(op, bias).numElements() != m) return makeError(op.loc, "bias size does not match the output channels");
+    Attributes a;
+    a.set("strides", std::vector<int64_t>{strideH, strideW});
+    a.set("dilations", std::vector<int64_t>{dilH, dilW});
+    a.set("pads", std::vector<int64_t>{ph.first, pw.first, ph.second, pw.second});
+    a.set("clip_min", r.min);
+    a.set("clip_max", r.max);
+    addNode(op, depthwise ? OpKind::DepthwiseConvNhwc : OpKind::ConvNhwc, {x, w, bias}, y, std::move(a));
+    return Status::success();
+  }
   STOWAGE_ASSIGN_OR_RETURN(auto inQ, perTensor(op, x));
   STOWAGE_ASSIGN_OR_RETURN(auto outQ, perTensor(op, y));
   STOWAGE_ASSIGN_OR_RETURN(std::vector<float> wScales, weightScales(op, w, bias, m, depthwise ? 3 : 0));
@@ -182,10 +260,44 @@ Status convertFullyConnected(OpRef& op) {
     STOWAGE_ASSIGN_OR_RETURN(bias, input(op, 2));
   }
   STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
-  STOWAGE_TRY(requireInt8(op, {x, w, y}));
   if (o.getByte(1, 0) != 0) return makeUnsupported(op.loc, "shuffled weights format is not supported");
-  const Shape& ws = T(op, w).shape;
+  const Shape ws = T(op, w).shape;
   if (ws.size() != 2) return makeError(op.loc, fmt::format("weights must be 2-D [out, in], got [{}]", shapeToString(ws)));
+  if (isFloat(op, x)) {
+    // y = x W^T + b as Gemm(transB) over rows of K, then the fused activation and the output's own shape.
+    STOWAGE_TRY(requireFloat(op, {x, w, bias, y}));
+    const int64_t k = ws[1], rows = k > 0 ? T(op, x).numElements() / k : 0;
+    if (k < 1 || rows * k != T(op, x).numElements() || rows * ws[0] != T(op, y).numElements())
+      return makeError(op.loc, "input, weights and output sizes do not agree");
+    TensorId a2 = x;
+    if (T(op, x).shape != Shape{rows, k}) {
+      a2 = addTemp(op, "rows", {rows, k});
+      Attributes r;
+      r.set("shape", Shape{rows, k});
+      Node n{op.name + "/rows", OpKind::Reshape, {x}, {a2}, std::move(r)};
+      op.ctx.addNode(std::move(n));
+    }
+    const int8_t act = o.getByte(0, 0);
+    const bool directOut = act == 0 && T(op, y).shape == Shape{rows, ws[0]};
+    TensorId g = directOut ? y : addTemp(op, "gemm", {rows, ws[0]});
+    Attributes ga;
+    ga.set("transB", int64_t{1});
+    Node gemm{directOut ? op.name : op.name + "/gemm", OpKind::Gemm, {a2, w, bias}, {g}, std::move(ga)};
+    op.ctx.addNode(std::move(gemm));
+    if (directOut) return Status::success();
+    TensorId pre = g;
+    if (T(op, y).shape != Shape{rows, ws[0]}) {
+      TensorId shaped = act == 0 ? y : addTemp(op, "shaped", T(op, y).shape);
+      Attributes r;
+      r.set("shape", T(op, y).shape);
+      Node n{op.name + "/reshape", OpKind::Reshape, {g}, {shaped}, std::move(r)};
+      op.ctx.addNode(std::move(n));
+      if (act == 0) return Status::success();
+      pre = shaped;
+    }
+    return emitFloatActivation(op, act, pre, y);
+  }
+  STOWAGE_TRY(requireInt8(op, {x, w, y}));
   STOWAGE_ASSIGN_OR_RETURN(auto inQ, perTensor(op, x));
   STOWAGE_ASSIGN_OR_RETURN(auto outQ, perTensor(op, y));
   STOWAGE_ASSIGN_OR_RETURN(std::vector<float> wScales, weightScales(op, w, bias, ws[0], 0));
@@ -203,18 +315,34 @@ Status convertPool(OpRef& op, bool isMax) {
   STOWAGE_ASSIGN_OR_RETURN(OptionsTable o, options(op, kPool2DOptions));
   STOWAGE_ASSIGN_OR_RETURN(TensorId x, input(op, 0));
   STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
-  STOWAGE_TRY(requireInt8(op, {x, y}));
-  const Shape& xs = T(op, x).shape;
-  const Shape& ys = T(op, y).shape;
+  const bool flt = isFloat(op, x);
+  if (flt) STOWAGE_TRY(requireFloat(op, {x, y}));
+  else STOWAGE_TRY(requireInt8(op, {x, y}));
+  const Shape xs = T(op, x).shape;
+  const Shape ys = T(op, y).shape;
   if (xs.size() != 4 || ys.size() != 4) return makeError(op.loc, "input and output must be 4-D (NHWC)");
-  STOWAGE_ASSIGN_OR_RETURN(auto inQ, perTensor(op, x));
-  STOWAGE_ASSIGN_OR_RETURN(auto outQ, perTensor(op, y));
-  if (inQ != outQ) return makeUnsupported(op.loc, "input and output quantization differ; TFLite int8 pooling requires them equal");
+  if (!flt) {
+    STOWAGE_ASSIGN_OR_RETURN(auto inQ, perTensor(op, x));
+    STOWAGE_ASSIGN_OR_RETURN(auto outQ, perTensor(op, y));
+    if (inQ != outQ) return makeUnsupported(op.loc, "input and output quantization differ; TFLite int8 pooling requires them equal");
+  }
   const int8_t pad = o.getByte(0, kPaddingSame);
   const int64_t strideW = o.getInt(1, 0), strideH = o.getInt(2, 0), kw = o.getInt(3, 0), kh = o.getInt(4, 0);
   if (kw < 1 || kh < 1) return makeError(op.loc, fmt::format("filter size {}x{} must be positive", kh, kw));
   STOWAGE_ASSIGN_OR_RETURN(auto ph, padding(op, pad, xs[1], kh, strideH, 1, ys[1]));
   STOWAGE_ASSIGN_OR_RETURN(auto pw, padding(op, pad, xs[2], kw, strideW, 1, ys[2]));
+  if (flt) {
+    FloatRange fr = floatActivation(o.getByte(5, 0));
+    if (!fr.ok) return makeUnsupported(op.loc, "fused activation is not supported");
+    Attributes a;
+    a.set("kernel_shape", std::vector<int64_t>{kh, kw});
+    a.set("strides", std::vector<int64_t>{strideH, strideW});
+    a.set("pads", std::vector<int64_t>{ph.first, pw.first, ph.second, pw.second});
+    a.set("clip_min", fr.min);
+    a.set("clip_max", fr.max);
+    addNode(op, isMax ? OpKind::MaxPoolNhwc : OpKind::AveragePoolNhwc, {x}, y, std::move(a));
+    return Status::success();
+  }
   STOWAGE_ASSIGN_OR_RETURN(ActivationRange r, activation(op, o.getByte(5, 0), y));
   Attributes a;
   a.set("kernel_shape", std::vector<int64_t>{kh, kw});
@@ -231,6 +359,14 @@ Status convertAddMul(OpRef& op, bool isMul) {
   STOWAGE_ASSIGN_OR_RETURN(TensorId a, input(op, 0));
   STOWAGE_ASSIGN_OR_RETURN(TensorId b, input(op, 1));
   STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
+  if (isFloat(op, a)) {
+    STOWAGE_TRY(requireFloat(op, {a, b, y}));
+    const int8_t act = o.getByte(0, 0);
+    TensorId pre = act == 0 ? y : addTemp(op, "sum", T(op, y).shape);
+    Node n{act == 0 ? op.name : op.name + "/op", isMul ? OpKind::Mul : OpKind::Add, {a, b}, {pre}, {}};
+    op.ctx.addNode(std::move(n));
+    return act == 0 ? Status::success() : emitFloatActivation(op, act, pre, y);
+  }
   STOWAGE_TRY(requireInt8(op, {a, b, y}));
   STOWAGE_ASSIGN_OR_RETURN(auto qa, perTensor(op, a));
   STOWAGE_ASSIGN_OR_RETURN(auto qb, perTensor(op, b));
@@ -265,6 +401,14 @@ Status convertSoftmax(OpRef& op) {
   STOWAGE_ASSIGN_OR_RETURN(OptionsTable o, options(op, kSoftmaxOptions));
   STOWAGE_ASSIGN_OR_RETURN(TensorId x, input(op, 0));
   STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
+  if (isFloat(op, x)) {
+    STOWAGE_TRY(requireFloat(op, {x, y}));
+    if (o.getFloat(0, 0.0f) != 1.0f) return makeUnsupported(op.loc, fmt::format("float softmax with beta {} (only 1.0)", o.getFloat(0, 0.0f)));
+    Attributes a;
+    a.set("axis", static_cast<int64_t>(std::max<size_t>(T(op, x).shape.size(), 1) - 1));
+    addNode(op, OpKind::Softmax, {x}, y, std::move(a));
+    return Status::success();
+  }
   STOWAGE_TRY(requireInt8(op, {x, y}));
   STOWAGE_ASSIGN_OR_RETURN(auto qx, perTensor(op, x));
   STOWAGE_ASSIGN_OR_RETURN(auto qy, perTensor(op, y));
@@ -358,8 +502,8 @@ Status convertPad(OpRef& op) {
   const DType dt = T(op, x).dtype;
   if (dt != DType::Int8 && dt != DType::Float32) return makeUnsupported(op.loc, fmt::format("PAD of {} is not supported", dtypeName(dt)));
   STOWAGE_ASSIGN_OR_RETURN(std::vector<int64_t> pads, constantInts(op, 1));
-  const Shape& xs = T(op, x).shape;
-  const Shape& ys = T(op, y).shape;
+  const Shape xs = T(op, x).shape;
+  const Shape ys = T(op, y).shape;
   if (pads.size() != 2 * xs.size() || ys.size() != xs.size()) return makeError(op.loc, "paddings must be [rank, 2]");
   std::vector<int64_t> canonical(2 * xs.size());
   for (size_t d = 0; d < xs.size(); ++d) {
@@ -384,8 +528,8 @@ Status convertTranspose(OpRef& op) {
   STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
   STOWAGE_TRY(requireSameQuant(op, x, y));
   STOWAGE_ASSIGN_OR_RETURN(std::vector<int64_t> perm, constantInts(op, 1));
-  const Shape& xs = T(op, x).shape;
-  const Shape& ys = T(op, y).shape;
+  const Shape xs = T(op, x).shape;
+  const Shape ys = T(op, y).shape;
   if (perm.size() != xs.size() || ys.size() != xs.size()) return makeError(op.loc, "perm must have one entry per dim");
   std::vector<bool> used(xs.size(), false);
   for (size_t d = 0; d < perm.size(); ++d) {
@@ -406,7 +550,7 @@ Status convertMean(OpRef& op) {
   STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
   STOWAGE_TRY(requireInt8(op, {x, y}));
   STOWAGE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, constantInts(op, 1));
-  const Shape& xs = T(op, x).shape;
+  const Shape xs = T(op, x).shape;
   for (int64_t& a : axes)
     if (a < 0) a += static_cast<int64_t>(xs.size());
   std::sort(axes.begin(), axes.end());

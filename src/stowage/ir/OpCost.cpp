@@ -61,7 +61,7 @@ int64_t macsQConv2d(const Graph& g, const Node& n) {
   const Shape* y = n.outputs.empty() ? nullptr : shapeOf(g, n.outputs[0]);
   if (!w || !y || w->size() != 4) return 0;
   // NHWC: every output element accumulates kh x kw taps over its group's input channels (1 for depthwise).
-  const int64_t perTap = n.op == OpKind::QDepthwiseConv2d ? 1 : (*w)[3];
+  const int64_t perTap = n.op == OpKind::QDepthwiseConv2d || n.op == OpKind::DepthwiseConvNhwc ? 1 : (*w)[3];
   return shapeElements(*y) * (*w)[1] * (*w)[2] * perTap;
 }
 

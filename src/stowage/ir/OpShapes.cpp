@@ -235,7 +235,8 @@ Shapes inferShapeQConv2d(const Graph& g, const Node& n) {
   STOWAGE_ASSIGN_OR_RETURN(auto dil, spatialAttr(n, "dilations", 2, 1, 1));
   STOWAGE_ASSIGN_OR_RETURN(auto pads, spatialAttr(n, "pads", 4, 0, 0));
   int64_t m = 0;
-  if (n.op == OpKind::QDepthwiseConv2d) {
+  const bool quantized = n.op == OpKind::QConv2d || n.op == OpKind::QDepthwiseConv2d;
+  if (n.op == OpKind::QDepthwiseConv2d || n.op == OpKind::DepthwiseConvNhwc) {
     m = w[3];
     if (w[0] != 1 || x[3] < 1 || m % x[3] != 0)
       return bad(n, fmt::format("depthwise filter [{}] does not fit an input with {} channels", shapeToString(w), x[3]));
@@ -246,7 +247,7 @@ Shapes inferShapeQConv2d(const Graph& g, const Node& n) {
   }
   if (const Shape* b = inShape(g, n, 2); b && shapeElements(*b) != m)
     return bad(n, fmt::format("bias has shape [{}] but the conv has {} output channels", shapeToString(*b), m));
-  for (size_t i = 3; i < 5; ++i) {
+  for (size_t i = 3; quantized && i < 5; ++i) {
     STOWAGE_ASSIGN_OR_RETURN(Shape q, requireInput(g, n, i));
     if (shapeElements(q) != m && shapeElements(q) != 1)
       return bad(n, fmt::format("requantization input {} has shape [{}]; needs 1 or {} entries", i, shapeToString(q), m));

@@ -251,5 +251,48 @@ TEST(Int8Kernels, MeanOverHeightAndWidthRequantizesThenDivides) {
     }
 }
 
+TEST(NhwcFloatKernels, ConvDepthwiseAndPoolMatchDirectLoops) {
+  const int h = 5, w = 4, c = 2, m = 3, k = 3;  // stride 1, pad 1 (SAME)
+  std::vector<float> x(h * w * c), wt(m * k * k * c), dw(k * k * c), bias{0.5f, -0.25f, 1.0f};
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7) % 11) - 5.0f;
+  for (size_t i = 0; i < wt.size(); ++i) wt[i] = static_cast<float>((i * 5) % 7) * 0.25f - 0.75f;
+  for (size_t i = 0; i < dw.size(); ++i) dw[i] = static_cast<float>((i * 3) % 5) * 0.5f - 1.0f;
+  stowage_nhwc_conv_params p{1, h, w, c, h, w, m, k, k, c, 1, 1, 1, 1, 1, 1, 1, 0.0f, 6.0f};  // RELU6
+  std::vector<float> y(h * w * m), yd(h * w * c), ya(h * w * c);
+  stowage_conv2d_nhwc_f32(x.data(), wt.data(), bias.data(), y.data(), &p);
+  stowage_nhwc_conv_params pd{1, h, w, c, h, w, c, k, k, 1, 1, 1, 1, 1, 1, 1, 1, -INFINITY, INFINITY};
+  stowage_depthwise_conv2d_nhwc_f32(x.data(), dw.data(), nullptr, yd.data(), &pd);
+  stowage_nhwc_pool_params pp{1, h, w, c, h, w, k, k, 1, 1, 1, 1, -INFINITY, INFINITY};
+  stowage_avgpool2d_nhwc_f32(x.data(), ya.data(), &pp);
+  for (int oy = 0; oy < h; ++oy)
+    for (int ox = 0; ox < w; ++ox) {
+      for (int oc = 0; oc < m; ++oc) {
+        double acc = bias[static_cast<size_t>(oc)];
+        for (int fy = 0; fy < k; ++fy)
+          for (int fx = 0; fx < k; ++fx)
+            for (int ic = 0; ic < c; ++ic) {
+              const int iy = oy - 1 + fy, ix = ox - 1 + fx;
+              if (iy >= 0 && iy < h && ix >= 0 && ix < w)
+                acc += x[static_cast<size_t>((iy * w + ix) * c + ic)] * wt[static_cast<size_t>(((oc * k + fy) * k + fx) * c + ic)];
+            }
+        EXPECT_NEAR(y[static_cast<size_t>((oy * w + ox) * m + oc)], std::min(std::max(acc, 0.0), 6.0), 1e-5);
+      }
+      for (int ch = 0; ch < c; ++ch) {
+        double acc = 0, sum = 0;
+        int count = 0;
+        for (int fy = 0; fy < k; ++fy)
+          for (int fx = 0; fx < k; ++fx) {
+            const int iy = oy - 1 + fy, ix = ox - 1 + fx;
+            if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+            acc += x[static_cast<size_t>((iy * w + ix) * c + ch)] * dw[static_cast<size_t>((fy * k + fx) * c + ch)];
+            sum += x[static_cast<size_t>((iy * w + ix) * c + ch)];
+            ++count;
+          }
+        EXPECT_NEAR(yd[static_cast<size_t>((oy * w + ox) * c + ch)], acc, 1e-5);
+        EXPECT_NEAR(ya[static_cast<size_t>((oy * w + ox) * c + ch)], sum / count, 1e-5);
+      }
+    }
+}
+
 }  // namespace
 }  // namespace stowage

@@ -1,0 +1,155 @@
+// Kernel lowering of the float32 NHWC ops (ConvNhwc, DepthwiseConvNhwc, AveragePoolNhwc, MaxPoolNhwc in
+// Ops.def) to runtime/include/stowage_kernels_nhwc.h. See KernelCall.h.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "stowage/codegen/CNames.h"
+#include "stowage/codegen/KernelCall.h"
+
+namespace stowage {
+
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+std::string nodeLoc(const Node& n) { return fmt::format("node '{}' ({})", n.name, opName(n.op)); }
+
+Status assign(const Node& n, std::initializer_list<std::pair<int32_t*, int64_t>> fields) {
+  for (auto [dst, v] : fields) {
+    if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+      return makeUnsupported(nodeLoc(n), "a size exceeds what the kernel's 32-bit parameters can hold");
+    *dst = static_cast<int32_t>(v);
+  }
+  return Status::success();
+}
+
+Status requireFloat(const Graph& g, const Node& n) {
+  for (const auto* list : {&n.inputs, &n.outputs})
+    for (TensorId id : *list)
+      if (id != kNoTensor && g.tensor(id).dtype != DType::Float32)
+        return makeUnsupported(nodeLoc(n), fmt::format("tensor '{}' has dtype {}; the kernel supports f32 only", g.tensor(id).name,
+                                                       dtypeName(g.tensor(id).dtype)));
+  return Status::success();
+}
+
+KernelCall single(NhwcKernel k, auto params, std::vector<TensorId> inputs, TensorId out) {
+  NhwcCall c;
+  c.kernel = k;
+  c.params = params;
+  return KernelCall{c, std::move(inputs), out};
+}
+
+Result<std::vector<KernelCall>> lowerConv(const Graph& g, const Node& n) {
+  STOWAGE_TRY(requireFloat(g, n));
+  const Shape& x = g.tensor(n.inputs[0]).shape;
+  const Shape& w = g.tensor(n.inputs[1]).shape;
+  const Shape& y = g.tensor(n.outputs[0]).shape;
+  if (x.size() != 4 || w.size() != 4 || y.size() != 4) return makeError(nodeLoc(n), "input, filter and output must be 4-D (NHWC)");
+  const auto strides = n.attrs.getInts("strides", {1, 1}), dil = n.attrs.getInts("dilations", {1, 1});
+  const auto pads = n.attrs.getInts("pads", {0, 0, 0, 0});
+  if (strides.size() != 2 || dil.size() != 2 || pads.size() != 4) return makeError(nodeLoc(n), "strides, dilations or pads malformed");
+  const bool depthwise = n.op == OpKind::DepthwiseConvNhwc;
+  stowage_nhwc_conv_params p;
+  std::memset(&p, 0, sizeof p);
+  STOWAGE_TRY(assign(n, {{&p.n, x[0]}, {&p.h, x[1]}, {&p.w, x[2]}, {&p.c, x[3]}, {&p.oh, y[1]}, {&p.ow, y[2]}, {&p.m, y[3]},
+                         {&p.kh, w[1]}, {&p.kw, w[2]}, {&p.kc, depthwise ? 1 : w[3]}, {&p.stride_h, strides[0]},
+                         {&p.stride_w, strides[1]}, {&p.dil_h, dil[0]}, {&p.dil_w, dil[1]}, {&p.pad_top, pads[0]},
+                         {&p.pad_left, pads[1]}, {&p.depth_multiplier, depthwise && x[3] > 0 ? y[3] / x[3] : 1}}));
+  p.act_min = n.attrs.getFloat("clip_min", -std::numeric_limits<float>::infinity());
+  p.act_max = n.attrs.getFloat("clip_max", std::numeric_limits<float>::infinity());
+  return std::vector<KernelCall>{single(depthwise ? NhwcKernel::DepthwiseConv2d : NhwcKernel::Conv2d, p,
+                                        {n.inputs[0], n.inputs[1], n.input(2)}, n.outputs[0])};
+}
+
+Result<std::vector<KernelCall>> lowerPool(const Graph& g, const Node& n) {
+  STOWAGE_TRY(requireFloat(g, n));
+  const Shape& x = g.tensor(n.inputs[0]).shape;
+  const Shape& y = g.tensor(n.outputs[0]).shape;
+  if (x.size() != 4 || y.size() != 4) return makeError(nodeLoc(n), "input and output must be 4-D (NHWC)");
+  const auto k = n.attrs.getInts("kernel_shape"), strides = n.attrs.getInts("strides", {1, 1});
+  const auto pads = n.attrs.getInts("pads", {0, 0, 0, 0});
+  if (k.size() != 2 || strides.size() != 2 || pads.size() != 4) return makeError(nodeLoc(n), "kernel_shape, strides or pads malformed");
+  stowage_nhwc_pool_params p;
+  std::memset(&p, 0, sizeof p);
+  STOWAGE_TRY(assign(n, {{&p.n, x[0]}, {&p.h, x[1]}, {&p.w, x[2]}, {&p.c, x[3]}, {&p.oh, y[1]}, {&p.ow, y[2]}, {&p.kh, k[0]},
+                         {&p.kw, k[1]}, {&p.stride_h, strides[0]}, {&p.stride_w, strides[1]}, {&p.pad_top, pads[0]},
+                         {&p.pad_left, pads[1]}}));
+  p.act_min = n.attrs.getFloat("clip_min", -std::numeric_limits<float>::infinity());
+  p.act_max = n.attrs.getFloat("clip_max", std::numeric_limits<float>::infinity());
+  return std::vector<KernelCall>{
+      single(n.op == OpKind::MaxPoolNhwc ? NhwcKernel::MaxPool2d : NhwcKernel::AvgPool2d, p, {n.inputs[0]}, n.outputs[0])};
+}
+
+}  // namespace
+
+Result<std::vector<KernelCall>> lowerNhwcNode(const Graph& g, const Node& n) {
+  switch (n.op) {
+    case OpKind::ConvNhwc:
+    case OpKind::DepthwiseConvNhwc: return lowerConv(g, n);
+    case OpKind::AveragePoolNhwc:
+    case OpKind::MaxPoolNhwc: return lowerPool(g, n);
+    default: break;
+  }
+  return makeError(nodeLoc(n), "is not a float NHWC op");
+}
+
+std::string nhwcKernelFunctionName(const NhwcCall& c) {
+  switch (c.kernel) {
+    case NhwcKernel::Conv2d: return "stowage_conv2d_nhwc_f32";
+    case NhwcKernel::DepthwiseConv2d: return "stowage_depthwise_conv2d_nhwc_f32";
+    case NhwcKernel::AvgPool2d: return "stowage_avgpool2d_nhwc_f32";
+    case NhwcKernel::MaxPool2d: return "stowage_maxpool2d_nhwc_f32";
+  }
+  return "";
+}
+
+std::string nhwcParamsTypeName(const NhwcCall& c) {
+  return std::holds_alternative<stowage_nhwc_conv_params>(c.params) ? "stowage_nhwc_conv_params" : "stowage_nhwc_pool_params";
+}
+
+std::string nhwcParamsInitializer(const NhwcCall& c) {
+  return std::visit(
+      Overloaded{
+          [](const stowage_nhwc_conv_params& p) {
+            return fmt::format(
+                ".n = {}, .h = {}, .w = {}, .c = {}, .oh = {}, .ow = {}, .m = {}, .kh = {}, .kw = {}, .kc = {},\n"
+                "  .stride_h = {}, .stride_w = {}, .dil_h = {}, .dil_w = {}, .pad_top = {}, .pad_left = {},\n"
+                "  .depth_multiplier = {}, .act_min = {}, .act_max = {}",
+                p.n, p.h, p.w, p.c, p.oh, p.ow, p.m, p.kh, p.kw, p.kc, p.stride_h, p.stride_w, p.dil_h, p.dil_w, p.pad_top,
+                p.pad_left, p.depth_multiplier, floatLiteral(p.act_min), floatLiteral(p.act_max));
+          },
+          [](const stowage_nhwc_pool_params& p) {
+            return fmt::format(".n = {}, .h = {}, .w = {}, .c = {}, .oh = {}, .ow = {}, .kh = {}, .kw = {},\n"
+                               "  .stride_h = {}, .stride_w = {}, .pad_top = {}, .pad_left = {}, .act_min = {}, .act_max = {}",
+                               p.n, p.h, p.w, p.c, p.oh, p.ow, p.kh, p.kw, p.stride_h, p.stride_w, p.pad_top, p.pad_left,
+                               floatLiteral(p.act_min), floatLiteral(p.act_max));
+          },
+      },
+      c.params);
+}
+
+void executeNhwcCall(const NhwcCall& c, const std::vector<const void*>& in, void* out) {
+  auto f = [&](size_t i) { return static_cast<const float*>(i < in.size() ? in[i] : nullptr); };
+  float* y = static_cast<float*>(out);
+  std::visit(Overloaded{
+                 [&](const stowage_nhwc_conv_params& p) {
+                   if (c.kernel == NhwcKernel::DepthwiseConv2d) stowage_depthwise_conv2d_nhwc_f32(f(0), f(1), f(2), y, &p);
+                   else stowage_conv2d_nhwc_f32(f(0), f(1), f(2), y, &p);
+                 },
+                 [&](const stowage_nhwc_pool_params& p) {
+                   if (c.kernel == NhwcKernel::MaxPool2d) stowage_maxpool2d_nhwc_f32(f(0), y, &p);
+                   else stowage_avgpool2d_nhwc_f32(f(0), y, &p);
+                 },
+             },
+             c.params);
+}
+
+}  // namespace stowage
