@@ -154,11 +154,11 @@ CommandRunner registerInfoCommand(CLI::App& app) {
   auto args = std::make_shared<InfoArgs>();
   CLI::App* sub = app.add_subcommand(
       "info",
-      "Describe an ONNX model: inputs and outputs (dtype, shape), op types with counts and whether Stowage supports "
+      "Describe an ONNX or TFLite model: inputs and outputs (dtype, shape), op types with counts and whether Stowage supports "
       "them, parameter count and bytes, total MACs and a per-node table (name, op, output shape, MACs). Unsupported "
       "ops are listed (exit code 0); an unreadable or invalid model prints a diagnostic (exit code 2).\n"
       "Example: stowage info model.onnx --shape input=1x3x32x32");
-  sub->add_option("model", args->model, "Path of the .onnx model file")->required();
+  sub->add_option("model", args->model, "Path of the model file: .onnx, or .tflite (TFLite flatbuffer, chosen by extension or its TFL3 identifier)")->required();
   sub->add_option("--shape", args->shapes,
                   "Static shape for a model input with dynamic dims, NAME=DxDx... (e.g. input=1x3x32x32; 'scalar' "
                   "for rank 0). Repeatable.")

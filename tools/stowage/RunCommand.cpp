@@ -51,12 +51,12 @@ CommandRunner registerRunCommand(CLI::App& app) {
   auto f = std::make_shared<Flags>();
   CLI::App* sub = app.add_subcommand(
       "run",
-      "Compile an ONNX model, build the generated C with the system cc (-std=c99 -O2 -Wall -Wextra -Werror -pedantic) "
+      "Compile an ONNX or TFLite model, build the generated C with the system cc (-std=c99 -O2 -Wall -Wextra -Werror -pedantic) "
       "and the Stowage runtime, run it on the host and write its outputs: OUTDIR/output_0.pb, output_1.pb, ... "
       "(ONNX TensorProto named after each model output, the format of ONNX test data), or .npy / .bin with --format. "
       "The runtime is found at the build's paths unless STOWAGE_RUNTIME_LIB (libstowage_rt.a) or STOWAGE_RUNTIME_DIR "
       "(the runtime/ source folder) are set. Errors go to stderr with exit code 2; no output folder is written then.");
-  sub->add_option("model", f->model, "The ONNX model file (.onnx)")->required();
+  sub->add_option("model", f->model, "The model file: .onnx, or .tflite (by extension or its TFL3 identifier)")->required();
   sub->add_option("--input", f->inputs,
                   "Input tensor files, one per model input in the model's input order (bound inputs excluded): .pb "
                   "(ONNX TensorProto), .npy, or .bin (raw little-endian bytes with the model's dtype and shape). "

@@ -18,7 +18,11 @@ Result<CompileResult> compileModel(const CompileOptions& options) {
   importOptions.boundInputs = options.boundInputs;
   // .tflite files (by extension or the "TFL3" identifier) go to the TFLite frontend, everything else to ONNX.
   STOWAGE_ASSIGN_OR_RETURN(Graph graph, timeStage(timings, "import", [&]() -> Result<Graph> {
-    if (tflite::looksLikeTflite(options.modelPath)) return importTfliteFile(options.modelPath);
+    if (tflite::looksLikeTflite(options.modelPath)) {
+      if (!options.inputShapes.empty() || !options.boundInputs.empty())
+        return makeUnsupported(options.modelPath, "--shape and --bind apply to ONNX models only; TFLite models have static shapes");
+      return importTfliteFile(options.modelPath);
+    }
     return importOnnxFile(options.modelPath, importOptions);
   }));
   STOWAGE_ASSIGN_OR_RETURN(CompileResult result, compileGraph(std::move(graph), options, std::move(timings)));

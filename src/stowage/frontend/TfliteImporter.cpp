@@ -125,9 +125,7 @@ std::string opDisplayName(const OperatorCodeInfo& c) {
 }
 
 Result<Graph> buildGraph(const Model& model, const std::string& file) {
-  if (model.subgraphs.size() > 1) {
-    // Extra subgraphs are only reachable through control flow ops (IF/WHILE/CALL), rejected below when used.
-  }
+  // Subgraph 0 is the entry; others are only reachable through control flow ops, which are not supported.
   const SubGraphInfo& sg = model.subgraphs[0];
   Graph g;
   g.name = std::filesystem::path(file).stem().string();
