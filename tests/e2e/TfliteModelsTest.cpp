@@ -58,6 +58,35 @@ INSTANTIATE_TEST_SUITE_P(TfliteReference, MlperfTinyModel,
                          ::testing::Values("pretrainedResnet_quant", "kws_ref_model", "model_ToyCar_quant_fullint_micro",
                                            "model_ToyCar_quant_fullint_micro_intio"));
 
+// The 196 real sample windows of the AD benchmark file through the int8-I/O ToyCar model: `stowage run --keep`
+// builds the host harness once, then the kept harness (args: input files, then output files) runs each window.
+TEST(TfliteModels, ToyCarInt8AllSampleWindowsMatchTflm) {
+  fs::path dir = sharedPath("models/mlperf-tiny");
+  if (dir.empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny not found; skipping";
+  const fs::path ref = dir / "reference/model_ToyCar_quant_fullint_micro_intio";
+  const std::string ins = readBytes(ref / "input_sample_windows.bin"), outs = readBytes(ref / "output_sample_windows.bin");
+  ASSERT_EQ(ins.size(), 196u * 640u);
+  ASSERT_EQ(outs.size(), 196u * 640u);
+  fs::path work = scratchDir("tflite_toycar_windows");
+  auto r = runCommand(cli() + " run " + shellQuote((dir / "model_ToyCar_quant_fullint_micro_intio.tflite").string()) + " --input " +
+                      shellQuote((ref / "input_0.bin").string()) + " --output-dir " + shellQuote((work / "out").string()) +
+                      " --format bin --keep " + shellQuote((work / "build").string()));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  int mismatches = 0;
+  for (size_t w = 0; w < 196; ++w) {
+    {
+      std::ofstream in(work / "window.bin", std::ios::binary);
+      in.write(ins.data() + w * 640, 640);
+    }
+    auto h = runCommand(shellQuote((work / "build" / "harness").string()) + " " + shellQuote((work / "window.bin").string()) + " " +
+                        shellQuote((work / "window_out.bin").string()));
+    ASSERT_EQ(h.exitCode, 0) << h.err;
+    if (readBytes(work / "window_out.bin") != outs.substr(w * 640, 640)) ++mismatches;
+  }
+  EXPECT_EQ(mismatches, 0);
+  fs::remove_all(work);
+}
+
 std::vector<float> asFloats(const std::string& bytes) {
   std::vector<float> v(bytes.size() / sizeof(float));
   if (!v.empty()) std::memcpy(v.data(), bytes.data(), v.size() * sizeof(float));
