@@ -101,6 +101,16 @@ void stowage_quantize_f32_s8(const float* x, int8_t* y, const stowage_quant_para
 /* int8 -> float32: y = (float)((double)scale * (q - zero_point)). */
 void stowage_dequantize_s8_f32(const int8_t* x, float* y, const stowage_quant_params* p);
 
+/* int8 -> int8 with new quantization (TFLite QUANTIZE between int8 tensors): y = clamp(requantize(q -
+ * input_zero_point, multiplier, shift) + output_zero_point); multiplier/shift encode input_scale / output_scale. */
+typedef struct {
+  int32_t count;
+  int32_t input_zero_point, output_zero_point;
+  int32_t multiplier, shift;
+} stowage_requant_params;
+
+void stowage_requantize_s8(const int8_t* x, int8_t* y, const stowage_requant_params* p);
+
 /* Int8 constant padding with the stowage_pad_params of stowage_pad_f32 (mode must be STOWAGE_PAD_CONSTANT;
  * value holds the int8 pad value, normally the zero point). */
 void stowage_pad_s8(const int8_t* x, int8_t* y, const stowage_pad_params* p);

@@ -1,8 +1,10 @@
-/* float32 <-> int8 conversion as TFLite's QUANTIZE (float division, round half away from zero, clamp) and
+/* float32 <-> int8 (and int8 -> int8) conversion as TFLite's QUANTIZE (float division, round half away from zero, clamp) and
  * DEQUANTIZE (double-precision scale * (q - zero_point), rounded to float). Declared in stowage_kernels_int8.h. */
 #include <math.h>
 
 #include "stowage_kernels.h"
+
+#include "int8_fixedpoint.h"
 
 void stowage_quantize_f32_s8(const float* x, int8_t* y, const stowage_quant_params* p) {
   int32_t i;
@@ -20,4 +22,12 @@ void stowage_quantize_f32_s8(const float* x, int8_t* y, const stowage_quant_para
 void stowage_dequantize_s8_f32(const int8_t* x, float* y, const stowage_quant_params* p) {
   int32_t i;
   for (i = 0; i < p->count; ++i) y[i] = (float)((double)p->scale * (double)((int32_t)x[i] - p->zero_point));
+}
+
+void stowage_requantize_s8(const int8_t* x, int8_t* y, const stowage_requant_params* p) {
+  int32_t i;
+  for (i = 0; i < p->count; ++i) {
+    const int32_t v = stowage_fx_requant((int32_t)x[i] - p->input_zero_point, p->multiplier, p->shift) + p->output_zero_point;
+    y[i] = (int8_t)stowage_fx_clamp(v, -128, 127);
+  }
 }

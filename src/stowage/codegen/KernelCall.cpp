@@ -558,7 +558,8 @@ Result<std::vector<KernelCall>> lowerNode(const Graph& g, const Node& n) {
     case OpKind::QSoftmax:
     case OpKind::Quantize:
     case OpKind::Dequantize:
-    case OpKind::QMean: return lowerQuantNode(g, n);
+    case OpKind::QMean:
+    case OpKind::Requantize: return lowerQuantNode(g, n);
     case OpKind::ConvNhwc:
     case OpKind::DepthwiseConvNhwc:
     case OpKind::AveragePoolNhwc:

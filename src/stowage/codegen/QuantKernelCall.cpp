@@ -247,6 +247,18 @@ Result<std::vector<KernelCall>> lowerQMean(const Graph& g, const Node& n) {
   return std::vector<KernelCall>{single(QuantKernel::Mean, p, {n.inputs[0]}, n.outputs[0])};
 }
 
+Result<std::vector<KernelCall>> lowerRequantize(const Graph& g, const Node& n) {
+  for (TensorId id : {n.inputs[0], n.outputs[0]}) STOWAGE_TRY(requireDType(g, n, id, DType::Int8));
+  STOWAGE_ASSIGN_OR_RETURN(int64_t xz, zeroPoint(g, n, n.inputs[0]));
+  STOWAGE_ASSIGN_OR_RETURN(int64_t yz, zeroPoint(g, n, n.outputs[0]));
+  stowage_requant_params p;
+  std::memset(&p, 0, sizeof p);
+  STOWAGE_TRY(assign(n, {{&p.count, g.tensor(n.outputs[0]).numElements()}, {&p.input_zero_point, xz}, {&p.output_zero_point, yz},
+                         {&p.multiplier, n.attrs.getInt("multiplier", 0)}, {&p.shift, n.attrs.getInt("shift", 0)}}));
+  if (p.shift < -31 || p.shift > 30) return makeError(nodeLoc(n), "shift must be in [-31, 30]");
+  return std::vector<KernelCall>{single(QuantKernel::Requantize, p, {n.inputs[0]}, n.outputs[0])};
+}
+
 }  // namespace
 
 Result<std::vector<KernelCall>> lowerQuantNode(const Graph& g, const Node& n) {
@@ -262,6 +274,7 @@ Result<std::vector<KernelCall>> lowerQuantNode(const Graph& g, const Node& n) {
     case OpKind::Quantize: return lowerQuantize(g, n, true);
     case OpKind::Dequantize: return lowerQuantize(g, n, false);
     case OpKind::QMean: return lowerQMean(g, n);
+    case OpKind::Requantize: return lowerRequantize(g, n);
     default: break;
   }
   return makeError(nodeLoc(n), "is not a quantized op");
@@ -280,6 +293,7 @@ std::string quantKernelFunctionName(const QuantCall& c) {
     case QuantKernel::Quantize: return "stowage_quantize_f32_s8";
     case QuantKernel::Dequantize: return "stowage_dequantize_s8_f32";
     case QuantKernel::Mean: return "stowage_qmean_hw_s8";
+    case QuantKernel::Requantize: return "stowage_requantize_s8";
   }
   return "";
 }
@@ -293,6 +307,7 @@ std::string quantParamsTypeName(const QuantCall& c) {
                         [](const stowage_qsoftmax_params&) -> std::string { return "stowage_qsoftmax_params"; },
                         [](const stowage_quant_params&) -> std::string { return "stowage_quant_params"; },
                         [](const stowage_qmean_params&) -> std::string { return "stowage_qmean_params"; },
+                        [](const stowage_requant_params&) -> std::string { return "stowage_requant_params"; },
                     },
                     c.params);
 }
@@ -340,6 +355,10 @@ std::string quantParamsInitializer(const QuantCall& c) {
           [](const stowage_quant_params& p) {
             return fmt::format(".count = {}, .scale = {}, .zero_point = {}", p.count, floatLiteral(p.scale), p.zero_point);
           },
+          [](const stowage_requant_params& p) {
+            return fmt::format(".count = {}, .input_zero_point = {}, .output_zero_point = {}, .multiplier = {}, .shift = {}", p.count,
+                               p.input_zero_point, p.output_zero_point, p.multiplier, p.shift);
+          },
           [](const stowage_qmean_params& p) {
             return fmt::format(".n = {}, .h = {}, .w = {}, .c = {}, .input_zero_point = {}, .output_zero_point = {},\n"
                                "  .multiplier = {}, .shift = {}",
@@ -369,6 +388,7 @@ void executeQuantCall(const QuantCall& c, const std::vector<const void*>& in, vo
                  },
                  [&](const stowage_qsoftmax_params& p) { stowage_qsoftmax_s8(s8(0), y, &p); },
                  [&](const stowage_qmean_params& p) { stowage_qmean_hw_s8(s8(0), y, &p); },
+                 [&](const stowage_requant_params& p) { stowage_requantize_s8(s8(0), y, &p); },
                  [&](const stowage_quant_params& p) {
                    if (c.kernel == QuantKernel::Quantize) stowage_quantize_f32_s8(static_cast<const float*>(in[0]), y, &p);
                    else stowage_dequantize_s8_f32(s8(0), static_cast<float*>(out), &p);

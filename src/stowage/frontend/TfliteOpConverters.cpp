@@ -464,6 +464,17 @@ Status convertConcatenation(OpRef& op) {
 Status convertQuantize(OpRef& op, bool quantize) {
   STOWAGE_ASSIGN_OR_RETURN(TensorId x, input(op, 0));
   STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
+  if (quantize && T(op, x).dtype == DType::Int8 && T(op, y).dtype == DType::Int8) {
+    // Requantization between int8 tensors: multiplier from input_scale / output_scale in double.
+    STOWAGE_ASSIGN_OR_RETURN(auto qx, perTensor(op, x));
+    STOWAGE_ASSIGN_OR_RETURN(auto qy, perTensor(op, y));
+    QuantizedMultiplier m = quantizeMultiplier(static_cast<double>(qx.first) / static_cast<double>(qy.first));
+    Attributes a;
+    a.set("multiplier", int64_t{m.multiplier});
+    a.set("shift", int64_t{m.shift});
+    addNode(op, OpKind::Requantize, {x}, y, std::move(a));
+    return Status::success();
+  }
   const TensorId q = quantize ? y : x, f = quantize ? x : y;
   if (T(op, f).dtype != DType::Float32 || T(op, q).dtype != DType::Int8)
     return makeUnsupported(op.loc, fmt::format("{} from {} to {} is not supported (float32 <-> int8 is)", builtinOpName(op.code),
@@ -548,13 +559,25 @@ Status convertMean(OpRef& op) {
   STOWAGE_ASSIGN_OR_RETURN(OptionsTable o, options(op, kReducerOptions));
   STOWAGE_ASSIGN_OR_RETURN(TensorId x, input(op, 0));
   STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
-  STOWAGE_TRY(requireInt8(op, {x, y}));
   STOWAGE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, constantInts(op, 1));
   const Shape xs = T(op, x).shape;
-  for (int64_t& a : axes)
+  for (int64_t& a : axes) {
     if (a < 0) a += static_cast<int64_t>(xs.size());
+    if (a < 0 || a >= static_cast<int64_t>(xs.size())) return makeError(op.loc, "axis out of range");
+  }
   std::sort(axes.begin(), axes.end());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
   const bool keepDims = o.getByte(0, 0) != 0;
+  if (isFloat(op, x)) {
+    STOWAGE_TRY(requireFloat(op, {x, y}));
+    if (axes.empty()) return makeUnsupported(op.loc, "MEAN over no axes is not supported");
+    Attributes a;
+    a.set("axes", axes);
+    a.set("keepdims", int64_t{keepDims ? 1 : 0});
+    addNode(op, OpKind::ReduceMean, {x}, y, std::move(a));
+    return Status::success();
+  }
+  STOWAGE_TRY(requireInt8(op, {x, y}));
   if (xs.size() != 4 || axes != std::vector<int64_t>{1, 2})
     return makeUnsupported(op.loc, fmt::format("int8 MEAN is supported over axes 1 and 2 of a 4-D NHWC tensor (input [{}])",
                                                shapeToString(xs)));

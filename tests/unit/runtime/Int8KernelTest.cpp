@@ -251,6 +251,14 @@ TEST(Int8Kernels, MeanOverHeightAndWidthRequantizesThenDivides) {
     }
 }
 
+TEST(Int8Kernels, RequantizeBetweenInt8Tensors) {
+  auto x = randomS8(300, 81);
+  stowage_requant_params p{300, 5, -20, 1610612736, -1};  // scale ratio 0.375
+  std::vector<int8_t> y(300);
+  stowage_requantize_s8(x.data(), y.data(), &p);
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y[i], clampS8(refRequant(x[i] - 5, p.multiplier, p.shift) - 20, -128, 127));
+}
+
 TEST(NhwcFloatKernels, ConvDepthwiseAndPoolMatchDirectLoops) {
   const int h = 5, w = 4, c = 2, m = 3, k = 3;  // stride 1, pad 1 (SAME)
   std::vector<float> x(h * w * c), wt(m * k * k * c), dw(k * k * c), bias{0.5f, -0.25f, 1.0f};
