@@ -49,13 +49,15 @@ CommandRunner registerRunCommand(CLI::App& app) {
     std::vector<std::string> inputs, shapes, binds;
   };
   auto f = std::make_shared<Flags>();
+  auto options = std::make_shared<CompileOptions>();
   CLI::App* sub = app.add_subcommand(
       "run",
       "Compile an ONNX model, build the generated C with the system cc (-std=c99 -O2 -Wall -Wextra -Werror -pedantic) "
       "and the Stowage runtime, run it on the host and write its outputs: OUTDIR/output_0.pb, output_1.pb, ... "
       "(ONNX TensorProto named after each model output, the format of ONNX test data), or .npy / .bin with --format. "
       "The runtime is found at the build's paths unless STOWAGE_RUNTIME_LIB (libstowage_rt.a) or STOWAGE_RUNTIME_DIR "
-      "(the runtime/ source folder) are set. Errors go to stderr with exit code 2; no output folder is written then.");
+      "(the runtime/ source folder) are set. --board/--pool/--rule/--pin place memory as `compile` does, so any "
+      "placement can be run and checked on the host (fixed-address pools are simulated). Errors go to stderr with exit code 2; no output folder is written then.");
   sub->add_option("model", f->model, "The ONNX model file (.onnx)")->required();
   sub->add_option("--input", f->inputs,
                   "Input tensor files, one per model input in the model's input order (bound inputs excluded): .pb "
@@ -74,9 +76,10 @@ CommandRunner registerRunCommand(CLI::App& app) {
                   "Build in DIR and keep it (generated C, host harness main.c, objects, logs) for debugging; by default a "
                   "temporary folder is used and removed")
       ->type_name("DIR");
+  addBoardFlags(sub, *options);
 
-  return [f]() -> int {
-    CompileOptions options;
+  return [f, shared = options]() -> int {
+    CompileOptions& options = *shared;
     options.modelPath = f->model;
     options.name = "net";
     if (Status s = applyModelFlags(f->shapes, f->binds, options); !s.ok()) return fail(s.error());

@@ -10,12 +10,13 @@ namespace stowage {
 
 Result<CompileResult> compileModel(const CompileOptions& options) {
   STOWAGE_TRY(validateModelName(options.name));  // before the slow stages: a bad flag fails at once
+  STOWAGE_ASSIGN_OR_RETURN(Board board, resolveBoard(options.board));
   std::vector<StageTime> timings;
   OnnxImportOptions importOptions;
   importOptions.inputShapes = options.inputShapes;
   importOptions.boundInputs = options.boundInputs;
   STOWAGE_ASSIGN_OR_RETURN(Graph graph, timeStage(timings, "import", [&] { return importOnnxFile(options.modelPath, importOptions); }));
-  STOWAGE_ASSIGN_OR_RETURN(CompileResult result, compileGraph(std::move(graph), options, std::move(timings)));
+  STOWAGE_ASSIGN_OR_RETURN(CompileResult result, compileGraphOnBoard(std::move(graph), board, options, std::move(timings)));
   if (!options.outDir.empty()) {
     STOWAGE_TRY(timeStage(result.timings, "write", [&] {
       return commitOutputDir(options.outDir, [&](const std::filesystem::path& tmp) -> Status {
