@@ -113,6 +113,13 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
         importOptions.boundInputs[inputs[k].first] = std::move(t.value());
         args += " --bind " + quote(inputs[k].first + "=" + file.string());
       } else {
+        // Models with dynamic dims get the data set's shapes, as a user would pass them with --shape.
+        // A file Stowage cannot read (an unsupported dtype) passes no shape: the importer then names the dtype.
+        auto t = readTensorFile(file.string());
+        if (t.ok() && !t->shape.empty()) {
+          importOptions.inputShapes[inputs[k].first] = t->shape;
+          args += " --shape " + quote(inputs[k].first + "=" + shapeToString(t->shape));
+        }
         args += " --input " + quote(file.string());
       }
     }

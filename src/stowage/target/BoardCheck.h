@@ -1,0 +1,44 @@
+// Internal to target/: the checks behind validateBoard, with diagnostics located at the exact key when the
+// item came from a board file (BoardLocations), and the defaults every board gets (finalizeBoard).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stowage/target/Board.h"
+
+namespace stowage {
+
+/// Maps a key of one item to a location for diagnostics; "" = the item itself.
+using KeyWhere = std::function<std::string(std::string_view key)>;
+
+/// Checks of one item on its own (no other items needed). Messages start with the item's label.
+Status checkPool(const MemoryPool& pool, const KeyWhere& where);
+Status checkTarget(const Target& target, const KeyWhere& where);
+Status checkRule(const PlacementRule& rule, const KeyWhere& where);
+/// "rule for op 'Conv'", "rule for node 'conv*'", "rule for every node".
+std::string ruleLabel(const PlacementRule& rule);
+/// Checks that `pattern` (an IR op name or glob) names at least one IR op; errors at `where`.
+Status checkOpPattern(const std::string& pattern, const std::string& label, const std::string& key,
+                      const std::string& where);
+
+enum class BoardItem { Target, Pool, Rule, Pin };
+
+/// Where each key of each item was written, per item index (filled from a board file). Missing entries
+/// fall back to the item's `origin`.
+struct BoardLocations {
+  using Keys = std::map<std::string, std::string, std::less<>>;
+  std::vector<Keys> targets, pools, rules, pins;
+  std::string where(const Board& board, BoardItem item, size_t index, std::string_view key) const;
+};
+
+/// Defaults: a `cpu` target when there are none, pool access = every cpu target when not given, the
+/// `weights` constant pool when no pool is a constant pool.
+void finalizeBoard(Board& board);
+/// validateBoard with locations from a board file.
+Status validateBoardAt(const Board& board, const BoardLocations& locations);
+
+}  // namespace stowage

@@ -1,0 +1,238 @@
+// Reading one target, pool, rule or pin from an ItemReader (TOML table or flag): keys, types, defaults and
+// derived bank sizes, then the item's own checks (BoardCheck.h).
+#include "stowage/target/BoardItem.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "stowage/target/BoardCheck.h"
+#include "stowage/target/ByteSize.h"
+#include "stowage/target/Suggest.h"
+
+namespace stowage {
+
+Diagnostic ItemReader::error(std::string_view key, const std::string& message, std::string hint) const {
+  return makeError(where(key), label + ": " + message, std::move(hint));
+}
+
+Status ItemReader::checkKnownKeys(const std::vector<std::string>& known) const {
+  for (const auto& k : keys()) {
+    if (std::find(known.begin(), known.end(), k) != known.end()) continue;
+    std::string hint;
+    std::string close = closestMatch(k, known);
+    if (!close.empty()) hint = "did you mean '" + close + "'?";
+    else {
+      hint = "known keys:";
+      for (const auto& kk : known) hint += " " + kk;
+    }
+    return error(k, "unknown key '" + k + "'", hint);
+  }
+  return Status::success();
+}
+
+const std::vector<std::string>& targetKeys() {
+  static const std::vector<std::string> k = {"name", "kind", "cores", "ops"};
+  return k;
+}
+
+const std::vector<std::string>& poolKeys() {
+  static const std::vector<std::string> k = {
+      "name",  "size",      "alignment",  "kind",                 "placement",             "access",
+      "section", "base",    "banks",      "bank_size",            "bank_bases",            "read_bytes_per_cycle",
+      "write_bytes_per_cycle", "latency_cycles"};
+  return k;
+}
+
+const std::vector<std::string>& ruleKeys() {
+  static const std::vector<std::string> k = {"op", "node", "inputs", "outputs", "weights", "scratch"};
+  return k;
+}
+
+const std::vector<std::string>& pinKeys() {
+  static const std::vector<std::string> k = {"tensor", "pool"};
+  return k;
+}
+
+namespace {
+
+KeyWhere whereOf(const ItemReader& in) {
+  return [&in](std::string_view key) { return in.where(key); };
+}
+
+/// The string `key`, which must be present; when it is missing a misspelled key is reported first.
+Result<std::string> requiredString(ItemReader& in, const std::string& key, const std::vector<std::string>& known) {
+  if (!in.has(key)) {
+    STOWAGE_TRY(in.checkKnownKeys(known));
+    return in.error("", "has no '" + key + "'", "add " + key + " = \"...\"");
+  }
+  STOWAGE_ASSIGN_OR_RETURN(std::string s, in.getString(key));
+  if (s.empty()) return in.error(key, "'" + key + "' is empty");
+  return s;
+}
+
+std::optional<std::vector<std::string>>& roleSlot(PlacementRule& r, TensorRole role) {
+  switch (role) {
+    case TensorRole::Input: return r.inputs;
+    case TensorRole::Output: return r.outputs;
+    case TensorRole::Weight: return r.weights;
+    case TensorRole::Scratch: return r.scratch;
+  }
+  return r.inputs;
+}
+
+}  // namespace
+
+Result<Target> readTarget(ItemReader& in, const std::string& what) {
+  in.label = what;
+  Target t;
+  t.origin = in.where("");
+  STOWAGE_ASSIGN_OR_RETURN(t.name, requiredString(in, "name", targetKeys()));
+  in.label = "target '" + t.name + "'";
+  STOWAGE_TRY(in.checkKnownKeys(targetKeys()));
+  if (in.has("kind")) {
+    STOWAGE_ASSIGN_OR_RETURN(std::string kind, in.getString("kind"));
+    auto k = targetKindFromName(kind);
+    if (!k) return in.error("kind", "'kind' must be \"cpu\" or \"accelerator\", not \"" + kind + "\"");
+    t.kind = *k;
+  }
+  if (in.has("cores")) {
+    STOWAGE_ASSIGN_OR_RETURN(uint64_t cores, in.getUnsigned("cores"));
+    if (cores < 1 || cores > 4096) return in.error("cores", "'cores' must be between 1 and 4096, not " + std::to_string(cores));
+    t.cores = static_cast<int>(cores);
+  }
+  if (in.has("ops")) {
+    STOWAGE_ASSIGN_OR_RETURN(t.ops, in.getStringList("ops"));
+  } else if (t.kind == TargetKind::Cpu) {
+    t.ops = {"*"};
+  }
+  STOWAGE_TRY(checkTarget(t, whereOf(in)));
+  return t;
+}
+
+Result<MemoryPool> readPool(ItemReader& in, const std::string& what) {
+  in.label = what;
+  MemoryPool p;
+  p.origin = in.where("");
+  STOWAGE_ASSIGN_OR_RETURN(p.name, requiredString(in, "name", poolKeys()));
+  in.label = "pool '" + p.name + "'";
+  STOWAGE_TRY(in.checkKnownKeys(poolKeys()));
+  if (in.has("size")) {
+    STOWAGE_ASSIGN_OR_RETURN(uint64_t size, in.getByteSize("size"));
+    p.sizeBytes = static_cast<size_t>(size);
+  }
+  if (in.has("alignment")) {
+    STOWAGE_ASSIGN_OR_RETURN(uint64_t a, in.getByteSize("alignment"));
+    p.alignment = static_cast<size_t>(a);
+  }
+  if (in.has("kind")) {
+    STOWAGE_ASSIGN_OR_RETURN(std::string kind, in.getString("kind"));
+    auto k = poolKindFromName(kind);
+    if (!k) return in.error("kind", "'kind' must be \"workspace\" or \"constant\", not \"" + kind + "\"");
+    p.kind = *k;
+  }
+  if (in.has("placement")) {
+    STOWAGE_ASSIGN_OR_RETURN(std::string placement, in.getString("placement"));
+    auto k = poolPlacementFromName(placement);
+    if (!k)
+      return in.error("placement",
+                      "'placement' must be \"user\", \"static\" or \"fixed\", not \"" + placement + "\"");
+    p.placement = *k;
+  }
+  if (in.has("access")) {
+    STOWAGE_ASSIGN_OR_RETURN(p.access, in.getStringList("access"));
+    if (p.access.empty())
+      return in.error("access", "'access' is empty: no target could read or write the pool",
+                      "list the targets that use it, e.g. access = [\"cpu\"], or leave 'access' out for every cpu target");
+  }
+  if (in.has("section")) {
+    STOWAGE_ASSIGN_OR_RETURN(p.section, in.getString("section"));
+    if (p.section.empty()) return in.error("section", "'section' is empty", "leave 'section' out for the default section");
+  }
+  if (in.has("base")) {
+    STOWAGE_ASSIGN_OR_RETURN(uint64_t base, in.getUnsigned("base"));
+    p.base = base;
+  }
+  bool banksGiven = in.has("banks"), bankSizeGiven = in.has("bank_size");
+  if (banksGiven) {
+    STOWAGE_ASSIGN_OR_RETURN(uint64_t banks, in.getUnsigned("banks"));
+    if (banks < 1 || banks > 65536) return in.error("banks", "'banks' must be between 1 and 65536, not " + std::to_string(banks));
+    p.banks = static_cast<int>(banks);
+  }
+  if (bankSizeGiven) {
+    STOWAGE_ASSIGN_OR_RETURN(uint64_t bankSize, in.getByteSize("bank_size"));
+    if (bankSize == 0) return in.error("bank_size", "'bank_size' must be greater than 0");
+    p.bankSizeBytes = static_cast<size_t>(bankSize);
+  }
+  if (in.has("bank_bases")) {
+    STOWAGE_ASSIGN_OR_RETURN(p.bankBases, in.getUnsignedList("bank_bases"));
+    if (p.bankBases.empty()) return in.error("bank_bases", "'bank_bases' is empty", "leave it out for contiguous banks");
+    if (!banksGiven) p.banks = static_cast<int>(std::min<size_t>(p.bankBases.size(), 65536));
+    else if (p.bankBases.size() != static_cast<size_t>(p.banks))
+      return in.error("bank_bases", "'bank_bases' lists " + std::to_string(p.bankBases.size()) +
+                                        " addresses but 'banks' is " + std::to_string(p.banks));
+    if (!p.base) p.base = p.bankBases.front();
+  }
+  const std::string readKeys[] = {"read_bytes_per_cycle", "write_bytes_per_cycle", "latency_cycles"};
+  double* readTo[] = {&p.readBytesPerCycle, &p.writeBytesPerCycle, &p.latencyCycles};
+  for (int i = 0; i < 3; ++i) {
+    if (!in.has(readKeys[i])) continue;
+    STOWAGE_ASSIGN_OR_RETURN(*readTo[i], in.getNumber(readKeys[i]));
+  }
+
+  // Derive the missing one of size / banks / bank_size.
+  if (bankSizeGiven && !p.sizeBytes) {
+    if (p.bankSizeBytes > std::numeric_limits<size_t>::max() / static_cast<size_t>(p.banks))
+      return in.error("bank_size", "'banks' * 'bank_size' does not fit in 64 bits");
+    p.sizeBytes = p.bankSizeBytes * static_cast<size_t>(p.banks);
+  } else if (!bankSizeGiven && p.banks > 1) {
+    if (!p.sizeBytes)
+      return in.error("banks", "a pool with 'banks' > 1 needs 'size' or 'bank_size'");
+    if (*p.sizeBytes % static_cast<size_t>(p.banks) != 0)
+      return in.error("banks", "'size' (" + std::to_string(*p.sizeBytes) + " bytes) is not a multiple of " +
+                                   std::to_string(p.banks) + " banks",
+                      "give 'bank_size' too, or a size that divides evenly");
+    p.bankSizeBytes = *p.sizeBytes / static_cast<size_t>(p.banks);
+  } else if (bankSizeGiven && !banksGiven && p.bankBases.empty() && p.sizeBytes && p.bankSizeBytes != 0 &&
+             *p.sizeBytes % p.bankSizeBytes == 0 && *p.sizeBytes / p.bankSizeBytes <= 65536) {
+    p.banks = static_cast<int>(*p.sizeBytes / p.bankSizeBytes);
+  } else if (!bankSizeGiven && p.banks == 1 && p.sizeBytes) {
+    p.bankSizeBytes = *p.sizeBytes;
+  }
+  STOWAGE_TRY(checkPool(p, whereOf(in)));
+  return p;
+}
+
+Result<PlacementRule> readRule(ItemReader& in, const std::string& what) {
+  in.label = what;
+  PlacementRule r;
+  r.origin = in.where("");
+  if (in.has("op")) {
+    STOWAGE_ASSIGN_OR_RETURN(r.op, in.getString("op"));
+  }
+  if (in.has("node")) {
+    STOWAGE_ASSIGN_OR_RETURN(r.node, in.getString("node"));
+  }
+  in.label = ruleLabel(r);
+  STOWAGE_TRY(in.checkKnownKeys(ruleKeys()));
+  for (TensorRole role : {TensorRole::Input, TensorRole::Output, TensorRole::Weight, TensorRole::Scratch}) {
+    std::string key(tensorRoleKey(role));
+    if (!in.has(key)) continue;
+    STOWAGE_ASSIGN_OR_RETURN(std::vector<std::string> pools, in.getStringList(key));
+    roleSlot(r, role) = std::move(pools);
+  }
+  STOWAGE_TRY(checkRule(r, whereOf(in)));
+  return r;
+}
+
+Result<PoolPin> readPin(ItemReader& in, const std::string& what) {
+  in.label = what;
+  PoolPin pin;
+  pin.origin = in.where("");
+  STOWAGE_ASSIGN_OR_RETURN(pin.tensor, requiredString(in, "tensor", pinKeys()));
+  in.label = "pin '" + pin.tensor + "'";
+  STOWAGE_TRY(in.checkKnownKeys(pinKeys()));
+  STOWAGE_ASSIGN_OR_RETURN(pin.pool, requiredString(in, "pool", pinKeys()));
+  return pin;
+}
+
+}  // namespace stowage

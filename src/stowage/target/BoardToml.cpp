@@ -1,0 +1,219 @@
+// The TOML spelling of a board (parseBoardToml, loadBoardFile): toml++ tables read through ItemReader so
+// every diagnostic names the file, line and key. Format: docs/memory-description.md.
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "stowage/target/Board.h"
+#include "stowage/target/BoardCheck.h"
+#include "stowage/target/BoardItem.h"
+#include "stowage/target/BoardToml.h"
+#include "stowage/target/ByteSize.h"
+#include "stowage/target/Suggest.h"
+
+namespace stowage {
+namespace {
+
+std::string locate(const std::string& source, const toml::source_region& region) {
+  if (region.begin.line == 0) return source;
+  return source + ":" + std::to_string(region.begin.line) + ":" + std::to_string(region.begin.column);
+}
+
+std::string typeName(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a float";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    default: return "nothing";
+  }
+}
+
+/// One TOML table as an ItemReader.
+class TomlItem : public ItemReader {
+ public:
+  TomlItem(const toml::table& table, const std::string& source) : table_(table), source_(source) {}
+
+  std::vector<std::string> keys() const override {
+    std::vector<std::string> out;
+    for (const auto& [k, v] : table_) out.emplace_back(k.str());
+    return out;
+  }
+  bool has(std::string_view key) const override { return table_.contains(key); }
+  std::string where(std::string_view key) const override {
+    const toml::node* n = key.empty() ? nullptr : table_.get(key);
+    if (n) return locate(source_, n->source());
+    return locate(source_, table_.source());
+  }
+  Result<std::string> getString(std::string_view key) const override {
+    const toml::node& n = *table_.get(key);
+    if (auto s = n.as_string()) return s->get();
+    return typeError(key, n, "a string");
+  }
+  Result<std::vector<std::string>> getStringList(std::string_view key) const override {
+    const toml::node& n = *table_.get(key);
+    if (auto s = n.as_string()) return std::vector<std::string>{s->get()};
+    auto a = n.as_array();
+    if (!a) return typeError(key, n, "an array of strings");
+    std::vector<std::string> out;
+    for (const auto& e : *a) {
+      auto s = e.as_string();
+      if (!s) return typeError(key, e, "an array of strings (an element is " + typeName(e) + ")");
+      out.push_back(s->get());
+    }
+    return out;
+  }
+  Result<uint64_t> getUnsigned(std::string_view key) const override { return unsignedOf(key, *table_.get(key)); }
+  Result<uint64_t> getByteSize(std::string_view key) const override {
+    const toml::node& n = *table_.get(key);
+    if (auto i = n.as_integer()) {
+      if (i->get() < 0) return error(key, "'" + std::string(key) + "' is negative");
+      return static_cast<uint64_t>(i->get());
+    }
+    if (auto s = n.as_string()) {
+      auto r = parseByteSize(s->get());
+      if (!r) return error(key, "'" + std::string(key) + "': " + r.error().message, r.error().hint);
+      return static_cast<uint64_t>(*r);
+    }
+    return typeError(key, n, "a byte count (an integer or a string such as \"64KiB\")");
+  }
+  Result<double> getNumber(std::string_view key) const override {
+    const toml::node& n = *table_.get(key);
+    if (auto f = n.as_floating_point()) return f->get();
+    if (auto i = n.as_integer()) return static_cast<double>(i->get());
+    return typeError(key, n, "a number");
+  }
+  Result<std::vector<uint64_t>> getUnsignedList(std::string_view key) const override {
+    const toml::node& n = *table_.get(key);
+    auto a = n.as_array();
+    if (!a) return typeError(key, n, "an array of integers");
+    std::vector<uint64_t> out;
+    for (const auto& e : *a) {
+      STOWAGE_ASSIGN_OR_RETURN(uint64_t v, unsignedOf(key, e));
+      out.push_back(v);
+    }
+    return out;
+  }
+
+ private:
+  Diagnostic typeError(std::string_view key, const toml::node& n, const std::string& expected) const {
+    return makeError(locate(source_, n.source()),
+                     label + ": '" + std::string(key) + "' must be " + expected + ", not " + typeName(n));
+  }
+  Result<uint64_t> unsignedOf(std::string_view key, const toml::node& n) const {
+    if (auto i = n.as_integer()) {
+      if (i->get() < 0) return makeError(locate(source_, n.source()), label + ": '" + std::string(key) + "' is negative");
+      return static_cast<uint64_t>(i->get());
+    }
+    if (auto s = n.as_string()) {
+      auto r = parseUnsigned(s->get());
+      if (!r)
+        return makeError(locate(source_, n.source()), label + ": '" + std::string(key) + "': " + r.error().message);
+      return *r;
+    }
+    return typeError(key, n, "a non-negative integer");
+  }
+
+  const toml::table& table_;
+  const std::string& source_;
+};
+
+const std::vector<std::string>& topKeys() {
+  static const std::vector<std::string> k = {"name", "description", "targets", "pools", "rules", "pins"};
+  return k;
+}
+
+/// Reads the array of tables `key` ([[key]]) with `read`, recording each item's key locations.
+template <typename T, typename ReadFn>
+Status readArray(const toml::table& root, const std::string& key, const std::string& source, ReadFn read,
+                 std::vector<T>& out, std::vector<BoardLocations::Keys>& locs) {
+  const toml::node* n = root.get(key);
+  if (!n) return Status::success();
+  auto a = n->as_array();
+  if (!a)
+    return makeError(locate(source, n->source()), "'" + key + "' must be an array of tables, not " + typeName(*n),
+                     "write each item as a [[" + key + "]] table");
+  for (size_t i = 0; i < a->size(); ++i) {
+    const toml::node& e = (*a)[i];
+    auto t = e.as_table();
+    if (!t)
+      return makeError(locate(source, e.source()), "'" + key + "' item #" + std::to_string(i + 1) +
+                                                       " must be a table, not " + typeName(e));
+    TomlItem item(*t, source);
+    auto r = read(item, "[[" + key + "]] #" + std::to_string(i + 1));
+    if (!r) return r.error();
+    out.push_back(std::move(*r));
+    BoardLocations::Keys k;
+    k[""] = item.where("");
+    for (const auto& name : item.keys()) k[name] = item.where(name);
+    locs.push_back(std::move(k));
+  }
+  return Status::success();
+}
+
+}  // namespace
+
+/// Reads a board file without defaults or validation (resolveBoard merges flags first).
+Result<Board> readBoardToml(std::string_view text, const std::string& sourceName, BoardLocations& locs) {
+  toml::table root;
+  try {
+    root = toml::parse(text, sourceName);
+  } catch (const toml::parse_error& e) {
+    return makeError(locate(sourceName, e.source()), "invalid TOML: " + std::string(e.description()));
+  }
+  for (const auto& [k, v] : root) {
+    std::string key(k.str());
+    if (std::find(topKeys().begin(), topKeys().end(), key) != topKeys().end()) continue;
+    std::string close = closestMatch(key, topKeys());
+    return makeError(locate(sourceName, v.source()), "unknown top-level key '" + key + "'",
+                     close.empty() ? "a board file has name, description, [[targets]], [[pools]], [[rules]] and [[pins]]"
+                                   : "did you mean '" + close + "'?");
+  }
+  Board b;
+  b.sourcePath = sourceName;
+  b.name = std::filesystem::path(sourceName).stem().string();
+  for (const char* key : {"name", "description"}) {
+    const toml::node* n = root.get(key);
+    if (!n) continue;
+    if (!n->as_string())
+      return makeError(locate(sourceName, n->source()), std::string("'") + key + "' must be a string, not " + typeName(*n));
+    if (std::string_view(key) == "name") b.name = n->as_string()->get();
+  }
+  STOWAGE_TRY(readArray(root, "targets", sourceName, readTarget, b.targets, locs.targets));
+  STOWAGE_TRY(readArray(root, "pools", sourceName, readPool, b.pools, locs.pools));
+  STOWAGE_TRY(readArray(root, "rules", sourceName, readRule, b.rules, locs.rules));
+  STOWAGE_TRY(readArray(root, "pins", sourceName, readPin, b.pins, locs.pins));
+  return b;
+}
+
+Result<Board> parseBoardToml(std::string_view text, const std::string& sourceName) {
+  BoardLocations locs;
+  STOWAGE_ASSIGN_OR_RETURN(Board b, readBoardToml(text, sourceName, locs));
+  finalizeBoard(b);
+  STOWAGE_TRY(validateBoardAt(b, locs));
+  return b;
+}
+
+Result<std::string> readBoardText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return makeError(path, "cannot read the board file", "check the --board path");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return makeError(path, "error while reading the board file");
+  return ss.str();
+}
+
+Result<Board> loadBoardFile(const std::string& path) {
+  STOWAGE_ASSIGN_OR_RETURN(std::string text, readBoardText(path));
+  return parseBoardToml(text, path);
+}
+
+}  // namespace stowage

@@ -1,0 +1,310 @@
+// validateBoard and the per-item checks behind it (BoardCheck.h): what makes a board usable by the planner,
+// each failure a diagnostic at the offending key.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "stowage/ir/Op.h"
+#include "stowage/target/BoardCheck.h"
+#include "stowage/target/Suggest.h"
+
+namespace stowage {
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llX", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+bool isIdentifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+bool isPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+Diagnostic err(const KeyWhere& where, std::string_view key, const std::string& label, const std::string& message,
+               std::string hint = {}) {
+  return makeError(where(key), label + ": " + message, std::move(hint));
+}
+
+std::vector<std::string> opNames() {
+  std::vector<std::string> names;
+  for (OpKind k : allOpKinds()) names.emplace_back(opName(k));
+  return names;
+}
+
+}  // namespace
+
+std::string ruleLabel(const PlacementRule& rule) {
+  if (!rule.op.empty() && !rule.node.empty()) return "rule for op '" + rule.op + "', node '" + rule.node + "'";
+  if (!rule.op.empty()) return "rule for op '" + rule.op + "'";
+  if (!rule.node.empty()) return "rule for node '" + rule.node + "'";
+  return "rule for every node";
+}
+
+Status checkOpPattern(const std::string& pattern, const std::string& label, const std::string& key,
+                      const std::string& where) {
+  if (pattern.empty()) return makeError(where, label + ": '" + key + "' has an empty op name");
+  if (isGlob(pattern)) {
+    for (OpKind k : allOpKinds())
+      if (globMatch(pattern, opName(k))) return Status::success();
+    return makeError(where, label + ": '" + key + "' pattern '" + pattern + "' matches no IR op",
+                     "op names are the IR names (Conv, MatMul, MaxPool, ...); see `stowage info --ops`");
+  }
+  if (opKindFromName(pattern)) return Status::success();
+  std::string close = closestMatch(pattern, opNames());
+  return makeError(where, label + ": '" + key + "' names op '" + pattern + "', which is not an IR op",
+                   close.empty() ? "op names are the IR names (Conv, MatMul, MaxPool, ...), case-sensitive"
+                                 : "did you mean '" + close + "'?");
+}
+
+Status checkTarget(const Target& t, const KeyWhere& where) {
+  std::string label = "target '" + t.name + "'";
+  if (!isIdentifier(t.name))
+    return err(where, "name", label, "the name must be an identifier (letters, digits, '_'; not starting with a digit)");
+  if (t.cores < 1 || t.cores > 4096)
+    return err(where, "cores", label, "'cores' must be between 1 and 4096, not " + std::to_string(t.cores));
+  for (const auto& op : t.ops) STOWAGE_TRY(checkOpPattern(op, label, "ops", where("ops")));
+  return Status::success();
+}
+
+Status checkPool(const MemoryPool& p, const KeyWhere& where) {
+  const std::string label = "pool '" + p.name + "'";
+  if (!isIdentifier(p.name))
+    return err(where, "name", label,
+               "the name must be an identifier (letters, digits, '_'; not starting with a digit): it becomes part "
+               "of C symbols");
+  if (p.sizeBytes && *p.sizeBytes == 0)
+    return err(where, "size", label, "'size' is 0", "give the pool's capacity, e.g. size = \"64KiB\"");
+  if (!isPowerOfTwo(p.alignment))
+    return err(where, "alignment", label, "'alignment' " + std::to_string(p.alignment) + " is not a power of two");
+  const bool fixed = p.placement == PoolPlacement::Fixed;
+  if (fixed && !p.sizeBytes)
+    return err(where, "", label, "a fixed pool needs a 'size'", "add size = \"...\" (the bytes at 'base')");
+  if (fixed && !p.base)
+    return err(where, "", label, "a fixed pool needs a 'base' address", "add base = 0x... (or bank_bases = [...])");
+  if (!fixed && !p.bankBases.empty())
+    return err(where, "bank_bases", label, "'bank_bases' is only for placement = \"fixed\"");
+  if (!fixed && p.base)
+    return err(where, "base", label, "'base' is only for placement = \"fixed\" (this pool is \"" +
+                                         std::string(poolPlacementName(p.placement)) + "\")",
+               "set placement = \"fixed\" or remove 'base'");
+  if (p.placement != PoolPlacement::Static && !p.section.empty())
+    return err(where, "section", label, "'section' is only for placement = \"static\" (this pool is \"" +
+                                            std::string(poolPlacementName(p.placement)) + "\")",
+               "set placement = \"static\" or remove 'section'");
+  if (p.base && *p.base % p.alignment != 0)
+    return err(where, "base", label, "'base' " + hex(*p.base) + " is not a multiple of 'alignment' " +
+                                         std::to_string(p.alignment));
+  if (p.base && p.sizeBytes && *p.sizeBytes - 1 > std::numeric_limits<uint64_t>::max() - *p.base)
+    return err(where, "size", label, "'base' + 'size' runs past the end of the 64-bit address space");
+  if (p.banks < 1) return err(where, "banks", label, "'banks' must be at least 1");
+  if (p.banks > 1 || (p.bankSizeBytes != 0 && p.sizeBytes)) {
+    if (p.banks > 1 && p.bankSizeBytes == 0) return err(where, "bank_size", label, "'bank_size' must be greater than 0");
+    if (p.banks > 1 && !p.sizeBytes) return err(where, "size", label, "a banked pool needs a 'size'");
+    unsigned __int128 total = static_cast<unsigned __int128>(p.bankSizeBytes) * static_cast<unsigned>(p.banks);
+    if (total != *p.sizeBytes)
+      return err(where, "bank_size", label,
+                 "'banks' * 'bank_size' = " + std::to_string(p.banks) + " * " + formatByteSize(p.bankSizeBytes) +
+                     " is not 'size' " + formatByteSize(*p.sizeBytes),
+                 "give two of size, banks and bank_size; the third is derived");
+    if (p.banks > 1 && p.bankSizeBytes % p.alignment != 0)
+      return err(where, "bank_size", label, "'bank_size' " + formatByteSize(p.bankSizeBytes) +
+                                                " is not a multiple of 'alignment' " + std::to_string(p.alignment));
+  }
+  if (!p.bankBases.empty()) {
+    if (p.bankBases.size() != static_cast<size_t>(p.banks))
+      return err(where, "bank_bases", label, "'bank_bases' lists " + std::to_string(p.bankBases.size()) +
+                                                 " addresses but the pool has " + std::to_string(p.banks) + " banks");
+    for (uint64_t b : p.bankBases)
+      if (b % p.alignment != 0)
+        return err(where, "bank_bases", label, "bank address " + hex(b) + " is not a multiple of 'alignment' " +
+                                                   std::to_string(p.alignment));
+    if (p.base && *p.base != p.bankBases.front())
+      return err(where, "base", label, "'base' " + hex(*p.base) + " is not the first of 'bank_bases' (" +
+                                           hex(p.bankBases.front()) + ")",
+                 "leave 'base' out; it defaults to the first bank address");
+    std::vector<uint64_t> sorted = p.bankBases;
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      if (p.bankSizeBytes - 1 > std::numeric_limits<uint64_t>::max() - sorted[i])
+        return err(where, "bank_bases", label, "bank at " + hex(sorted[i]) + " runs past the end of the address space");
+      if (i + 1 < sorted.size() && sorted[i] + p.bankSizeBytes > sorted[i + 1])
+        return err(where, "bank_bases", label, "banks at " + hex(sorted[i]) + " and " + hex(sorted[i + 1]) +
+                                                   " overlap (bank_size " + formatByteSize(p.bankSizeBytes) + ")");
+    }
+  }
+  const char* costKeys[] = {"read_bytes_per_cycle", "write_bytes_per_cycle", "latency_cycles"};
+  const double costs[] = {p.readBytesPerCycle, p.writeBytesPerCycle, p.latencyCycles};
+  for (int i = 0; i < 3; ++i)
+    if (!std::isfinite(costs[i]) || costs[i] < 0)
+      return err(where, costKeys[i], label, std::string("'") + costKeys[i] + "' must be a number >= 0 (0 = unknown)");
+  for (const auto& a : p.access)
+    if (a.empty()) return err(where, "access", label, "'access' contains an empty target name");
+  return Status::success();
+}
+
+Status checkRule(const PlacementRule& r, const KeyWhere& where) {
+  const std::string label = ruleLabel(r);
+  if (!r.op.empty()) STOWAGE_TRY(checkOpPattern(r.op, label, "op", where("op")));
+  bool any = false;
+  for (TensorRole role : {TensorRole::Input, TensorRole::Output, TensorRole::Weight, TensorRole::Scratch}) {
+    const auto& allowed = r.allowed(role);
+    if (!allowed) continue;
+    any = true;
+    std::string key(tensorRoleKey(role));
+    if (allowed->empty())
+      return err(where, key, label, "'" + key + "' is empty: no pool would be allowed",
+                 "list at least one pool, or leave '" + key + "' out for no restriction");
+    for (const auto& pool : *allowed)
+      if (pool.empty()) return err(where, key, label, "'" + key + "' contains an empty pool name");
+  }
+  if (!any)
+    return err(where, "", label, "the rule restricts nothing", "give at least one of inputs, outputs, weights, scratch");
+  return Status::success();
+}
+
+std::string BoardLocations::where(const Board& board, BoardItem item, size_t index, std::string_view key) const {
+  const std::vector<Keys>* table = nullptr;
+  std::string origin;
+  switch (item) {
+    case BoardItem::Target: table = &targets; origin = board.targets[index].origin; break;
+    case BoardItem::Pool: table = &pools; origin = board.pools[index].origin; break;
+    case BoardItem::Rule: table = &rules; origin = board.rules[index].origin; break;
+    case BoardItem::Pin: table = &pins; origin = board.pins[index].origin; break;
+  }
+  if (index < table->size()) {
+    const Keys& keys = (*table)[index];
+    if (auto it = keys.find(key); it != keys.end()) return it->second;
+    if (auto it = keys.find(std::string_view()); it != keys.end()) return it->second;
+  }
+  return origin;
+}
+
+void finalizeBoard(Board& board) {
+  if (board.targets.empty()) {
+    Target cpu;
+    cpu.name = "cpu";
+    cpu.ops = {"*"};
+    cpu.origin = "default";
+    board.targets.push_back(cpu);
+  }
+  std::vector<std::string> cpus;
+  for (const auto& t : board.targets)
+    if (t.kind == TargetKind::Cpu) cpus.push_back(t.name);
+  for (auto& p : board.pools)
+    if (p.access.empty()) p.access = cpus;
+  bool anyConstant = std::any_of(board.pools.begin(), board.pools.end(),
+                                 [](const MemoryPool& p) { return p.kind == PoolKind::Constant; });
+  if (!anyConstant) {
+    MemoryPool w;
+    w.name = std::string(kDefaultConstantPool);
+    if (board.findPool(w.name)) w.name += "_default";
+    w.kind = PoolKind::Constant;
+    w.placement = PoolPlacement::Static;
+    w.access = cpus;
+    w.origin = "default";
+    board.pools.push_back(w);
+  }
+}
+
+Status validateBoardAt(const Board& board, const BoardLocations& locs) {
+  const std::string boardWhere = board.sourcePath.empty() ? "board" : board.sourcePath;
+  auto at = [&](BoardItem item, size_t i) {
+    return KeyWhere([&board, &locs, item, i](std::string_view key) { return locs.where(board, item, i, key); });
+  };
+
+  if (board.targets.empty()) return makeError(boardWhere, "the board has no targets", "add a [[targets]] table named \"cpu\"");
+  std::vector<std::string> targetNames;
+  bool anyCpu = false;
+  for (size_t i = 0; i < board.targets.size(); ++i) {
+    const Target& t = board.targets[i];
+    STOWAGE_TRY(checkTarget(t, at(BoardItem::Target, i)));
+    for (size_t j = 0; j < i; ++j)
+      if (board.targets[j].name == t.name) {
+        Diagnostic d = makeError(at(BoardItem::Target, i)("name"), "target '" + t.name + "' is defined twice");
+        d.notes.push_back("first defined at " + board.targets[j].origin);
+        return d;
+      }
+    targetNames.push_back(t.name);
+    anyCpu = anyCpu || t.kind == TargetKind::Cpu;
+  }
+  if (!anyCpu)
+    return makeError(boardWhere, "the board has no cpu target: generated code needs one to run",
+                     "add [[targets]] name = \"cpu\" kind = \"cpu\"");
+
+  std::vector<std::string> poolNames;
+  bool anyWorkspace = false;
+  for (size_t i = 0; i < board.pools.size(); ++i) {
+    const MemoryPool& p = board.pools[i];
+    KeyWhere where = at(BoardItem::Pool, i);
+    STOWAGE_TRY(checkPool(p, where));
+    for (size_t j = 0; j < i; ++j)
+      if (board.pools[j].name == p.name) {
+        Diagnostic d = makeError(where("name"), "pool '" + p.name + "' is defined twice", "pool names must be unique");
+        d.notes.push_back("first defined at " + board.pools[j].origin);
+        return d;
+      }
+    if (p.access.empty())
+      return err(where, "access", "pool '" + p.name + "'", "no target can access the pool",
+                 "list targets in 'access' (this board has no cpu target to default to)");
+    for (const auto& a : p.access)
+      if (!board.findTarget(a))
+        return err(where, "access", "pool '" + p.name + "'",
+                   "'access' names target '" + a + "', which does not exist" + didYouMean(a, targetNames),
+                   "targets of this board:" + [&] {
+                     std::string s;
+                     for (const auto& n : targetNames) s += " " + n;
+                     return s;
+                   }());
+    poolNames.push_back(p.name);
+    anyWorkspace = anyWorkspace || p.kind == PoolKind::Workspace;
+  }
+  if (!anyWorkspace)
+    return makeError(boardWhere, "the board has no workspace pool: activations would have nowhere to go",
+                     "add a pool with kind = \"workspace\" (the default kind)");
+
+  auto unknownPool = [&](const KeyWhere& where, std::string_view key, const std::string& label, const std::string& name) {
+    std::string list;
+    for (const auto& n : poolNames) list += " " + n;
+    return err(where, key, label,
+               "'" + std::string(key) + "' names pool '" + name + "', which does not exist" + didYouMean(name, poolNames),
+               "pools of this board:" + list);
+  };
+  for (size_t i = 0; i < board.rules.size(); ++i) {
+    const PlacementRule& r = board.rules[i];
+    KeyWhere where = at(BoardItem::Rule, i);
+    STOWAGE_TRY(checkRule(r, where));
+    for (TensorRole role : {TensorRole::Input, TensorRole::Output, TensorRole::Weight, TensorRole::Scratch}) {
+      const auto& allowed = r.allowed(role);
+      if (!allowed) continue;
+      std::string key(tensorRoleKey(role));
+      for (const auto& name : *allowed) {
+        const MemoryPool* pool = board.findPool(name);
+        if (!pool) return unknownPool(where, key, ruleLabel(r), name);
+        if (role != TensorRole::Weight && pool->kind == PoolKind::Constant)
+          return err(where, key, ruleLabel(r),
+                     "'" + key + "' names constant pool '" + name + "': only weights may live in constant pools",
+                     "name a workspace pool");
+      }
+    }
+  }
+  for (size_t i = 0; i < board.pins.size(); ++i) {
+    const PoolPin& pin = board.pins[i];
+    KeyWhere where = at(BoardItem::Pin, i);
+    const std::string label = "pin '" + pin.tensor + "'";
+    if (pin.tensor.empty()) return err(where, "tensor", label, "the tensor name is empty");
+    if (!board.findPool(pin.pool)) return unknownPool(where, "pool", label, pin.pool);
+  }
+  return Status::success();
+}
+
+Status validateBoard(const Board& board) { return validateBoardAt(board, BoardLocations{}); }
+
+}  // namespace stowage
