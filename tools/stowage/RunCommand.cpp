@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 
@@ -39,6 +40,40 @@ Result<Tensor> readInput(const CompileResult& compiled, size_t i, const std::str
 int fail(const Diagnostic& d) {
   std::fputs(d.render().c_str(), stderr);
   return kExitUserError;
+}
+
+/// "[0.1, 0.2, ...]": the first 16 values of `t` (all when it has at most 16), for a glance at the result.
+std::string leadingValues(const Tensor& t) {
+  const int64_t n = t.numElements(), shown = std::min<int64_t>(n, 16);
+  std::string s = "[";
+  for (int64_t k = 0; k < shown; ++k) {
+    const uint8_t* p = t.data.data() + static_cast<size_t>(k) * dtypeSize(t.dtype);
+    std::string v;
+    switch (t.dtype) {
+      case DType::Float32: {
+        float x;
+        std::memcpy(&x, p, 4);
+        v = fmt::format("{:.6g}", x);
+        break;
+      }
+      case DType::Int8: v = std::to_string(static_cast<int8_t>(*p)); break;
+      case DType::Int32: {
+        int32_t x;
+        std::memcpy(&x, p, 4);
+        v = std::to_string(x);
+        break;
+      }
+      case DType::Int64: {
+        int64_t x;
+        std::memcpy(&x, p, 8);
+        v = std::to_string(x);
+        break;
+      }
+      default: v = std::to_string(*p); break;
+    }
+    s += (k ? ", " : "") + v;
+  }
+  return s + (shown < n ? ", ...]" : "]");
 }
 
 }  // namespace
@@ -112,8 +147,8 @@ CommandRunner registerRunCommand(CLI::App& app) {
     if (!written.ok()) return fail(written.error());
     for (size_t i = 0; i < outputs->size(); ++i) {
       const Tensor& t = (*outputs)[i];
-      std::printf("output_%zu.%s: '%s' %s[%s]\n", i, f->format.c_str(), t.name.c_str(), std::string(dtypeName(t.dtype)).c_str(),
-                  shapeToString(t.shape).c_str());
+      std::printf("output_%zu.%s: '%s' %s[%s] = %s\n", i, f->format.c_str(), t.name.c_str(), std::string(dtypeName(t.dtype)).c_str(),
+                  shapeToString(t.shape).c_str(), leadingValues(t).c_str());
     }
     return kExitOk;
   };

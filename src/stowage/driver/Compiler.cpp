@@ -5,6 +5,8 @@
 #include "stowage/driver/OutputDir.h"
 #include "stowage/driver/StageTimer.h"
 #include "stowage/frontend/OnnxImporter.h"
+#include "stowage/report/ReportHtml.h"
+#include "stowage/report/ReportJson.h"
 
 namespace stowage {
 
@@ -22,6 +24,14 @@ Result<CompileResult> compileModel(const CompileOptions& options) {
       return commitOutputDir(options.outDir, [&](const std::filesystem::path& tmp) -> Status {
         for (const GeneratedFile* f : {&result.code.header, &result.code.source, &result.code.weights})
           STOWAGE_TRY(writeTextFile(tmp / f->fileName, f->text));
+        // The reports: report.json, report.html and one plan_<pool>.csv per pool holding buffers.
+        const ReportContext context{options.modelPath, options.name};
+        STOWAGE_TRY(writeTextFile(tmp / "report.json", buildReportJson(result.graph, result.plan, context).dump(2) + "\n"));
+        STOWAGE_TRY(writeTextFile(tmp / "report.html", buildReportHtml(result.graph, result.plan, context)));
+        for (const PoolUse& u : result.plan.pools)
+          if (u.buffers > 0)
+            STOWAGE_TRY(writeTextFile(tmp / ("plan_" + result.plan.board.pools[static_cast<size_t>(u.pool)].name + ".csv"),
+                                      poolPlanCsv(result.graph, result.plan, u.pool)));
         return Status::success();
       });
     }));

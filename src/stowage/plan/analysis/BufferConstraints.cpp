@@ -102,11 +102,12 @@ Result<std::vector<PlacedBuffer>> analyzeBuffers(const Graph& g, const Board& bo
     }
     for (int pi : cheapest)
       if (ex.allowed(static_cast<size_t>(pi))) b.candidates.push_back(pi);
-    // Pins: the first pin whose glob matches the tensor name decides.
-    for (size_t k = 0; k < board.pins.size() && b.pinnedPool < 0; ++k) {
+    // Pins: the last pin whose glob matches the tensor name decides (flag pins come after the board's).
+    for (size_t k = board.pins.size(); k-- > 0;) {
       const PoolPin& pin = board.pins[k];
       if (!globMatch(pin.tensor, t.name)) continue;
       pinUsed[k] = true;
+      if (b.pinnedPool >= 0) continue;  // an earlier pin, overridden by a later one
       const MemoryPool* pool = board.findPool(pin.pool);
       if (pool == nullptr)
         return makeError(pin.origin, fmt::format("pin '{}={}' names pool '{}', which the board does not have", pin.tensor, pin.pool, pin.pool));
