@@ -209,4 +209,7 @@ void stowage_reduce_f32(stowage_reduce_op op, const float* x, float* y, const st
 }
 #endif
 
+/* Int8 (TFLite-arithmetic) kernels. */
+#include "stowage_kernels_int8.h"
+
 #endif /* STOWAGE_KERNELS_H */

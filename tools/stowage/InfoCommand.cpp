@@ -11,6 +11,8 @@
 
 #include "Commands.h"
 #include "stowage/frontend/OnnxInspect.h"
+#include "stowage/frontend/TfliteImporter.h"
+#include "stowage/frontend/TfliteReader.h"
 #include "stowage/support/ShapeParse.h"
 
 namespace stowage::cli {
@@ -55,7 +57,8 @@ int runInfo(const InfoArgs& args) {
     }
     options.inputShapes[b->first] = b->second;
   }
-  auto summary = inspectOnnxFile(args.model, options);
+  const bool tflite = tflite::looksLikeTflite(args.model);
+  auto summary = tflite ? inspectTfliteFile(args.model) : inspectOnnxFile(args.model, options);
   if (!summary.ok()) {
     std::fputs(summary.error().render().c_str(), stderr);
     return kExitUserError;
@@ -64,8 +67,12 @@ int runInfo(const InfoArgs& args) {
   const Graph* g = s.graph ? &*s.graph : nullptr;
 
   fmt::print("model: {}\n", s.graphName.empty() ? args.model : s.graphName);
-  fmt::print("  file: {}\n  ir_version: {}  opset: {}{}\n", args.model, s.irVersion, s.opset,
-             s.producer.empty() ? "" : "  producer: " + s.producer);
+  if (tflite)
+    fmt::print("  file: {}\n  format: TFLite (schema version {}){}\n", args.model, s.irVersion,
+               s.producer.empty() ? "" : "  description: " + s.producer);
+  else
+    fmt::print("  file: {}\n  ir_version: {}  opset: {}{}\n", args.model, s.irVersion, s.opset,
+               s.producer.empty() ? "" : "  producer: " + s.producer);
 
   // Inputs and outputs: resolved types when imported, as declared otherwise.
   auto printValues = [&](const char* title, const std::vector<OnnxValueSummary>& declared, bool inputs) {

@@ -123,6 +123,7 @@ std::string paramsInitializer(const KernelCall& call) {
             const int32_t r = std::max(1, p.rank);
             return fmt::format(".rank = {}, .in_shape = {}, .reduce = {}", p.rank, intList(p.in_shape, r), intList(p.reduce, r));
           },
+          [](const QuantCall& c) { return quantParamsInitializer(c); },
           [](const auto&) { return std::string(); },
       },
       call.params);

@@ -427,6 +427,7 @@ std::string kernelFunctionName(const KernelCall& call) {
                         [](const PadCall&) -> std::string { return "stowage_pad_f32"; },
                         [](const ReduceCall&) -> std::string { return "stowage_reduce_f32"; },
                         [](const CopyCall&) -> std::string { return "memcpy"; },
+                        [](const QuantCall& c) -> std::string { return quantKernelFunctionName(c); },
                     },
                     call.params);
 }
@@ -441,6 +442,7 @@ std::string kernelParamsTypeName(const KernelCall& call) {
                         [](const GatherCall&) -> std::string { return "stowage_strided_params"; },
                         [](const PadCall&) -> std::string { return "stowage_pad_params"; },
                         [](const ReduceCall&) -> std::string { return "stowage_reduce_params"; },
+                        [](const QuantCall& c) -> std::string { return quantParamsTypeName(c); },
                         [](const auto&) -> std::string { return ""; },
                     },
                     call.params);
@@ -541,6 +543,16 @@ Result<std::vector<KernelCall>> lowerNode(const Graph& g, const Node& n) {
     case OpKind::ReduceSumSquare: return lowerReduce(g, n, STOWAGE_REDUCE_SUM_SQUARE);
     case OpKind::ReduceL1: return lowerReduce(g, n, STOWAGE_REDUCE_L1);
     case OpKind::ReduceL2: return lowerReduce(g, n, STOWAGE_REDUCE_L2);
+    case OpKind::QConv2d:
+    case OpKind::QDepthwiseConv2d:
+    case OpKind::QFullyConnected:
+    case OpKind::QAveragePool2d:
+    case OpKind::QMaxPool2d:
+    case OpKind::QAdd:
+    case OpKind::QMul:
+    case OpKind::QSoftmax:
+    case OpKind::Quantize:
+    case OpKind::Dequantize: return lowerQuantNode(g, n);
   }
   return makeUnsupported(nodeLoc(n), "has no kernel");
 }
@@ -575,6 +587,7 @@ void executeKernelCall(const KernelCall& call, const std::vector<const void*>& i
                  [&](const CopyCall& c) {
                    if (c.bytes) std::memcpy(out, in[0], c.bytes);
                  },
+                 [&](const QuantCall& c) { executeQuantCall(c, in, out); },
              },
              call.params);
 }

@@ -91,9 +91,19 @@ struct CopyCall {
   size_t bytes = 0;
 };
 
+/// One call of an int8 (TFLite-arithmetic, NHWC) kernel of stowage_kernels_int8.h: `fn(inputs..., y, &params)`.
+/// Lowered, printed and executed by QuantKernelCall.cpp.
+enum class QuantKernel { Conv2d, DepthwiseConv2d, FullyConnected, AvgPool2d, MaxPool2d, Add, Mul, Softmax, Quantize, Dequantize };
+struct QuantCall {
+  QuantKernel kernel = QuantKernel::Conv2d;
+  std::variant<stowage_qconv_params, stowage_qfc_params, stowage_qpool_params, stowage_qbinary_params,
+               stowage_qsoftmax_params, stowage_quant_params>
+      params;
+};
+
 using KernelParams = std::variant<ConvCall, GemmCall, MatMulCall, BinaryCall, UnaryCall, SoftmaxCall, BatchNormCall,
                                   LrnCall, PoolCall, GlobalPoolCall, GatherCall, ConcatPartCall, PadCall, ReduceCall,
-                                  CopyCall>;
+                                  CopyCall, QuantCall>;
 
 /// One call of one C kernel. `inputs` are the tensor arguments read by the kernel in the C signature's order
 /// (kNoTensor passes NULL, e.g. an absent bias); `output` is the tensor it writes.
@@ -116,5 +126,17 @@ Result<std::vector<KernelCall>> lowerNode(const Graph& g, const Node& node);
 /// Executes `call` on the host with the real kernels. `inputs[i]` points at the data of call.inputs[i]
 /// (nullptr for kNoTensor); `output` at call.output's storage, which must not alias any input.
 void executeKernelCall(const KernelCall& call, const std::vector<const void*>& inputs, void* output);
+
+// The quantized ops (QConv2d, ..., Dequantize in Ops.def), implemented in QuantKernelCall.cpp.
+/// The call computing a quantized node; errors name the node (missing quantization, non-int8 tensors).
+Result<std::vector<KernelCall>> lowerQuantNode(const Graph& g, const Node& node);
+/// "stowage_qconv2d_s8", ...
+std::string quantKernelFunctionName(const QuantCall& call);
+/// "stowage_qconv_params", ...
+std::string quantParamsTypeName(const QuantCall& call);
+/// Designated-initializer body of the call's parameter struct, for the C emitter.
+std::string quantParamsInitializer(const QuantCall& call);
+/// Runs the kernel on the host (constant folding); pointers as for executeKernelCall.
+void executeQuantCall(const QuantCall& call, const std::vector<const void*>& inputs, void* output);
 
 }  // namespace stowage

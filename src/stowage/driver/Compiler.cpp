@@ -5,6 +5,8 @@
 #include "stowage/driver/OutputDir.h"
 #include "stowage/driver/StageTimer.h"
 #include "stowage/frontend/OnnxImporter.h"
+#include "stowage/frontend/TfliteImporter.h"
+#include "stowage/frontend/TfliteReader.h"
 #include "stowage/report/ReportHtml.h"
 #include "stowage/report/ReportJson.h"
 
@@ -17,7 +19,11 @@ Result<CompileResult> compileModel(const CompileOptions& options) {
   OnnxImportOptions importOptions;
   importOptions.inputShapes = options.inputShapes;
   importOptions.boundInputs = options.boundInputs;
-  STOWAGE_ASSIGN_OR_RETURN(Graph graph, timeStage(timings, "import", [&] { return importOnnxFile(options.modelPath, importOptions); }));
+  // .tflite files (by extension or the "TFL3" identifier) go to the TFLite frontend, everything else to ONNX.
+  STOWAGE_ASSIGN_OR_RETURN(Graph graph, timeStage(timings, "import", [&]() -> Result<Graph> {
+    if (tflite::looksLikeTflite(options.modelPath)) return importTfliteFile(options.modelPath);
+    return importOnnxFile(options.modelPath, importOptions);
+  }));
   STOWAGE_ASSIGN_OR_RETURN(CompileResult result, compileGraphOnBoard(std::move(graph), board, options, std::move(timings)));
   if (!options.outDir.empty()) {
     STOWAGE_TRY(timeStage(result.timings, "write", [&] {

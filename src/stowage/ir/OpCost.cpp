@@ -56,6 +56,22 @@ int64_t macsPerOutput(const Graph& g, const Node& n) {
 
 int64_t macsLRN(const Graph& g, const Node& n) { return macsPerOutput(g, n) * n.attrs.getInt("size", 1); }
 
+int64_t macsQConv2d(const Graph& g, const Node& n) {
+  const Shape* w = shapeOf(g, n.input(1));
+  const Shape* y = n.outputs.empty() ? nullptr : shapeOf(g, n.outputs[0]);
+  if (!w || !y || w->size() != 4) return 0;
+  // NHWC: every output element accumulates kh x kw taps over its group's input channels (1 for depthwise).
+  const int64_t perTap = n.op == OpKind::QDepthwiseConv2d ? 1 : (*w)[3];
+  return shapeElements(*y) * (*w)[1] * (*w)[2] * perTap;
+}
+
+int64_t macsQFullyConnected(const Graph& g, const Node& n) {
+  const Shape* w = shapeOf(g, n.input(1));
+  const Shape* y = n.outputs.empty() ? nullptr : shapeOf(g, n.outputs[0]);
+  if (!w || !y || w->size() != 2) return 0;
+  return shapeElements(*y) * (*w)[1];
+}
+
 int64_t macsNone(const Graph&, const Node&) { return 0; }
 
 }  // namespace

@@ -219,6 +219,75 @@ Shapes inferShapePool(const Graph& g, const Node& n) {
   return std::vector<Shape>{out};
 }
 
+/// Output size of one NHWC spatial dim: in + pads - dilated kernel, strided.
+Result<int64_t> nhwcOutDim(const Node& n, int64_t in, int64_t k, int64_t stride, int64_t dil, int64_t padBegin, int64_t padEnd) {
+  const int64_t span = in + padBegin + padEnd - ((k - 1) * dil + 1);
+  if (span < 0) return bad(n, fmt::format("kernel {} (dilation {}) is larger than the padded input ({})", k, dil, in + padBegin + padEnd));
+  return span / stride + 1;
+}
+
+Shapes inferShapeQConv2d(const Graph& g, const Node& n) {
+  STOWAGE_ASSIGN_OR_RETURN(Shape x, requireInput(g, n, 0));
+  STOWAGE_ASSIGN_OR_RETURN(Shape w, requireInput(g, n, 1));
+  if (x.size() != 4 || w.size() != 4)
+    return bad(n, fmt::format("input [{}] and filter [{}] must both be 4-D (NHWC)", shapeToString(x), shapeToString(w)));
+  STOWAGE_ASSIGN_OR_RETURN(auto strides, spatialAttr(n, "strides", 2, 1, 1));
+  STOWAGE_ASSIGN_OR_RETURN(auto dil, spatialAttr(n, "dilations", 2, 1, 1));
+  STOWAGE_ASSIGN_OR_RETURN(auto pads, spatialAttr(n, "pads", 4, 0, 0));
+  int64_t m = 0;
+  if (n.op == OpKind::QDepthwiseConv2d) {
+    m = w[3];
+    if (w[0] != 1 || x[3] < 1 || m % x[3] != 0)
+      return bad(n, fmt::format("depthwise filter [{}] does not fit an input with {} channels", shapeToString(w), x[3]));
+  } else {
+    m = w[0];
+    if (w[3] < 1 || x[3] % w[3] != 0 || m % (x[3] / w[3]) != 0)
+      return bad(n, fmt::format("filter [{}] does not fit an input with {} channels", shapeToString(w), x[3]));
+  }
+  if (const Shape* b = inShape(g, n, 2); b && shapeElements(*b) != m)
+    return bad(n, fmt::format("bias has shape [{}] but the conv has {} output channels", shapeToString(*b), m));
+  for (size_t i = 3; i < 5; ++i) {
+    STOWAGE_ASSIGN_OR_RETURN(Shape q, requireInput(g, n, i));
+    if (shapeElements(q) != m && shapeElements(q) != 1)
+      return bad(n, fmt::format("requantization input {} has shape [{}]; needs 1 or {} entries", i, shapeToString(q), m));
+  }
+  STOWAGE_ASSIGN_OR_RETURN(int64_t oh, nhwcOutDim(n, x[1], w[1], strides[0], dil[0], pads[0], pads[2]));
+  STOWAGE_ASSIGN_OR_RETURN(int64_t ow, nhwcOutDim(n, x[2], w[2], strides[1], dil[1], pads[1], pads[3]));
+  return std::vector<Shape>{Shape{x[0], oh, ow, m}};
+}
+
+Shapes inferShapeQFullyConnected(const Graph& g, const Node& n) {
+  STOWAGE_ASSIGN_OR_RETURN(Shape x, requireInput(g, n, 0));
+  STOWAGE_ASSIGN_OR_RETURN(Shape w, requireInput(g, n, 1));
+  if (w.size() != 2 || w[1] < 1 || x.empty() || shapeElements(x) % w[1] != 0)
+    return bad(n, fmt::format("input [{}] does not fit weights [{}] (needs rows of K = weights dim 1)", shapeToString(x), shapeToString(w)));
+  if (const Shape* b = inShape(g, n, 2); b && shapeElements(*b) != w[0])
+    return bad(n, fmt::format("bias has shape [{}] but the layer has {} outputs", shapeToString(*b), w[0]));
+  for (size_t i = 3; i < 5; ++i) {
+    STOWAGE_ASSIGN_OR_RETURN(Shape q, requireInput(g, n, i));
+    if (shapeElements(q) != w[0] && shapeElements(q) != 1)
+      return bad(n, fmt::format("requantization input {} has shape [{}]; needs 1 or {} entries", i, shapeToString(q), w[0]));
+  }
+  if (n.attrs.getInt("keep_num_dims", 0) != 0) {
+    if (x.back() != w[1]) return bad(n, fmt::format("keep_num_dims needs the input's last dim to be {}", w[1]));
+    Shape out = x;
+    out.back() = w[0];
+    return std::vector<Shape>{out};
+  }
+  return std::vector<Shape>{Shape{shapeElements(x) / w[1], w[0]}};
+}
+
+Shapes inferShapeQPool2d(const Graph& g, const Node& n) {
+  STOWAGE_ASSIGN_OR_RETURN(Shape x, requireInput(g, n, 0));
+  if (x.size() != 4) return bad(n, fmt::format("input [{}] must be 4-D (NHWC)", shapeToString(x)));
+  STOWAGE_ASSIGN_OR_RETURN(auto k, spatialAttr(n, "kernel_shape", 2, 0, 1));
+  STOWAGE_ASSIGN_OR_RETURN(auto strides, spatialAttr(n, "strides", 2, 1, 1));
+  STOWAGE_ASSIGN_OR_RETURN(auto pads, spatialAttr(n, "pads", 4, 0, 0));
+  STOWAGE_ASSIGN_OR_RETURN(int64_t oh, nhwcOutDim(n, x[1], k[0], strides[0], 1, pads[0], pads[2]));
+  STOWAGE_ASSIGN_OR_RETURN(int64_t ow, nhwcOutDim(n, x[2], k[1], strides[1], 1, pads[1], pads[3]));
+  return std::vector<Shape>{Shape{x[0], oh, ow, x[3]}};
+}
+
 Shapes inferShapeGlobalPool(const Graph& g, const Node& n) {
   STOWAGE_ASSIGN_OR_RETURN(Shape x, requireInput(g, n, 0));
   if (x.size() < 3) return bad(n, fmt::format("input has shape [{}]; global pooling needs [N, C, spatial...]", shapeToString(x)));

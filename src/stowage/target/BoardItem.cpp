@@ -37,9 +37,9 @@ const std::vector<std::string>& targetKeys() {
 
 const std::vector<std::string>& poolKeys() {
   static const std::vector<std::string> k = {
-      "name",  "size",      "alignment",  "kind",                 "placement",             "access",
-      "section", "base",    "banks",      "bank_size",            "bank_bases",            "read_bytes_per_cycle",
-      "write_bytes_per_cycle", "latency_cycles"};
+      "name",    "size", "alignment", "kind",      "placement",  "access",
+      "section", "base", "banks",     "bank_size", "bank_bases", "read_bytes_per_cycle",
+      "write_bytes_per_cycle",        "latency_cycles"};
   return k;
 }
 

@@ -55,7 +55,7 @@ Status checkOpPattern(const std::string& pattern, const std::string& label, cons
     for (OpKind k : allOpKinds())
       if (globMatch(pattern, opName(k))) return Status::success();
     return makeError(where, label + ": '" + key + "' pattern '" + pattern + "' matches no IR op",
-                     "op names are the IR names (Conv, MatMul, MaxPool, ...); see `stowage info --ops`");
+                     "op names are the IR names (Conv, MatMul, MaxPool, ...), case-sensitive (the op table of `stowage info`)");
   }
   if (opKindFromName(pattern)) return Status::success();
   std::string close = closestMatch(pattern, opNames());
@@ -108,8 +108,8 @@ Status checkPool(const MemoryPool& p, const KeyWhere& where) {
   if (p.banks > 1 || (p.bankSizeBytes != 0 && p.sizeBytes)) {
     if (p.banks > 1 && p.bankSizeBytes == 0) return err(where, "bank_size", label, "'bank_size' must be greater than 0");
     if (p.banks > 1 && !p.sizeBytes) return err(where, "size", label, "a banked pool needs a 'size'");
-    unsigned __int128 total = static_cast<unsigned __int128>(p.bankSizeBytes) * static_cast<unsigned>(p.banks);
-    if (total != *p.sizeBytes)
+    const size_t banks = static_cast<size_t>(p.banks);
+    if (p.bankSizeBytes > std::numeric_limits<size_t>::max() / banks || p.bankSizeBytes * banks != *p.sizeBytes)
       return err(where, "bank_size", label,
                  "'banks' * 'bank_size' = " + std::to_string(p.banks) + " * " + formatByteSize(p.bankSizeBytes) +
                      " is not 'size' " + formatByteSize(*p.sizeBytes),

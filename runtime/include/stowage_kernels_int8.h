@@ -1,0 +1,108 @@
+/* Int8 kernels with TFLite's reference arithmetic (per-channel requantization by a Q0.31 multiplier and a
+ * power-of-two shift, fixed-point softmax), NHWC layout, for models imported from .tflite. Included from
+ * stowage_kernels.h; implemented in runtime/kernels/int8_*.c and quantize.c. C99, no malloc. */
+#ifndef STOWAGE_KERNELS_INT8_H
+#define STOWAGE_KERNELS_INT8_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Requantizes a 32-bit accumulator: round(acc * multiplier * 2^(shift - 31)) with TFLite's double rounding
+ * (MultiplyByQuantizedMultiplier). multiplier is Q0.31 in [2^30, 2^31) or 0; shift in [-31, 30]. */
+int32_t stowage_requantize_s32(int32_t acc, int32_t multiplier, int32_t shift);
+
+/* 2-D convolution (and depthwise convolution), NHWC. x is [n, h, w, c]; y is [n, oh, ow, m].
+ * Conv filter w is [m, kh, kw, kc] with c a multiple of kc (groups = c / kc); depthwise filter is
+ * [1, kh, kw, m] with m = c * depth_multiplier. bias (int32, may be NULL) is [m]; multiplier and shift
+ * (int32) hold one entry per output channel when per_channel, else one. Padding in pixels (top, left;
+ * bottom/right follow from the output size). Offsets: input_offset = -input zero point, output_offset =
+ * output zero point. Results are clamped to [act_min, act_max] (the fused activation's range). */
+typedef struct {
+  int32_t n, h, w, c;
+  int32_t oh, ow, m;
+  int32_t kh, kw, kc;
+  int32_t stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;
+  int32_t depth_multiplier;
+  int32_t per_channel;
+  int32_t input_offset, output_offset;
+  int32_t act_min, act_max;
+} stowage_qconv_params;
+
+void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                        const int32_t* shift, int8_t* y, const stowage_qconv_params* p);
+void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                                  const int32_t* shift, int8_t* y, const stowage_qconv_params* p);
+
+/* Fully connected: x is [batches, k] (row-major), w is [m, k], bias [m] or NULL, y is [batches, m].
+ * multiplier/shift as for convolution. */
+typedef struct {
+  int32_t batches, k, m;
+  int32_t per_channel;
+  int32_t input_offset, output_offset;
+  int32_t act_min, act_max;
+} stowage_qfc_params;
+
+void stowage_qfully_connected_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                                 const int32_t* shift, int8_t* y, const stowage_qfc_params* p);
+
+/* 2-D pooling, NHWC; input and output share scale and zero point. Windows are clipped to the input;
+ * average divides the sum by the number of taps inside the input, rounding half away from zero. */
+typedef struct {
+  int32_t n, h, w, c, oh, ow, kh, kw;
+  int32_t stride_h, stride_w, pad_top, pad_left;
+  int32_t act_min, act_max;
+} stowage_qpool_params;
+
+void stowage_qavgpool2d_s8(const int8_t* x, int8_t* y, const stowage_qpool_params* p);
+void stowage_qmaxpool2d_s8(const int8_t* x, int8_t* y, const stowage_qpool_params* p);
+
+/* Broadcasting binary op: y[i] over an output of `shape` (rank <= STOWAGE_QMAX_RANK), operands read at
+ * element strides a_stride / b_stride (0 = broadcast). ADD: each operand (q + offset) is shifted left by
+ * left_shift and requantized by its multiplier/shift, the sum by output_multiplier/shift. MUL:
+ * (qa + a_offset) * (qb + b_offset) requantized by output_multiplier/shift (a_/b_multiplier unused). */
+#define STOWAGE_QMAX_RANK 6
+typedef struct {
+  int32_t rank;
+  int32_t shape[STOWAGE_QMAX_RANK];
+  int64_t a_stride[STOWAGE_QMAX_RANK];
+  int64_t b_stride[STOWAGE_QMAX_RANK];
+  int32_t a_offset, b_offset, output_offset;
+  int32_t left_shift;
+  int32_t a_multiplier, a_shift, b_multiplier, b_shift;
+  int32_t output_multiplier, output_shift;
+  int32_t act_min, act_max;
+} stowage_qbinary_params;
+
+void stowage_qadd_s8(const int8_t* a, const int8_t* b, int8_t* y, const stowage_qbinary_params* p);
+void stowage_qmul_s8(const int8_t* a, const int8_t* b, int8_t* y, const stowage_qbinary_params* p);
+
+/* Softmax over the last axis (outer rows of `depth` elements), int8 in and out (output scale 1/256, zero
+ * point -128), TFLite's fixed-point exp path: input_multiplier / input_left_shift scale (x - max) by
+ * beta * input_scale into Q5.26; differences below diff_min give exp = 0. */
+typedef struct {
+  int32_t outer, depth;
+  int32_t input_multiplier, input_left_shift, diff_min;
+} stowage_qsoftmax_params;
+
+void stowage_qsoftmax_s8(const int8_t* x, int8_t* y, const stowage_qsoftmax_params* p);
+
+/* float32 -> int8: q = clamp(round_half_away(x / scale) + zero_point, -128, 127), division in float. */
+typedef struct {
+  int32_t count;
+  float scale;
+  int32_t zero_point;
+} stowage_quant_params;
+
+void stowage_quantize_f32_s8(const float* x, int8_t* y, const stowage_quant_params* p);
+/* int8 -> float32: y = (float)((double)scale * (q - zero_point)). */
+void stowage_dequantize_s8_f32(const int8_t* x, float* y, const stowage_quant_params* p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STOWAGE_KERNELS_INT8_H */

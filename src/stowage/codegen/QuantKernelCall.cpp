@@ -1,0 +1,356 @@
+// Kernel lowering of the quantized NHWC ops (QConv2d ... Dequantize in Ops.def) to the int8 kernels of
+// runtime/include/stowage_kernels_int8.h: zero points come from the tensors' QuantParams, requantization
+// multipliers from the node (constant inputs or attributes, computed by the frontend). See KernelCall.h.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "stowage/codegen/CNames.h"
+#include "stowage/codegen/KernelCall.h"
+
+namespace stowage {
+
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+std::string nodeLoc(const Node& n) { return fmt::format("node '{}' ({})", n.name, opName(n.op)); }
+
+bool fitsI32(int64_t v) { return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max(); }
+
+/// Converts checked int64 values to int32 fields.
+Status assign(const Node& n, std::initializer_list<std::pair<int32_t*, int64_t>> fields) {
+  for (auto [dst, v] : fields) {
+    if (!fitsI32(v)) return makeUnsupported(nodeLoc(n), "a size exceeds what the kernel's 32-bit parameters can hold");
+    *dst = static_cast<int32_t>(v);
+  }
+  return Status::success();
+}
+
+Status requireDType(const Graph& g, const Node& n, TensorId id, DType want) {
+  if (id == kNoTensor) return Status::success();
+  const Tensor& t = g.tensor(id);
+  if (t.dtype != want)
+    return makeUnsupported(nodeLoc(n), fmt::format("tensor '{}' has dtype {}; the kernel needs {}", t.name, dtypeName(t.dtype), dtypeName(want)));
+  return Status::success();
+}
+
+/// The per-tensor zero point of an int8 tensor.
+Result<int64_t> zeroPoint(const Graph& g, const Node& n, TensorId id) {
+  const Tensor& t = g.tensor(id);
+  if (!t.quant || t.quant->zeroPoints.empty() || t.quant->scales.empty())
+    return makeError(nodeLoc(n), fmt::format("tensor '{}' has no quantization parameters", t.name));
+  if (t.quant->zeroPoints.size() != 1)
+    return makeUnsupported(nodeLoc(n), fmt::format("tensor '{}' is quantized per channel; the kernel needs one zero point", t.name));
+  return t.quant->zeroPoints[0];
+}
+
+Result<float> scaleOf(const Graph& g, const Node& n, TensorId id) {
+  const Tensor& t = g.tensor(id);
+  if (!t.quant || t.quant->scales.size() != 1)
+    return makeError(nodeLoc(n), fmt::format("tensor '{}' needs one quantization scale", t.name));
+  return t.quant->scales[0];
+}
+
+Status requireConstInt32(const Graph& g, const Node& n, TensorId id, const char* what) {
+  if (id == kNoTensor) return Status::success();
+  const Tensor& t = g.tensor(id);
+  if (!t.isConstant() || t.dtype != DType::Int32)
+    return makeError(nodeLoc(n), fmt::format("{} '{}' must be an int32 constant", what, t.name));
+  return Status::success();
+}
+
+KernelCall single(QuantKernel k, auto params, std::vector<TensorId> inputs, TensorId out) {
+  QuantCall c;
+  c.kernel = k;
+  c.params = params;
+  return KernelCall{c, std::move(inputs), out};
+}
+
+Result<std::vector<KernelCall>> lowerQConv(const Graph& g, const Node& n) {
+  const TensorId xId = n.inputs[0], wId = n.inputs[1], bId = n.input(2), mId = n.input(3), sId = n.input(4);
+  for (TensorId id : {xId, wId, n.outputs[0]}) STOWAGE_TRY(requireDType(g, n, id, DType::Int8));
+  STOWAGE_TRY(requireDType(g, n, bId, DType::Int32));
+  STOWAGE_TRY(requireConstInt32(g, n, mId, "multiplier"));
+  STOWAGE_TRY(requireConstInt32(g, n, sId, "shift"));
+  const Shape& x = g.tensor(xId).shape;
+  const Shape& w = g.tensor(wId).shape;
+  const Shape& y = g.tensor(n.outputs[0]).shape;
+  if (x.size() != 4 || w.size() != 4 || y.size() != 4) return makeError(nodeLoc(n), "input, filter and output must be 4-D (NHWC)");
+  STOWAGE_ASSIGN_OR_RETURN(int64_t xz, zeroPoint(g, n, xId));
+  STOWAGE_ASSIGN_OR_RETURN(int64_t yz, zeroPoint(g, n, n.outputs[0]));
+  const auto strides = n.attrs.getInts("strides", {1, 1}), dil = n.attrs.getInts("dilations", {1, 1});
+  const auto pads = n.attrs.getInts("pads", {0, 0, 0, 0});
+  if (strides.size() != 2 || dil.size() != 2 || pads.size() != 4) return makeError(nodeLoc(n), "strides, dilations or pads malformed");
+  const bool depthwise = n.op == OpKind::QDepthwiseConv2d;
+  stowage_qconv_params p;
+  std::memset(&p, 0, sizeof p);
+  const int64_t m = y[3];
+  STOWAGE_TRY(assign(n, {{&p.n, x[0]}, {&p.h, x[1]}, {&p.w, x[2]}, {&p.c, x[3]}, {&p.oh, y[1]}, {&p.ow, y[2]}, {&p.m, m},
+                         {&p.kh, w[1]}, {&p.kw, w[2]}, {&p.kc, depthwise ? 1 : w[3]}, {&p.stride_h, strides[0]},
+                         {&p.stride_w, strides[1]}, {&p.dil_h, dil[0]}, {&p.dil_w, dil[1]}, {&p.pad_top, pads[0]},
+                         {&p.pad_left, pads[1]}, {&p.depth_multiplier, depthwise && x[3] > 0 ? m / x[3] : 1},
+                         {&p.per_channel, g.tensor(mId).numElements() > 1 ? 1 : 0}, {&p.input_offset, -xz},
+                         {&p.output_offset, yz}, {&p.act_min, n.attrs.getInt("act_min", -128)},
+                         {&p.act_max, n.attrs.getInt("act_max", 127)}}));
+  if (p.per_channel && (g.tensor(mId).numElements() != m || g.tensor(sId).numElements() != m))
+    return makeError(nodeLoc(n), "per-channel multipliers and shifts need one entry per output channel");
+  return std::vector<KernelCall>{
+      single(depthwise ? QuantKernel::DepthwiseConv2d : QuantKernel::Conv2d, p, {xId, wId, bId, mId, sId}, n.outputs[0])};
+}
+
+Result<std::vector<KernelCall>> lowerQFullyConnected(const Graph& g, const Node& n) {
+  const TensorId xId = n.inputs[0], wId = n.inputs[1], bId = n.input(2), mId = n.input(3), sId = n.input(4);
+  for (TensorId id : {xId, wId, n.outputs[0]}) STOWAGE_TRY(requireDType(g, n, id, DType::Int8));
+  STOWAGE_TRY(requireDType(g, n, bId, DType::Int32));
+  STOWAGE_TRY(requireConstInt32(g, n, mId, "multiplier"));
+  STOWAGE_TRY(requireConstInt32(g, n, sId, "shift"));
+  const Shape& w = g.tensor(wId).shape;
+  if (w.size() != 2 || w[1] < 1) return makeError(nodeLoc(n), "weights must be [M, K]");
+  STOWAGE_ASSIGN_OR_RETURN(int64_t xz, zeroPoint(g, n, xId));
+  STOWAGE_ASSIGN_OR_RETURN(int64_t yz, zeroPoint(g, n, n.outputs[0]));
+  stowage_qfc_params p;
+  std::memset(&p, 0, sizeof p);
+  const int64_t m = w[0];
+  STOWAGE_TRY(assign(n, {{&p.batches, g.tensor(xId).numElements() / w[1]}, {&p.k, w[1]}, {&p.m, m},
+                         {&p.per_channel, g.tensor(mId).numElements() > 1 ? 1 : 0}, {&p.input_offset, -xz},
+                         {&p.output_offset, yz}, {&p.act_min, n.attrs.getInt("act_min", -128)},
+                         {&p.act_max, n.attrs.getInt("act_max", 127)}}));
+  if (p.per_channel && (g.tensor(mId).numElements() != m || g.tensor(sId).numElements() != m))
+    return makeError(nodeLoc(n), "per-channel multipliers and shifts need one entry per output");
+  return std::vector<KernelCall>{single(QuantKernel::FullyConnected, p, {xId, wId, bId, mId, sId}, n.outputs[0])};
+}
+
+Result<std::vector<KernelCall>> lowerQPool(const Graph& g, const Node& n) {
+  for (TensorId id : {n.inputs[0], n.outputs[0]}) STOWAGE_TRY(requireDType(g, n, id, DType::Int8));
+  const Shape& x = g.tensor(n.inputs[0]).shape;
+  const Shape& y = g.tensor(n.outputs[0]).shape;
+  if (x.size() != 4 || y.size() != 4) return makeError(nodeLoc(n), "input and output must be 4-D (NHWC)");
+  const auto k = n.attrs.getInts("kernel_shape"), strides = n.attrs.getInts("strides", {1, 1});
+  const auto pads = n.attrs.getInts("pads", {0, 0, 0, 0});
+  if (k.size() != 2 || strides.size() != 2 || pads.size() != 4) return makeError(nodeLoc(n), "kernel_shape, strides or pads malformed");
+  stowage_qpool_params p;
+  std::memset(&p, 0, sizeof p);
+  STOWAGE_TRY(assign(n, {{&p.n, x[0]}, {&p.h, x[1]}, {&p.w, x[2]}, {&p.c, x[3]}, {&p.oh, y[1]}, {&p.ow, y[2]}, {&p.kh, k[0]},
+                         {&p.kw, k[1]}, {&p.stride_h, strides[0]}, {&p.stride_w, strides[1]}, {&p.pad_top, pads[0]},
+                         {&p.pad_left, pads[1]}, {&p.act_min, n.attrs.getInt("act_min", -128)},
+                         {&p.act_max, n.attrs.getInt("act_max", 127)}}));
+  return std::vector<KernelCall>{
+      single(n.op == OpKind::QMaxPool2d ? QuantKernel::MaxPool2d : QuantKernel::AvgPool2d, p, {n.inputs[0]}, n.outputs[0])};
+}
+
+/// Row-major element strides of `in` broadcast against `out` (0 on broadcast dims), right-aligned.
+std::vector<int64_t> broadcastStrides(const Shape& in, const Shape& out) {
+  std::vector<int64_t> strides(out.size(), 0);
+  int64_t s = 1;
+  for (size_t d = in.size(); d-- > 0;) {
+    const size_t od = out.size() - in.size() + d;
+    strides[od] = (in[d] == 1 && out[od] != 1) ? 0 : s;
+    s *= in[d];
+  }
+  return strides;
+}
+
+Result<std::vector<KernelCall>> lowerQBinary(const Graph& g, const Node& n) {
+  for (TensorId id : {n.inputs[0], n.inputs[1], n.outputs[0]}) STOWAGE_TRY(requireDType(g, n, id, DType::Int8));
+  const Shape& a = g.tensor(n.inputs[0]).shape;
+  const Shape& b = g.tensor(n.inputs[1]).shape;
+  Shape out = g.tensor(n.outputs[0]).shape;
+  if (a.size() > out.size() || b.size() > out.size()) return makeError(nodeLoc(n), "operand rank exceeds output rank");
+  std::vector<int64_t> sa = broadcastStrides(a, out), sb = broadcastStrides(b, out);
+  // Drop size-1 dims and merge dims contiguous in both operands, so any rank fits the kernel's limit.
+  Shape s;
+  std::vector<int64_t> ma, mb;
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (out[d] == 1) continue;
+    if (!s.empty() && ma.back() == sa[d] * out[d] && mb.back() == sb[d] * out[d]) {
+      s.back() *= out[d];
+      ma.back() = sa[d];
+      mb.back() = sb[d];
+    } else {
+      s.push_back(out[d]);
+      ma.push_back(sa[d]);
+      mb.push_back(sb[d]);
+    }
+  }
+  if (s.size() > STOWAGE_QMAX_RANK)
+    return makeUnsupported(nodeLoc(n), fmt::format("broadcast needs rank {}; the int8 kernels support {}", s.size(), STOWAGE_QMAX_RANK));
+  STOWAGE_ASSIGN_OR_RETURN(int64_t az, zeroPoint(g, n, n.inputs[0]));
+  STOWAGE_ASSIGN_OR_RETURN(int64_t bz, zeroPoint(g, n, n.inputs[1]));
+  STOWAGE_ASSIGN_OR_RETURN(int64_t yz, zeroPoint(g, n, n.outputs[0]));
+  stowage_qbinary_params p;
+  std::memset(&p, 0, sizeof p);
+  p.rank = static_cast<int32_t>(s.size());
+  for (size_t d = 0; d < s.size(); ++d) {
+    STOWAGE_TRY(assign(n, {{&p.shape[d], s[d]}}));
+    p.a_stride[d] = ma[d];
+    p.b_stride[d] = mb[d];
+  }
+  const Attributes& at = n.attrs;
+  STOWAGE_TRY(assign(n, {{&p.a_offset, -az}, {&p.b_offset, -bz}, {&p.output_offset, yz},
+                         {&p.left_shift, at.getInt("left_shift", 0)}, {&p.a_multiplier, at.getInt("a_multiplier", 0)},
+                         {&p.a_shift, at.getInt("a_shift", 0)}, {&p.b_multiplier, at.getInt("b_multiplier", 0)},
+                         {&p.b_shift, at.getInt("b_shift", 0)}, {&p.output_multiplier, at.getInt("output_multiplier", 0)},
+                         {&p.output_shift, at.getInt("output_shift", 0)}, {&p.act_min, at.getInt("act_min", -128)},
+                         {&p.act_max, at.getInt("act_max", 127)}}));
+  if (p.left_shift < 0 || p.left_shift > 30) return makeError(nodeLoc(n), "left_shift must be in [0, 30]");
+  return std::vector<KernelCall>{
+      single(n.op == OpKind::QMul ? QuantKernel::Mul : QuantKernel::Add, p, {n.inputs[0], n.inputs[1]}, n.outputs[0])};
+}
+
+Result<std::vector<KernelCall>> lowerQSoftmax(const Graph& g, const Node& n) {
+  for (TensorId id : {n.inputs[0], n.outputs[0]}) STOWAGE_TRY(requireDType(g, n, id, DType::Int8));
+  const Shape& x = g.tensor(n.inputs[0]).shape;
+  const int64_t depth = x.empty() ? 1 : x.back();
+  stowage_qsoftmax_params p;
+  std::memset(&p, 0, sizeof p);
+  STOWAGE_TRY(assign(n, {{&p.outer, depth > 0 ? shapeElements(x) / depth : 0}, {&p.depth, depth},
+                         {&p.input_multiplier, n.attrs.getInt("input_multiplier", 0)},
+                         {&p.input_left_shift, n.attrs.getInt("input_left_shift", 0)},
+                         {&p.diff_min, n.attrs.getInt("diff_min", 0)}}));
+  if (p.input_left_shift < 0 || p.input_left_shift > 30) return makeError(nodeLoc(n), "input_left_shift must be in [0, 30]");
+  return std::vector<KernelCall>{single(QuantKernel::Softmax, p, {n.inputs[0]}, n.outputs[0])};
+}
+
+Result<std::vector<KernelCall>> lowerQuantize(const Graph& g, const Node& n, bool quantize) {
+  const TensorId q = quantize ? n.outputs[0] : n.inputs[0];
+  STOWAGE_TRY(requireDType(g, n, q, DType::Int8));
+  STOWAGE_TRY(requireDType(g, n, quantize ? n.inputs[0] : n.outputs[0], DType::Float32));
+  STOWAGE_ASSIGN_OR_RETURN(int64_t zp, zeroPoint(g, n, q));
+  STOWAGE_ASSIGN_OR_RETURN(float scale, scaleOf(g, n, q));
+  stowage_quant_params p;
+  std::memset(&p, 0, sizeof p);
+  STOWAGE_TRY(assign(n, {{&p.count, g.tensor(q).numElements()}, {&p.zero_point, zp}}));
+  p.scale = scale;
+  return std::vector<KernelCall>{single(quantize ? QuantKernel::Quantize : QuantKernel::Dequantize, p, {n.inputs[0]}, n.outputs[0])};
+}
+
+}  // namespace
+
+Result<std::vector<KernelCall>> lowerQuantNode(const Graph& g, const Node& n) {
+  switch (n.op) {
+    case OpKind::QConv2d:
+    case OpKind::QDepthwiseConv2d: return lowerQConv(g, n);
+    case OpKind::QFullyConnected: return lowerQFullyConnected(g, n);
+    case OpKind::QAveragePool2d:
+    case OpKind::QMaxPool2d: return lowerQPool(g, n);
+    case OpKind::QAdd:
+    case OpKind::QMul: return lowerQBinary(g, n);
+    case OpKind::QSoftmax: return lowerQSoftmax(g, n);
+    case OpKind::Quantize: return lowerQuantize(g, n, true);
+    case OpKind::Dequantize: return lowerQuantize(g, n, false);
+    default: break;
+  }
+  return makeError(nodeLoc(n), "is not a quantized op");
+}
+
+std::string quantKernelFunctionName(const QuantCall& c) {
+  switch (c.kernel) {
+    case QuantKernel::Conv2d: return "stowage_qconv2d_s8";
+    case QuantKernel::DepthwiseConv2d: return "stowage_qdepthwise_conv2d_s8";
+    case QuantKernel::FullyConnected: return "stowage_qfully_connected_s8";
+    case QuantKernel::AvgPool2d: return "stowage_qavgpool2d_s8";
+    case QuantKernel::MaxPool2d: return "stowage_qmaxpool2d_s8";
+    case QuantKernel::Add: return "stowage_qadd_s8";
+    case QuantKernel::Mul: return "stowage_qmul_s8";
+    case QuantKernel::Softmax: return "stowage_qsoftmax_s8";
+    case QuantKernel::Quantize: return "stowage_quantize_f32_s8";
+    case QuantKernel::Dequantize: return "stowage_dequantize_s8_f32";
+  }
+  return "";
+}
+
+std::string quantParamsTypeName(const QuantCall& c) {
+  return std::visit(Overloaded{
+                        [](const stowage_qconv_params&) -> std::string { return "stowage_qconv_params"; },
+                        [](const stowage_qfc_params&) -> std::string { return "stowage_qfc_params"; },
+                        [](const stowage_qpool_params&) -> std::string { return "stowage_qpool_params"; },
+                        [](const stowage_qbinary_params&) -> std::string { return "stowage_qbinary_params"; },
+                        [](const stowage_qsoftmax_params&) -> std::string { return "stowage_qsoftmax_params"; },
+                        [](const stowage_quant_params&) -> std::string { return "stowage_quant_params"; },
+                    },
+                    c.params);
+}
+
+std::string quantParamsInitializer(const QuantCall& c) {
+  auto list = [](const auto* v, int32_t count) {
+    std::string s = "{";
+    for (int32_t i = 0; i < std::max(1, count); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+    return s + "}";
+  };
+  return std::visit(
+      Overloaded{
+          [](const stowage_qconv_params& p) {
+            return fmt::format(
+                ".n = {}, .h = {}, .w = {}, .c = {}, .oh = {}, .ow = {}, .m = {}, .kh = {}, .kw = {}, .kc = {},\n"
+                "  .stride_h = {}, .stride_w = {}, .dil_h = {}, .dil_w = {}, .pad_top = {}, .pad_left = {},\n"
+                "  .depth_multiplier = {}, .per_channel = {}, .input_offset = {}, .output_offset = {}, .act_min = {}, .act_max = {}",
+                p.n, p.h, p.w, p.c, p.oh, p.ow, p.m, p.kh, p.kw, p.kc, p.stride_h, p.stride_w, p.dil_h, p.dil_w, p.pad_top,
+                p.pad_left, p.depth_multiplier, p.per_channel, p.input_offset, p.output_offset, p.act_min, p.act_max);
+          },
+          [](const stowage_qfc_params& p) {
+            return fmt::format(".batches = {}, .k = {}, .m = {}, .per_channel = {}, .input_offset = {}, .output_offset = {},\n"
+                               "  .act_min = {}, .act_max = {}",
+                               p.batches, p.k, p.m, p.per_channel, p.input_offset, p.output_offset, p.act_min, p.act_max);
+          },
+          [](const stowage_qpool_params& p) {
+            return fmt::format(".n = {}, .h = {}, .w = {}, .c = {}, .oh = {}, .ow = {}, .kh = {}, .kw = {},\n"
+                               "  .stride_h = {}, .stride_w = {}, .pad_top = {}, .pad_left = {}, .act_min = {}, .act_max = {}",
+                               p.n, p.h, p.w, p.c, p.oh, p.ow, p.kh, p.kw, p.stride_h, p.stride_w, p.pad_top, p.pad_left,
+                               p.act_min, p.act_max);
+          },
+          [&](const stowage_qbinary_params& p) {
+            return fmt::format(".rank = {}, .shape = {}, .a_stride = {}, .b_stride = {},\n"
+                               "  .a_offset = {}, .b_offset = {}, .output_offset = {}, .left_shift = {},\n"
+                               "  .a_multiplier = {}, .a_shift = {}, .b_multiplier = {}, .b_shift = {},\n"
+                               "  .output_multiplier = {}, .output_shift = {}, .act_min = {}, .act_max = {}",
+                               p.rank, list(p.shape, p.rank), list(p.a_stride, p.rank), list(p.b_stride, p.rank), p.a_offset,
+                               p.b_offset, p.output_offset, p.left_shift, p.a_multiplier, p.a_shift, p.b_multiplier, p.b_shift,
+                               p.output_multiplier, p.output_shift, p.act_min, p.act_max);
+          },
+          [](const stowage_qsoftmax_params& p) {
+            return fmt::format(".outer = {}, .depth = {}, .input_multiplier = {}, .input_left_shift = {}, .diff_min = {}", p.outer,
+                               p.depth, p.input_multiplier, p.input_left_shift, p.diff_min);
+          },
+          [](const stowage_quant_params& p) {
+            return fmt::format(".count = {}, .scale = {}, .zero_point = {}", p.count, floatLiteral(p.scale), p.zero_point);
+          },
+      },
+      c.params);
+}
+
+void executeQuantCall(const QuantCall& c, const std::vector<const void*>& in, void* out) {
+  auto s8 = [&](size_t i) { return static_cast<const int8_t*>(i < in.size() ? in[i] : nullptr); };
+  auto s32 = [&](size_t i) { return static_cast<const int32_t*>(i < in.size() ? in[i] : nullptr); };
+  int8_t* y = static_cast<int8_t*>(out);
+  std::visit(Overloaded{
+                 [&](const stowage_qconv_params& p) {
+                   if (c.kernel == QuantKernel::DepthwiseConv2d) stowage_qdepthwise_conv2d_s8(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p);
+                   else stowage_qconv2d_s8(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p);
+                 },
+                 [&](const stowage_qfc_params& p) { stowage_qfully_connected_s8(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p); },
+                 [&](const stowage_qpool_params& p) {
+                   if (c.kernel == QuantKernel::MaxPool2d) stowage_qmaxpool2d_s8(s8(0), y, &p);
+                   else stowage_qavgpool2d_s8(s8(0), y, &p);
+                 },
+                 [&](const stowage_qbinary_params& p) {
+                   if (c.kernel == QuantKernel::Mul) stowage_qmul_s8(s8(0), s8(1), y, &p);
+                   else stowage_qadd_s8(s8(0), s8(1), y, &p);
+                 },
+                 [&](const stowage_qsoftmax_params& p) { stowage_qsoftmax_s8(s8(0), y, &p); },
+                 [&](const stowage_quant_params& p) {
+                   if (c.kernel == QuantKernel::Quantize) stowage_quantize_f32_s8(static_cast<const float*>(in[0]), y, &p);
+                   else stowage_dequantize_s8_f32(s8(0), static_cast<float*>(out), &p);
+                 },
+             },
+             c.params);
+}
+
+}  // namespace stowage

@@ -1,0 +1,364 @@
+// TFLite op converters: one function per builtin op, turning an operator (tensors + builtin options with
+// schema defaults applied) into quantized NHWC IR nodes with TFLite's integer parameters precomputed
+// (TfliteQuant). Float variants of the compute ops are not converted yet (unsupported diagnostics).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "stowage/frontend/TfliteContext.h"
+#include "stowage/frontend/TfliteQuant.h"
+
+namespace stowage::tflite {
+
+namespace {
+
+// BuiltinOptions union tags (docs/tflite-format-notes.md section 3).
+enum OptionsTag : uint8_t {
+  kConv2DOptions = 1, kDepthwiseConv2DOptions = 2, kPool2DOptions = 5, kFullyConnectedOptions = 8, kSoftmaxOptions = 9,
+  kConcatenationOptions = 10, kAddOptions = 11, kReshapeOptions = 17, kMulOptions = 21,
+};
+
+constexpr int8_t kPaddingSame = 0, kPaddingValid = 1;
+
+/// The operator's options table if it has the expected tag (or none: every field takes its default).
+Result<OptionsTable> options(const OpRef& op, uint8_t tag) {
+  const OptionsTable& o = op.op.options;
+  if (o.present() && o.type() != tag)
+    return makeError(op.loc, fmt::format("carries builtin options of union type {}, expected {}", o.type(), tag));
+  return o;
+}
+
+Result<TensorId> input(OpRef& op, size_t i) {
+  const int32_t idx = op.inputIndex(i);
+  if (idx < 0) return makeError(op.loc, fmt::format("required input {} is missing", i));
+  return op.ctx.tensor(idx);
+}
+
+Result<TensorId> output(OpRef& op) {
+  if (op.op.outputs.size() != 1 || op.op.outputs[0] < 0) return makeError(op.loc, "must have exactly one output");
+  STOWAGE_ASSIGN_OR_RETURN(TensorId id, op.ctx.tensor(op.op.outputs[0]));
+  if (op.ctx.graph().tensor(id).kind != TensorKind::Activation)
+    return makeError(op.loc, fmt::format("writes tensor '{}', which is an input or constant", op.ctx.graph().tensor(id).name));
+  return id;
+}
+
+const Tensor& T(OpRef& op, TensorId id) { return op.ctx.graph().tensor(id); }
+
+/// Per-tensor (scale, zero point) of an int8 activation.
+Result<std::pair<float, int64_t>> perTensor(OpRef& op, TensorId id) {
+  const Tensor& t = T(op, id);
+  if (!t.quant || t.quant->scales.size() != 1)
+    return makeUnsupported(op.loc, fmt::format("tensor '{}' must have per-tensor quantization", t.name));
+  if (t.quant->zeroPoints[0] < -128 || t.quant->zeroPoints[0] > 127)
+    return makeError(op.loc, fmt::format("tensor '{}' has zero point {} outside int8", t.name, t.quant->zeroPoints[0]));
+  return std::make_pair(t.quant->scales[0], t.quant->zeroPoints[0]);
+}
+
+Status requireInt8(OpRef& op, std::initializer_list<TensorId> ids) {
+  for (TensorId id : ids) {
+    const Tensor& t = T(op, id);
+    if (t.dtype == DType::Float32)
+      return makeUnsupported(op.loc, fmt::format("float32 {} is not supported yet (tensor '{}'); only int8-quantized models",
+                                                 builtinOpName(op.code), t.name));
+    if (t.dtype != DType::Int8)
+      return makeUnsupported(op.loc, fmt::format("tensor '{}' has dtype {}; {} is supported for int8", t.name, dtypeName(t.dtype),
+                                                 builtinOpName(op.code)));
+  }
+  return Status::success();
+}
+
+Result<ActivationRange> activation(OpRef& op, int8_t act, TensorId out) {
+  STOWAGE_ASSIGN_OR_RETURN(auto q, perTensor(op, out));
+  ActivationRange r = activationRangeInt8(act, q.first, q.second);
+  if (!r.ok) return makeUnsupported(op.loc, fmt::format("fused activation {} is not supported (NONE, RELU, RELU_N1_TO_1, RELU6 are)", act));
+  return r;
+}
+
+void addNode(OpRef& op, OpKind kind, std::vector<TensorId> inputs, TensorId out, Attributes attrs) {
+  Node n;
+  n.name = op.name;
+  n.op = kind;
+  n.inputs = std::move(inputs);
+  n.outputs = {out};
+  n.attrs = std::move(attrs);
+  op.ctx.addNode(std::move(n));
+}
+
+/// TFLite's output size and leading padding of one spatial dim; errors when it disagrees with `out`.
+Result<std::pair<int64_t, int64_t>> padding(OpRef& op, int8_t pad, int64_t in, int64_t k, int64_t stride, int64_t dil, int64_t out) {
+  if (stride < 1 || dil < 1) return makeError(op.loc, fmt::format("stride {} / dilation {} must be positive", stride, dil));
+  if (pad != kPaddingSame && pad != kPaddingValid) return makeError(op.loc, fmt::format("padding {} is neither SAME nor VALID", pad));
+  const int64_t dk = (k - 1) * dil + 1;
+  const int64_t want = pad == kPaddingSame ? (in + stride - 1) / stride : (in - dk + stride) / stride;
+  if (want != out || out < 1)
+    return makeError(op.loc, fmt::format("output size {} does not match {} padding of input {} with kernel {} stride {} dilation {} ({})",
+                                         out, pad == kPaddingSame ? "SAME" : "VALID", in, k, stride, dil, want));
+  const int64_t total = std::max<int64_t>((out - 1) * stride + dk - in, 0);
+  return std::make_pair(total / 2, total - total / 2);
+}
+
+/// Per-channel requantization constants: input_scale * weight_scale[c] / output_scale (in double).
+/// `floatProduct`: the product input_scale * weight_scale is taken in float first (TFLite's per-tensor
+/// fully-connected path).
+std::pair<TensorId, TensorId> requantConstants(OpRef& op, float inScale, const std::vector<float>& wScales, float outScale,
+                                               bool floatProduct) {
+  std::vector<int32_t> mult, shift;
+  for (float ws : wScales) {
+    const double prod = floatProduct ? static_cast<double>(inScale * ws) : static_cast<double>(inScale) * static_cast<double>(ws);
+    QuantizedMultiplier q = quantizeMultiplier(prod / static_cast<double>(outScale));
+    mult.push_back(q.multiplier);
+    shift.push_back(q.shift);
+  }
+  return {op.ctx.addInt32Constant(op.name + "/multiplier", mult), op.ctx.addInt32Constant(op.name + "/shift", shift)};
+}
+
+/// Weight and bias checks shared by conv, depthwise conv and fully connected; returns the weight scales.
+Result<std::vector<float>> weightScales(OpRef& op, TensorId w, TensorId bias, int64_t channels, int32_t axis) {
+  const Tensor& wt = T(op, w);
+  if (!wt.isConstant()) return makeUnsupported(op.loc, fmt::format("weights '{}' are not constant", wt.name));
+  if (!wt.quant) return makeError(op.loc, fmt::format("int8 weights '{}' have no quantization", wt.name));
+  for (int64_t z : wt.quant->zeroPoints)
+    if (z != 0) return makeUnsupported(op.loc, fmt::format("weights '{}' have a non-zero zero point ({})", wt.name, z));
+  std::vector<float> scales = wt.quant->scales;
+  if (scales.size() != 1 && (static_cast<int64_t>(scales.size()) != channels || wt.quant->axis != axis))
+    return makeUnsupported(op.loc, fmt::format("weights '{}' have {} scales along axis {}; expected 1 or {} along axis {}", wt.name,
+                                               scales.size(), wt.quant->axis, channels, axis));
+  if (bias != kNoTensor) {
+    const Tensor& b = T(op, bias);
+    if (b.dtype != DType::Int32 || !b.isConstant())
+      return makeUnsupported(op.loc, fmt::format("bias '{}' must be an int32 constant (it is {})", b.name, dtypeName(b.dtype)));
+    if (b.numElements() != channels)
+      return makeError(op.loc, fmt::format("bias '{}' has {} entries for {} output channels", b.name, b.numElements(), channels));
+  }
+  return scales;
+}
+
+Status convertConv(OpRef& op, bool depthwise) {
+  STOWAGE_ASSIGN_OR_RETURN(OptionsTable o, options(op, depthwise ? kDepthwiseConv2DOptions : kConv2DOptions));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId x, input(op, 0));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId w, input(op, 1));
+  TensorId bias = kNoTensor;
+  if (op.inputIndex(2) >= 0) {
+    STOWAGE_ASSIGN_OR_RETURN(bias, input(op, 2));
+  }
+  STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
+  STOWAGE_TRY(requireInt8(op, {x, w, y}));
+  const Shape& xs = T(op, x).shape;
+  const Shape& ws = T(op, w).shape;
+  const Shape& ys = T(op, y).shape;
+  if (xs.size() != 4 || ws.size() != 4 || ys.size() != 4) return makeError(op.loc, "input, filter and output must be 4-D (NHWC)");
+  const int8_t pad = o.getByte(0, kPaddingSame);
+  const int64_t strideW = o.getInt(1, 0), strideH = o.getInt(2, 0);
+  const int8_t act = o.getByte(depthwise ? 4 : 3, 0);
+  const int64_t dilW = o.getInt(depthwise ? 5 : 4, 1), dilH = o.getInt(depthwise ? 6 : 5, 1);
+  STOWAGE_ASSIGN_OR_RETURN(auto ph, padding(op, pad, xs[1], ws[1], strideH, dilH, ys[1]));
+  STOWAGE_ASSIGN_OR_RETURN(auto pw, padding(op, pad, xs[2], ws[2], strideW, dilW, ys[2]));
+  const int64_t m = depthwise ? ws[3] : ws[0];
+  if (ys[3] != m) return makeError(op.loc, fmt::format("output has {} channels, the filter {}", ys[3], m));
+  STOWAGE_ASSIGN_OR_RETURN(auto inQ, perTensor(op, x));
+  STOWAGE_ASSIGN_OR_RETURN(auto outQ, perTensor(op, y));
+  STOWAGE_ASSIGN_OR_RETURN(std::vector<float> wScales, weightScales(op, w, bias, m, depthwise ? 3 : 0));
+  STOWAGE_ASSIGN_OR_RETURN(ActivationRange r, activation(op, act, y));
+  auto [mult, shift] = requantConstants(op, inQ.first, wScales, outQ.first, false);
+  Attributes a;
+  a.set("strides", std::vector<int64_t>{strideH, strideW});
+  a.set("dilations", std::vector<int64_t>{dilH, dilW});
+  a.set("pads", std::vector<int64_t>{ph.first, pw.first, ph.second, pw.second});
+  a.set("act_min", int64_t{r.min});
+  a.set("act_max", int64_t{r.max});
+  addNode(op, depthwise ? OpKind::QDepthwiseConv2d : OpKind::QConv2d, {x, w, bias, mult, shift}, y, std::move(a));
+  return Status::success();
+}
+
+Status convertFullyConnected(OpRef& op) {
+  STOWAGE_ASSIGN_OR_RETURN(OptionsTable o, options(op, kFullyConnectedOptions));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId x, input(op, 0));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId w, input(op, 1));
+  TensorId bias = kNoTensor;
+  if (op.inputIndex(2) >= 0) {
+    STOWAGE_ASSIGN_OR_RETURN(bias, input(op, 2));
+  }
+  STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
+  STOWAGE_TRY(requireInt8(op, {x, w, y}));
+  if (o.getByte(1, 0) != 0) return makeUnsupported(op.loc, "shuffled weights format is not supported");
+  const Shape& ws = T(op, w).shape;
+  if (ws.size() != 2) return makeError(op.loc, fmt::format("weights must be 2-D [out, in], got [{}]", shapeToString(ws)));
+  STOWAGE_ASSIGN_OR_RETURN(auto inQ, perTensor(op, x));
+  STOWAGE_ASSIGN_OR_RETURN(auto outQ, perTensor(op, y));
+  STOWAGE_ASSIGN_OR_RETURN(std::vector<float> wScales, weightScales(op, w, bias, ws[0], 0));
+  STOWAGE_ASSIGN_OR_RETURN(ActivationRange r, activation(op, o.getByte(0, 0), y));
+  auto [mult, shift] = requantConstants(op, inQ.first, wScales, outQ.first, wScales.size() == 1);
+  Attributes a;
+  a.set("act_min", int64_t{r.min});
+  a.set("act_max", int64_t{r.max});
+  if (o.getByte(2, 0) != 0) a.set("keep_num_dims", int64_t{1});
+  addNode(op, OpKind::QFullyConnected, {x, w, bias, mult, shift}, y, std::move(a));
+  return Status::success();
+}
+
+Status convertPool(OpRef& op, bool isMax) {
+  STOWAGE_ASSIGN_OR_RETURN(OptionsTable o, options(op, kPool2DOptions));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId x, input(op, 0));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
+  STOWAGE_TRY(requireInt8(op, {x, y}));
+  const Shape& xs = T(op, x).shape;
+  const Shape& ys = T(op, y).shape;
+  if (xs.size() != 4 || ys.size() != 4) return makeError(op.loc, "input and output must be 4-D (NHWC)");
+  STOWAGE_ASSIGN_OR_RETURN(auto inQ, perTensor(op, x));
+  STOWAGE_ASSIGN_OR_RETURN(auto outQ, perTensor(op, y));
+  if (inQ != outQ) return makeUnsupported(op.loc, "input and output quantization differ; TFLite int8 pooling requires them equal");
+  const int8_t pad = o.getByte(0, kPaddingSame);
+  const int64_t strideW = o.getInt(1, 0), strideH = o.getInt(2, 0), kw = o.getInt(3, 0), kh = o.getInt(4, 0);
+  if (kw < 1 || kh < 1) return makeError(op.loc, fmt::format("filter size {}x{} must be positive", kh, kw));
+  STOWAGE_ASSIGN_OR_RETURN(auto ph, padding(op, pad, xs[1], kh, strideH, 1, ys[1]));
+  STOWAGE_ASSIGN_OR_RETURN(auto pw, padding(op, pad, xs[2], kw, strideW, 1, ys[2]));
+  STOWAGE_ASSIGN_OR_RETURN(ActivationRange r, activation(op, o.getByte(5, 0), y));
+  Attributes a;
+  a.set("kernel_shape", std::vector<int64_t>{kh, kw});
+  a.set("strides", std::vector<int64_t>{strideH, strideW});
+  a.set("pads", std::vector<int64_t>{ph.first, pw.first, ph.second, pw.second});
+  a.set("act_min", int64_t{r.min});
+  a.set("act_max", int64_t{r.max});
+  addNode(op, isMax ? OpKind::QMaxPool2d : OpKind::QAveragePool2d, {x}, y, std::move(a));
+  return Status::success();
+}
+
+Status convertAddMul(OpRef& op, bool isMul) {
+  STOWAGE_ASSIGN_OR_RETURN(OptionsTable o, options(op, isMul ? kMulOptions : kAddOptions));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId a, input(op, 0));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId b, input(op, 1));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
+  STOWAGE_TRY(requireInt8(op, {a, b, y}));
+  STOWAGE_ASSIGN_OR_RETURN(auto qa, perTensor(op, a));
+  STOWAGE_ASSIGN_OR_RETURN(auto qb, perTensor(op, b));
+  STOWAGE_ASSIGN_OR_RETURN(auto qy, perTensor(op, y));
+  STOWAGE_ASSIGN_OR_RETURN(ActivationRange r, activation(op, o.getByte(0, 0), y));
+  Attributes at;
+  if (isMul) {
+    QuantizedMultiplier q = quantizeMultiplier(static_cast<double>(qa.first) * static_cast<double>(qb.first) / static_cast<double>(qy.first));
+    at.set("output_multiplier", int64_t{q.multiplier});
+    at.set("output_shift", int64_t{q.shift});
+  } else {
+    constexpr int kLeftShift = 20;
+    const double twiceMax = 2.0 * static_cast<double>(std::max(qa.first, qb.first));
+    QuantizedMultiplier ma = quantizeMultiplier(static_cast<double>(qa.first) / twiceMax);
+    QuantizedMultiplier mb = quantizeMultiplier(static_cast<double>(qb.first) / twiceMax);
+    QuantizedMultiplier my = quantizeMultiplier(twiceMax / (static_cast<double>(1 << kLeftShift) * static_cast<double>(qy.first)));
+    at.set("left_shift", int64_t{kLeftShift});
+    at.set("a_multiplier", int64_t{ma.multiplier});
+    at.set("a_shift", int64_t{ma.shift});
+    at.set("b_multiplier", int64_t{mb.multiplier});
+    at.set("b_shift", int64_t{mb.shift});
+    at.set("output_multiplier", int64_t{my.multiplier});
+    at.set("output_shift", int64_t{my.shift});
+  }
+  at.set("act_min", int64_t{r.min});
+  at.set("act_max", int64_t{r.max});
+  addNode(op, isMul ? OpKind::QMul : OpKind::QAdd, {a, b}, y, std::move(at));
+  return Status::success();
+}
+
+Status convertSoftmax(OpRef& op) {
+  STOWAGE_ASSIGN_OR_RETURN(OptionsTable o, options(op, kSoftmaxOptions));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId x, input(op, 0));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
+  STOWAGE_TRY(requireInt8(op, {x, y}));
+  STOWAGE_ASSIGN_OR_RETURN(auto qx, perTensor(op, x));
+  STOWAGE_ASSIGN_OR_RETURN(auto qy, perTensor(op, y));
+  if (qy.first != 1.0f / 256.0f || qy.second != -128)
+    return makeUnsupported(op.loc, fmt::format("int8 softmax output must have scale 1/256 and zero point -128 (has {} and {})", qy.first,
+                                               qy.second));
+  SoftmaxScaling s = softmaxScalingInt8(static_cast<double>(o.getFloat(0, 0.0f)), static_cast<double>(qx.first));
+  Attributes a;
+  a.set("input_multiplier", int64_t{s.multiplier});
+  a.set("input_left_shift", int64_t{s.leftShift});
+  a.set("diff_min", int64_t{s.diffMin});
+  addNode(op, OpKind::QSoftmax, {x}, y, std::move(a));
+  return Status::success();
+}
+
+Status convertReshape(OpRef& op) {
+  STOWAGE_ASSIGN_OR_RETURN(TensorId x, input(op, 0));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
+  const Tensor& xt = T(op, x);
+  const Tensor& yt = T(op, y);
+  if (xt.dtype != yt.dtype) return makeError(op.loc, "input and output dtypes differ");
+  if (xt.quant != yt.quant) return makeUnsupported(op.loc, "input and output quantization differ");
+  if (xt.numElements() != yt.numElements())
+    return makeError(op.loc, fmt::format("cannot reshape [{}] to [{}]", shapeToString(xt.shape), shapeToString(yt.shape)));
+  Attributes a;
+  a.set("shape", yt.shape);
+  addNode(op, OpKind::Reshape, {x}, y, std::move(a));
+  return Status::success();
+}
+
+Status convertConcatenation(OpRef& op) {
+  STOWAGE_ASSIGN_OR_RETURN(OptionsTable o, options(op, kConcatenationOptions));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
+  if (o.getByte(1, 0) != 0) return makeUnsupported(op.loc, "a fused activation on CONCATENATION is not supported");
+  std::vector<TensorId> ins;
+  for (size_t i = 0; i < op.op.inputs.size(); ++i) {
+    STOWAGE_ASSIGN_OR_RETURN(TensorId x, input(op, i));
+    if (T(op, x).dtype != T(op, y).dtype || T(op, x).quant != T(op, y).quant)
+      return makeUnsupported(op.loc, "inputs with a dtype or quantization different from the output are not supported");
+    ins.push_back(x);
+  }
+  if (ins.empty()) return makeError(op.loc, "has no inputs");
+  const auto rank = static_cast<int64_t>(T(op, y).shape.size());
+  int64_t axis = o.getInt(0, 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return makeError(op.loc, fmt::format("axis {} is out of range for rank {}", o.getInt(0, 0), rank));
+  Attributes a;
+  a.set("axis", axis);
+  addNode(op, OpKind::Concat, ins, y, std::move(a));
+  return Status::success();
+}
+
+Status convertQuantize(OpRef& op, bool quantize) {
+  STOWAGE_ASSIGN_OR_RETURN(TensorId x, input(op, 0));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
+  const TensorId q = quantize ? y : x, f = quantize ? x : y;
+  if (T(op, f).dtype != DType::Float32 || T(op, q).dtype != DType::Int8)
+    return makeUnsupported(op.loc, fmt::format("{} from {} to {} is not supported (float32 <-> int8 is)", builtinOpName(op.code),
+                                               dtypeName(T(op, x).dtype), dtypeName(T(op, y).dtype)));
+  STOWAGE_TRY(perTensor(op, q));
+  addNode(op, quantize ? OpKind::Quantize : OpKind::Dequantize, {x}, y, {});
+  return Status::success();
+}
+
+}  // namespace
+
+const std::vector<int32_t>& supportedBuiltinCodes() {
+  static const std::vector<int32_t> codes = {kAdd,        kAveragePool2d, kConcatenation, kConv2d,    kDepthwiseConv2d,
+                                             kDequantize, kFullyConnected, kMaxPool2d,    kMul,       kReshape,
+                                             kSoftmax,    kQuantize};
+  return codes;
+}
+
+bool isSupportedBuiltin(int32_t code) {
+  const auto& c = supportedBuiltinCodes();
+  return std::find(c.begin(), c.end(), code) != c.end();
+}
+
+Status convertOperator(OpRef& op) {
+  switch (op.code) {
+    case kConv2d: return convertConv(op, false);
+    case kDepthwiseConv2d: return convertConv(op, true);
+    case kFullyConnected: return convertFullyConnected(op);
+    case kAveragePool2d: return convertPool(op, false);
+    case kMaxPool2d: return convertPool(op, true);
+    case kAdd: return convertAddMul(op, false);
+    case kMul: return convertAddMul(op, true);
+    case kSoftmax: return convertSoftmax(op);
+    case kReshape: return convertReshape(op);
+    case kConcatenation: return convertConcatenation(op);
+    case kQuantize: return convertQuantize(op, true);
+    case kDequantize: return convertQuantize(op, false);
+    default: break;
+  }
+  return makeUnsupported(op.loc, fmt::format("builtin op {} (version {}) is not supported", builtinOpName(op.code), op.version));
+}
+
+}  // namespace stowage::tflite

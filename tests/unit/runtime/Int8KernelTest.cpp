@@ -1,0 +1,228 @@
+// Int8 kernels (stowage_kernels_int8.h) against straightforward reference computations written here:
+// requantization as exact rational rounding in int64, direct NHWC loops for conv/depthwise/FC/pooling,
+// ADD/MUL in TFLite's documented steps, softmax and (de)quantization against float math.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "stowage_kernels.h"
+
+namespace stowage {
+namespace {
+
+/// n / 2^e rounded half away from zero (exact, int64).
+int64_t divPow2Away(int64_t n, int e) {
+  if (e == 0) return n;
+  const int64_t d = int64_t{1} << e;
+  const int64_t q = (n >= 0 ? n + d / 2 : n - d / 2) / d;  // C++ truncates toward zero
+  return q;
+}
+
+/// TFLite's MultiplyByQuantizedMultiplier spelled as two exact roundings: p = x * 2^left * m rounded to
+/// p / 2^31 with ties up in magnitude for p >= 0 but toward zero for p < 0 (gemmlowp's 1 - 2^30 nudge), then
+/// a division by 2^right with ties away from zero (saturation only for INT32_MIN * INT32_MIN).
+int32_t refRequant(int32_t x, int32_t m, int32_t shift) {
+  const int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+  const int64_t xs = static_cast<int32_t>(static_cast<uint32_t>(x) << left);
+  const int64_t p = xs * m;
+  const int64_t high = p >= 0 ? (p + (int64_t{1} << 30)) / (int64_t{1} << 31) : -((-p + (int64_t{1} << 30) - 1) / (int64_t{1} << 31));
+  return static_cast<int32_t>(divPow2Away(high, right));
+}
+
+std::vector<int8_t> randomS8(size_t n, uint32_t seed, int lo = -128, int hi = 127) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(lo, hi);
+  std::vector<int8_t> v(n);
+  for (auto& x : v) x = static_cast<int8_t>(d(rng));
+  return v;
+}
+
+int8_t clampS8(int32_t v, int32_t lo, int32_t hi) { return static_cast<int8_t>(std::min(std::max(v, lo), hi)); }
+
+TEST(Int8Kernels, RequantizeMatchesExactDoubleRounding) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int32_t> acc(-(1 << 24), 1 << 24);
+  std::uniform_int_distribution<int32_t> mult(1 << 30, INT32_MAX);
+  std::uniform_int_distribution<int32_t> shift(-20, 2);
+  for (int i = 0; i < 20000; ++i) {
+    const int32_t a = acc(rng), m = mult(rng), s = shift(rng);
+    ASSERT_EQ(stowage_requantize_s32(a, m, s), refRequant(a, m, s)) << a << " " << m << " " << s;
+  }
+  // The high multiply rounds +1.5 up but -1.5 toward zero; the shift rounds -1.5 away from zero.
+  EXPECT_EQ(stowage_requantize_s32(3, 1 << 30, 0), 2);
+  EXPECT_EQ(stowage_requantize_s32(-3, 1 << 30, 0), -1);
+  EXPECT_EQ(stowage_requantize_s32(-3, 1 << 30, -1), -1);  // -3 * 0.5 = -1.5 -> -1, then -1 / 2 = -0.5 -> -1
+  EXPECT_EQ(stowage_requantize_s32(INT32_MIN, INT32_MIN, 0), INT32_MAX);  // the one saturating case
+}
+
+struct ConvCase {
+  int n, h, w, c, m, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+};
+
+void checkConv(const ConvCase& k, bool depthwise, uint32_t seed) {
+  const int oh = (k.h + k.pt + k.pb - ((k.kh - 1) * k.dh + 1)) / k.sh + 1;
+  const int ow = (k.w + k.pl + k.pr - ((k.kw - 1) * k.dw + 1)) / k.sw + 1;
+  const int kc = depthwise ? 1 : k.c;
+  auto x = randomS8(static_cast<size_t>(k.n * k.h * k.w * k.c), seed);
+  auto w = randomS8(static_cast<size_t>(depthwise ? k.kh * k.kw * k.m : k.m * k.kh * k.kw * k.c), seed + 1, -127, 127);
+  std::vector<int32_t> bias(static_cast<size_t>(k.m)), mult(static_cast<size_t>(k.m)), shift(static_cast<size_t>(k.m));
+  std::mt19937 rng(seed + 2);
+  for (int i = 0; i < k.m; ++i) {
+    bias[static_cast<size_t>(i)] = static_cast<int32_t>(rng() % 4001) - 2000;
+    mult[static_cast<size_t>(i)] = (1 << 30) + static_cast<int32_t>(rng() % (1u << 30));
+    shift[static_cast<size_t>(i)] = -static_cast<int32_t>(6 + rng() % 6);
+  }
+  stowage_qconv_params p{};
+  p.n = k.n, p.h = k.h, p.w = k.w, p.c = k.c, p.oh = oh, p.ow = ow, p.m = k.m, p.kh = k.kh, p.kw = k.kw, p.kc = kc;
+  p.stride_h = k.sh, p.stride_w = k.sw, p.dil_h = k.dh, p.dil_w = k.dw, p.pad_top = k.pt, p.pad_left = k.pl;
+  p.depth_multiplier = depthwise ? k.m / k.c : 1, p.per_channel = 1, p.input_offset = 5, p.output_offset = -3;
+  p.act_min = -100, p.act_max = 120;
+  std::vector<int8_t> y(static_cast<size_t>(k.n * oh * ow * k.m));
+  if (depthwise) stowage_qdepthwise_conv2d_s8(x.data(), w.data(), bias.data(), mult.data(), shift.data(), y.data(), &p);
+  else stowage_qconv2d_s8(x.data(), w.data(), bias.data(), mult.data(), shift.data(), y.data(), &p);
+  for (int b = 0; b < k.n; ++b)
+    for (int oy = 0; oy < oh; ++oy)
+      for (int ox = 0; ox < ow; ++ox)
+        for (int oc = 0; oc < k.m; ++oc) {
+          int32_t acc = 0;
+          for (int fy = 0; fy < k.kh; ++fy)
+            for (int fx = 0; fx < k.kw; ++fx) {
+              const int iy = oy * k.sh - k.pt + fy * k.dh, ix = ox * k.sw - k.pl + fx * k.dw;
+              if (iy < 0 || iy >= k.h || ix < 0 || ix >= k.w) continue;
+              if (depthwise) {
+                const int ic = oc / (k.m / k.c);
+                acc += w[static_cast<size_t>((fy * k.kw + fx) * k.m + oc)] * (x[static_cast<size_t>(((b * k.h + iy) * k.w + ix) * k.c + ic)] + 5);
+              } else {
+                for (int ic = 0; ic < k.c; ++ic)
+                  acc += w[static_cast<size_t>(((oc * k.kh + fy) * k.kw + fx) * k.c + ic)] *
+                         (x[static_cast<size_t>(((b * k.h + iy) * k.w + ix) * k.c + ic)] + 5);
+              }
+            }
+          const size_t o = static_cast<size_t>(oc);
+          const int8_t want = clampS8(refRequant(acc + bias[o], mult[o], shift[o]) - 3, -100, 120);
+          ASSERT_EQ(y[static_cast<size_t>(((b * oh + oy) * ow + ox) * k.m + oc)], want) << "at " << b << "," << oy << "," << ox << "," << oc;
+        }
+}
+
+TEST(Int8Kernels, ConvMatchesDirectLoops) {
+  checkConv({1, 7, 6, 3, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, false, 11);  // SAME-like padding
+  checkConv({2, 9, 8, 2, 5, 3, 2, 2, 2, 1, 1, 0, 0, 0, 0}, false, 12);  // strided VALID
+  checkConv({1, 9, 9, 3, 2, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2}, false, 13);  // dilated
+}
+
+TEST(Int8Kernels, DepthwiseConvMatchesDirectLoops) {
+  checkConv({1, 8, 7, 4, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, true, 21);
+  checkConv({1, 9, 9, 3, 6, 3, 3, 2, 2, 1, 1, 0, 1, 1, 1}, true, 22);  // depth multiplier 2, asymmetric pads
+}
+
+TEST(Int8Kernels, FullyConnectedPerTensorAndPerChannel) {
+  const int batches = 2, k = 13, m = 5;
+  auto x = randomS8(batches * k, 31), w = randomS8(m * k, 32, -127, 127);
+  std::vector<int32_t> bias{100, -200, 0, 5, 7}, mult{1518500250, 1073741824, 2000000000, 1300000000, 1100000000},
+      shift{-8, -7, -9, -8, -10};
+  for (int perChannel = 0; perChannel < 2; ++perChannel) {
+    stowage_qfc_params p{batches, k, m, perChannel, 17, -20, -128, 127};
+    std::vector<int8_t> y(batches * m);
+    stowage_qfully_connected_s8(x.data(), w.data(), bias.data(), mult.data(), shift.data(), y.data(), &p);
+    for (int b = 0; b < batches; ++b)
+      for (int o = 0; o < m; ++o) {
+        int32_t acc = bias[static_cast<size_t>(o)];
+        for (int d = 0; d < k; ++d) acc += w[static_cast<size_t>(o * k + d)] * (x[static_cast<size_t>(b * k + d)] + 17);
+        const size_t q = perChannel ? static_cast<size_t>(o) : 0;
+        EXPECT_EQ(y[static_cast<size_t>(b * m + o)], clampS8(refRequant(acc, mult[q], shift[q]) - 20, -128, 127));
+      }
+  }
+}
+
+TEST(Int8Kernels, PoolingClipsWindowsAndRoundsAverageAwayFromZero) {
+  const int h = 5, w = 4, c = 3, kh = 3, kw = 3, oh = 3, ow = 2;  // SAME, stride 2: pad 1 top/left
+  auto x = randomS8(h * w * c, 41);
+  stowage_qpool_params p{1, h, w, c, oh, ow, kh, kw, 2, 2, 1, 1, -128, 127};
+  std::vector<int8_t> avg(oh * ow * c), mx(oh * ow * c);
+  stowage_qavgpool2d_s8(x.data(), avg.data(), &p);
+  stowage_qmaxpool2d_s8(x.data(), mx.data(), &p);
+  for (int oy = 0; oy < oh; ++oy)
+    for (int ox = 0; ox < ow; ++ox)
+      for (int ch = 0; ch < c; ++ch) {
+        int sum = 0, count = 0, best = -128;
+        for (int fy = 0; fy < kh; ++fy)
+          for (int fx = 0; fx < kw; ++fx) {
+            const int iy = oy * 2 - 1 + fy, ix = ox * 2 - 1 + fx;
+            if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+            const int v = x[static_cast<size_t>((iy * w + ix) * c + ch)];
+            sum += v, ++count, best = std::max(best, v);
+          }
+        const int want = static_cast<int>(std::lround(static_cast<double>(sum) / count));  // half away from zero
+        const size_t o = static_cast<size_t>((oy * ow + ox) * c + ch);
+        EXPECT_EQ(avg[o], want);
+        EXPECT_EQ(mx[o], best);
+      }
+}
+
+TEST(Int8Kernels, AddAndMulBroadcastInTfliteSteps) {
+  // a [2,3,4] + b [1,3,1] broadcast.
+  auto a = randomS8(24, 51), b = randomS8(3, 52);
+  stowage_qbinary_params p{};
+  p.rank = 3;
+  p.shape[0] = 2, p.shape[1] = 3, p.shape[2] = 4;
+  p.a_stride[0] = 12, p.a_stride[1] = 4, p.a_stride[2] = 1;
+  p.b_stride[0] = 0, p.b_stride[1] = 1, p.b_stride[2] = 0;
+  p.a_offset = 10, p.b_offset = -7, p.output_offset = 3, p.left_shift = 20;
+  p.a_multiplier = 1073741824, p.a_shift = 0, p.b_multiplier = 1500000000, p.b_shift = -1;
+  p.output_multiplier = 1200000000, p.output_shift = -19, p.act_min = -128, p.act_max = 127;
+  std::vector<int8_t> y(24), z(24);
+  stowage_qadd_s8(a.data(), b.data(), y.data(), &p);
+  stowage_qmul_s8(a.data(), b.data(), z.data(), &p);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 4; ++k) {
+        const int32_t va = a[static_cast<size_t>(i * 12 + j * 4 + k)] + 10, vb = b[static_cast<size_t>(j)] - 7;
+        const int32_t sum = refRequant(va * (1 << 20), p.a_multiplier, p.a_shift) + refRequant(vb * (1 << 20), p.b_multiplier, p.b_shift);
+        EXPECT_EQ(y[static_cast<size_t>(i * 12 + j * 4 + k)], clampS8(refRequant(sum, p.output_multiplier, p.output_shift) + 3, -128, 127));
+        EXPECT_EQ(z[static_cast<size_t>(i * 12 + j * 4 + k)],
+                  clampS8(refRequant(va * vb, p.output_multiplier, p.output_shift) + 3, -128, 127));
+      }
+}
+
+TEST(Int8Kernels, SoftmaxWithinOneStepOfFloatSoftmax) {
+  // Input scale 0.1, beta 1: multiplier/left shift as TFLite derives them (0.1 * 2^26 -> Q0.31 * 2^shift).
+  const double real = 0.1 * static_cast<double>(1 << 26);
+  int e = 0;
+  const double frac = std::frexp(real, &e);
+  stowage_qsoftmax_params p{};
+  p.outer = 3, p.depth = 10;
+  p.input_multiplier = static_cast<int32_t>(std::llround(frac * 2147483648.0));
+  p.input_left_shift = e;
+  p.diff_min = -static_cast<int32_t>(std::floor(31.0 * (1 << 26) / static_cast<double>(int64_t{1} << e)));
+  auto x = randomS8(30, 61);
+  std::vector<int8_t> y(30);
+  stowage_qsoftmax_s8(x.data(), y.data(), &p);
+  for (int r = 0; r < 3; ++r) {
+    double mx = -1e9, sum = 0;
+    for (int i = 0; i < 10; ++i) mx = std::max(mx, 0.1 * x[static_cast<size_t>(r * 10 + i)]);
+    for (int i = 0; i < 10; ++i) sum += std::exp(0.1 * x[static_cast<size_t>(r * 10 + i)] - mx);
+    for (int i = 0; i < 10; ++i) {
+      const double prob = std::exp(0.1 * x[static_cast<size_t>(r * 10 + i)] - mx) / sum;
+      const double want = std::min(127.0, std::round(prob * 256.0) - 128.0);
+      EXPECT_NEAR(y[static_cast<size_t>(r * 10 + i)], want, 1.0) << "row " << r << " col " << i;
+    }
+  }
+}
+
+TEST(Int8Kernels, QuantizeRoundsHalfAwayAndClamps) {
+  const std::vector<float> x{0.0f, 0.25f, -0.25f, 0.75f, 100.0f, -100.0f, 1.2f};
+  stowage_quant_params p{static_cast<int32_t>(x.size()), 0.5f, 3};
+  std::vector<int8_t> q(x.size());
+  stowage_quantize_f32_s8(x.data(), q.data(), &p);
+  EXPECT_EQ(q, (std::vector<int8_t>{3, 4, 2, 5, 127, -128, 5}));  // 0.5 -> 1, -0.5 -> -1, 1.5 -> 2, 2.4 -> 2
+  std::vector<float> back(x.size());
+  stowage_dequantize_s8_f32(q.data(), back.data(), &p);
+  EXPECT_FLOAT_EQ(back[1], 0.5f);
+  EXPECT_FLOAT_EQ(back[5], -65.5f);
+}
+
+}  // namespace
+}  // namespace stowage
