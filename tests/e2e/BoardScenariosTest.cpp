@@ -68,8 +68,8 @@ TEST(BoardScenarios, CortexM7BoardFileAndEquivalentFlagsGiveTheSameCAndTheSameOu
   for (const char* f : {"net.h", "net.c", "net_weights.c"}) {
     std::string a = slurp(work / "file" / f), b = slurp(work / "flags" / f);
     // Only the board's name differs (a file names it; flags make the "default" board).
-    a = std::regex_replace(a, std::regex("board 'cortex-m7'"), "board");
-    b = std::regex_replace(b, std::regex("board 'default'"), "board");
+    a = std::regex_replace(a, std::regex("board '[^']*'"), "board");
+    b = std::regex_replace(b, std::regex("board '[^']*'"), "board");
     EXPECT_EQ(a, b) << f;
   }
   // Static pools land in their sections; the user pool is a field of net_workspaces.
@@ -96,18 +96,25 @@ TEST(BoardScenarios, RuleHoldsForTensorsCrossingFromCpuCodeToTheAccelerator) {
   for (const json& b : report["buffers"]) poolOf[b["name"]] = b["pool"];
   int ruled = 0, npuLayers = 0;
   for (const json& layer : report["layers"]) {
-    if (layer["op"] == "GlobalAveragePool") {
+    const std::string op = layer["op"];
+    if (op.size() >= 11 && op.compare(op.size() - 11, 11, "AveragePool") == 0) {
       ++ruled;
       for (const json& in : layer["inputs"])
-        if (poolOf.count(in)) EXPECT_EQ(poolOf[in], "l2_mem") << in;
+        if (poolOf.count(in)) {
+          EXPECT_EQ(poolOf[in], "l2_mem") << in;
+        }
       for (const json& out : layer["outputs"])
-        if (poolOf.count(out)) EXPECT_EQ(poolOf[out], "act_mem") << out;
+        if (poolOf.count(out)) {
+          EXPECT_EQ(poolOf[out], "act_mem") << out;
+        }
     }
     if (layer["target"] == "npu") {
       ++npuLayers;
       for (const char* role : {"inputs", "outputs"})
         for (const json& t : layer[role])
-          if (poolOf.count(t)) EXPECT_EQ(poolOf[t], "act_mem") << t << " is touched by the accelerator";
+          if (poolOf.count(t)) {
+            EXPECT_EQ(poolOf[t], "act_mem") << t << " is touched by the accelerator";
+          }
       for (const json& t : layer["weights"]) EXPECT_EQ(poolOf[t], "wei_mem") << t;
     }
   }

@@ -65,6 +65,7 @@ TEST(BoardExamples, AccelL2Act) {
   EXPECT_FALSE(b.findPool("l2_mem")->canAccess("npu"));
   ASSERT_EQ(b.rules.size(), 1u);
   EXPECT_TRUE(b.rules[0].matches("GlobalAveragePool", "any"));
+  EXPECT_TRUE(b.rules[0].matches("AveragePool", "any"));
   EXPECT_EQ(*b.rules[0].inputs, std::vector<std::string>{"l2_mem"});
   EXPECT_EQ(*b.rules[0].outputs, std::vector<std::string>{"act_mem"});
   EXPECT_FALSE(b.rules[0].weights.has_value());
