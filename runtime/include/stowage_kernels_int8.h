@@ -101,6 +101,21 @@ void stowage_quantize_f32_s8(const float* x, int8_t* y, const stowage_quant_para
 /* int8 -> float32: y = (float)((double)scale * (q - zero_point)). */
 void stowage_dequantize_s8_f32(const int8_t* x, float* y, const stowage_quant_params* p);
 
+/* Int8 constant padding with the stowage_pad_params of stowage_pad_f32 (mode must be STOWAGE_PAD_CONSTANT;
+ * value holds the int8 pad value, normally the zero point). */
+void stowage_pad_s8(const int8_t* x, int8_t* y, const stowage_pad_params* p);
+
+/* Int8 mean over H and W of an NHWC tensor [n, h, w, c] -> [n, c] (TFLite's 4-D MEAN on axes 1, 2):
+ * sum of (q - input_zero_point), requantized by multiplier/shift (input_scale / output_scale), divided by
+ * h * w rounding half away from zero, plus output_zero_point, clamped to int8. */
+typedef struct {
+  int32_t n, h, w, c;
+  int32_t input_zero_point, output_zero_point;
+  int32_t multiplier, shift;
+} stowage_qmean_params;
+
+void stowage_qmean_hw_s8(const int8_t* x, int8_t* y, const stowage_qmean_params* p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -37,3 +37,17 @@ static void pool(const int8_t* x, int8_t* y, const stowage_qpool_params* p, int 
 void stowage_qavgpool2d_s8(const int8_t* x, int8_t* y, const stowage_qpool_params* p) { pool(x, y, p, 0); }
 
 void stowage_qmaxpool2d_s8(const int8_t* x, int8_t* y, const stowage_qpool_params* p) { pool(x, y, p, 1); }
+
+void stowage_qmean_hw_s8(const int8_t* x, int8_t* y, const stowage_qmean_params* p) {
+  const int32_t count = p->h * p->w;
+  int32_t b, ch, i;
+  for (b = 0; b < p->n; ++b)
+    for (ch = 0; ch < p->c; ++ch) {
+      int32_t acc = 0;
+      for (i = 0; i < count; ++i) acc += (int32_t)x[((int64_t)b * count + i) * p->c + ch] - p->input_zero_point;
+      acc = stowage_fx_requant(acc, p->multiplier, p->shift);
+      if (count > 0) acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+      acc += p->output_zero_point;
+      y[(int64_t)b * p->c + ch] = (int8_t)stowage_fx_clamp(acc, -128, 127);
+    }
+}

@@ -8,12 +8,15 @@ namespace stowage::cli {
 
 /// Exit codes shared by every subcommand.
 inline constexpr int kExitOk = 0;
+inline constexpr int kExitInfeasible = 1;  ///< `stowage plan`: proved that no plan fits the capacity
 inline constexpr int kExitUserError = 2;  ///< bad model, bad flags, unwritable output, build failure
+inline constexpr int kExitTimedOut = 3;   ///< `stowage plan`: no plan within the capacity found in the time limit
 
 /// Each adds its subcommand to `app`; the returned callback runs it and returns the exit code.
 using CommandRunner = std::function<int()>;
 CommandRunner registerInfoCommand(CLI::App& app);
 CommandRunner registerCompileCommand(CLI::App& app);
 CommandRunner registerRunCommand(CLI::App& app);
+CommandRunner registerPlanCommand(CLI::App& app);
 
 }  // namespace stowage::cli

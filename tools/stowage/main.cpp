@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   add(&stowage::cli::registerInfoCommand);
   add(&stowage::cli::registerCompileCommand);
   add(&stowage::cli::registerRunCommand);
+  add(&stowage::cli::registerPlanCommand);
 
   try {
     app.parse(argc, argv);

@@ -369,7 +369,8 @@ Result<std::vector<KernelCall>> lowerConcat(const Graph& g, const Node& n) {
 }
 
 Result<std::vector<KernelCall>> lowerPad(const Graph& g, const Node& n) {
-  STOWAGE_TRY(requireFloat(g, n));
+  const bool int8 = g.tensor(n.inputs[0]).dtype == DType::Int8 && g.tensor(n.outputs[0]).dtype == DType::Int8;
+  if (!int8) STOWAGE_TRY(requireFloat(g, n));
   const Shape& in = g.tensor(n.inputs[0]).shape;
   const Shape& out = g.tensor(n.outputs[0]).shape;
   STOWAGE_TRY(checkRank(n, in.size()));
@@ -388,6 +389,8 @@ Result<std::vector<KernelCall>> lowerPad(const Graph& g, const Node& n) {
   else if (mode == "edge") p.mode = STOWAGE_PAD_EDGE;
   else return makeUnsupported(nodeLoc(n), fmt::format("pad mode \"{}\" is not supported", mode));
   p.value = n.attrs.getFloat("value", 0.0f);
+  c.int8 = int8;
+  if (int8 && p.mode != STOWAGE_PAD_CONSTANT) return makeUnsupported(nodeLoc(n), "int8 Pad supports constant mode only");
   return std::vector<KernelCall>{KernelCall{c, {n.inputs[0]}, n.outputs[0]}};
 }
 
@@ -424,7 +427,7 @@ std::string kernelFunctionName(const KernelCall& call) {
                         [](const GlobalPoolCall& c) -> std::string { return c.max ? "stowage_global_maxpool_f32" : "stowage_global_avgpool_f32"; },
                         [](const GatherCall&) -> std::string { return "stowage_gather_strided"; },
                         [](const ConcatPartCall&) -> std::string { return "stowage_concat_part"; },
-                        [](const PadCall&) -> std::string { return "stowage_pad_f32"; },
+                        [](const PadCall& c) -> std::string { return c.int8 ? "stowage_pad_s8" : "stowage_pad_f32"; },
                         [](const ReduceCall&) -> std::string { return "stowage_reduce_f32"; },
                         [](const CopyCall&) -> std::string { return "memcpy"; },
                         [](const QuantCall& c) -> std::string { return quantKernelFunctionName(c); },
@@ -552,7 +555,8 @@ Result<std::vector<KernelCall>> lowerNode(const Graph& g, const Node& n) {
     case OpKind::QMul:
     case OpKind::QSoftmax:
     case OpKind::Quantize:
-    case OpKind::Dequantize: return lowerQuantNode(g, n);
+    case OpKind::Dequantize:
+    case OpKind::QMean: return lowerQuantNode(g, n);
   }
   return makeUnsupported(nodeLoc(n), "has no kernel");
 }
@@ -582,7 +586,10 @@ void executeKernelCall(const KernelCall& call, const std::vector<const void*>& i
                  },
                  [&](const GatherCall& c) { stowage_gather_strided(in[0], out, c.elemSize, &c.params); },
                  [&](const ConcatPartCall& c) { stowage_concat_part(in[0], out, c.elemSize, c.outer, c.inBlock, c.outBlock, c.outOffset); },
-                 [&](const PadCall& c) { stowage_pad_f32(f(0), y, &c.params); },
+                 [&](const PadCall& c) {
+                   if (c.int8) stowage_pad_s8(static_cast<const int8_t*>(in[0]), static_cast<int8_t*>(out), &c.params);
+                   else stowage_pad_f32(f(0), y, &c.params);
+                 },
                  [&](const ReduceCall& c) { stowage_reduce_f32(c.op, f(0), y, &c.params); },
                  [&](const CopyCall& c) {
                    if (c.bytes) std::memcpy(out, in[0], c.bytes);

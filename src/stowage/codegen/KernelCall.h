@@ -77,9 +77,10 @@ struct ConcatPartCall {
   size_t elemSize = 4;
   int64_t outer = 0, inBlock = 0, outBlock = 0, outOffset = 0;
 };
-/// stowage_pad_f32(x, y, &params).
+/// stowage_pad_f32(x, y, &params), or stowage_pad_s8 for int8 tensors (constant mode only).
 struct PadCall {
   stowage_pad_params params;
+  bool int8 = false;
 };
 /// stowage_reduce_f32(op, x, y, &params).
 struct ReduceCall {
@@ -93,11 +94,11 @@ struct CopyCall {
 
 /// One call of an int8 (TFLite-arithmetic, NHWC) kernel of stowage_kernels_int8.h: `fn(inputs..., y, &params)`.
 /// Lowered, printed and executed by QuantKernelCall.cpp.
-enum class QuantKernel { Conv2d, DepthwiseConv2d, FullyConnected, AvgPool2d, MaxPool2d, Add, Mul, Softmax, Quantize, Dequantize };
+enum class QuantKernel { Conv2d, DepthwiseConv2d, FullyConnected, AvgPool2d, MaxPool2d, Add, Mul, Softmax, Quantize, Dequantize, Mean };
 struct QuantCall {
   QuantKernel kernel = QuantKernel::Conv2d;
   std::variant<stowage_qconv_params, stowage_qfc_params, stowage_qpool_params, stowage_qbinary_params,
-               stowage_qsoftmax_params, stowage_quant_params>
+               stowage_qsoftmax_params, stowage_quant_params, stowage_qmean_params>
       params;
 };
 

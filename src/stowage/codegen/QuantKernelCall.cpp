@@ -232,6 +232,21 @@ Result<std::vector<KernelCall>> lowerQuantize(const Graph& g, const Node& n, boo
   return std::vector<KernelCall>{single(quantize ? QuantKernel::Quantize : QuantKernel::Dequantize, p, {n.inputs[0]}, n.outputs[0])};
 }
 
+Result<std::vector<KernelCall>> lowerQMean(const Graph& g, const Node& n) {
+  for (TensorId id : {n.inputs[0], n.outputs[0]}) STOWAGE_TRY(requireDType(g, n, id, DType::Int8));
+  const Shape& x = g.tensor(n.inputs[0]).shape;
+  if (x.size() != 4) return makeError(nodeLoc(n), "input must be 4-D (NHWC)");
+  STOWAGE_ASSIGN_OR_RETURN(int64_t xz, zeroPoint(g, n, n.inputs[0]));
+  STOWAGE_ASSIGN_OR_RETURN(int64_t yz, zeroPoint(g, n, n.outputs[0]));
+  stowage_qmean_params p;
+  std::memset(&p, 0, sizeof p);
+  STOWAGE_TRY(assign(n, {{&p.n, x[0]}, {&p.h, x[1]}, {&p.w, x[2]}, {&p.c, x[3]}, {&p.input_zero_point, xz},
+                         {&p.output_zero_point, yz}, {&p.multiplier, n.attrs.getInt("multiplier", 0)},
+                         {&p.shift, n.attrs.getInt("shift", 0)}}));
+  if (static_cast<int64_t>(p.h) * p.w > (1 << 23)) return makeUnsupported(nodeLoc(n), "the mean window is too large for int32 sums");
+  return std::vector<KernelCall>{single(QuantKernel::Mean, p, {n.inputs[0]}, n.outputs[0])};
+}
+
 }  // namespace
 
 Result<std::vector<KernelCall>> lowerQuantNode(const Graph& g, const Node& n) {
@@ -246,6 +261,7 @@ Result<std::vector<KernelCall>> lowerQuantNode(const Graph& g, const Node& n) {
     case OpKind::QSoftmax: return lowerQSoftmax(g, n);
     case OpKind::Quantize: return lowerQuantize(g, n, true);
     case OpKind::Dequantize: return lowerQuantize(g, n, false);
+    case OpKind::QMean: return lowerQMean(g, n);
     default: break;
   }
   return makeError(nodeLoc(n), "is not a quantized op");
@@ -263,6 +279,7 @@ std::string quantKernelFunctionName(const QuantCall& c) {
     case QuantKernel::Softmax: return "stowage_qsoftmax_s8";
     case QuantKernel::Quantize: return "stowage_quantize_f32_s8";
     case QuantKernel::Dequantize: return "stowage_dequantize_s8_f32";
+    case QuantKernel::Mean: return "stowage_qmean_hw_s8";
   }
   return "";
 }
@@ -275,6 +292,7 @@ std::string quantParamsTypeName(const QuantCall& c) {
                         [](const stowage_qbinary_params&) -> std::string { return "stowage_qbinary_params"; },
                         [](const stowage_qsoftmax_params&) -> std::string { return "stowage_qsoftmax_params"; },
                         [](const stowage_quant_params&) -> std::string { return "stowage_quant_params"; },
+                        [](const stowage_qmean_params&) -> std::string { return "stowage_qmean_params"; },
                     },
                     c.params);
 }
@@ -322,6 +340,11 @@ std::string quantParamsInitializer(const QuantCall& c) {
           [](const stowage_quant_params& p) {
             return fmt::format(".count = {}, .scale = {}, .zero_point = {}", p.count, floatLiteral(p.scale), p.zero_point);
           },
+          [](const stowage_qmean_params& p) {
+            return fmt::format(".n = {}, .h = {}, .w = {}, .c = {}, .input_zero_point = {}, .output_zero_point = {},\n"
+                               "  .multiplier = {}, .shift = {}",
+                               p.n, p.h, p.w, p.c, p.input_zero_point, p.output_zero_point, p.multiplier, p.shift);
+          },
       },
       c.params);
 }
@@ -345,6 +368,7 @@ void executeQuantCall(const QuantCall& c, const std::vector<const void*>& in, vo
                    else stowage_qadd_s8(s8(0), s8(1), y, &p);
                  },
                  [&](const stowage_qsoftmax_params& p) { stowage_qsoftmax_s8(s8(0), y, &p); },
+                 [&](const stowage_qmean_params& p) { stowage_qmean_hw_s8(s8(0), y, &p); },
                  [&](const stowage_quant_params& p) {
                    if (c.kernel == QuantKernel::Quantize) stowage_quantize_f32_s8(static_cast<const float*>(in[0]), y, &p);
                    else stowage_dequantize_s8_f32(s8(0), static_cast<float*>(out), &p);

@@ -17,7 +17,8 @@ namespace {
 // BuiltinOptions union tags (docs/tflite-format-notes.md section 3).
 enum OptionsTag : uint8_t {
   kConv2DOptions = 1, kDepthwiseConv2DOptions = 2, kPool2DOptions = 5, kFullyConnectedOptions = 8, kSoftmaxOptions = 9,
-  kConcatenationOptions = 10, kAddOptions = 11, kReshapeOptions = 17, kMulOptions = 21,
+  kConcatenationOptions = 10, kAddOptions = 11, kReshapeOptions = 17, kMulOptions = 21, kPadOptions = 22,
+  kTransposeOptions = 26, kReducerOptions = 27,
 };
 
 constexpr int8_t kPaddingSame = 0, kPaddingValid = 1;
@@ -328,12 +329,108 @@ Status convertQuantize(OpRef& op, bool quantize) {
   return Status::success();
 }
 
+/// The values of a constant int32 or int64 input (PAD's paddings, TRANSPOSE's perm, MEAN's axes).
+Result<std::vector<int64_t>> constantInts(OpRef& op, size_t i) {
+  STOWAGE_ASSIGN_OR_RETURN(TensorId id, input(op, i));
+  const Tensor& t = T(op, id);
+  if (!t.isConstant()) return makeUnsupported(op.loc, fmt::format("input {} ('{}') must be a constant", i, t.name));
+  std::vector<int64_t> v;
+  if (t.dtype == DType::Int32)
+    for (int64_t k = 0; k < t.numElements(); ++k) v.push_back(t.dataAs<int32_t>()[k]);
+  else if (t.dtype == DType::Int64)
+    v.assign(t.dataAs<int64_t>(), t.dataAs<int64_t>() + t.numElements());
+  else
+    return makeError(op.loc, fmt::format("input {} ('{}') must be int32 or int64, not {}", i, t.name, dtypeName(t.dtype)));
+  return v;
+}
+
+Status requireSameQuant(OpRef& op, TensorId x, TensorId y) {
+  if (T(op, x).dtype != T(op, y).dtype) return makeError(op.loc, "input and output dtypes differ");
+  if (T(op, x).quant != T(op, y).quant) return makeUnsupported(op.loc, "input and output quantization differ");
+  return Status::success();
+}
+
+Status convertPad(OpRef& op) {
+  STOWAGE_TRY(options(op, kPadOptions));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId x, input(op, 0));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
+  STOWAGE_TRY(requireSameQuant(op, x, y));
+  const DType dt = T(op, x).dtype;
+  if (dt != DType::Int8 && dt != DType::Float32) return makeUnsupported(op.loc, fmt::format("PAD of {} is not supported", dtypeName(dt)));
+  STOWAGE_ASSIGN_OR_RETURN(std::vector<int64_t> pads, constantInts(op, 1));
+  const Shape& xs = T(op, x).shape;
+  const Shape& ys = T(op, y).shape;
+  if (pads.size() != 2 * xs.size() || ys.size() != xs.size()) return makeError(op.loc, "paddings must be [rank, 2]");
+  std::vector<int64_t> canonical(2 * xs.size());
+  for (size_t d = 0; d < xs.size(); ++d) {
+    const int64_t before = pads[2 * d], after = pads[2 * d + 1];
+    if (before < 0 || after < 0 || xs[d] + before + after != ys[d])
+      return makeError(op.loc, fmt::format("paddings of dim {} ({}, {}) do not turn {} into {}", d, before, after, xs[d], ys[d]));
+    canonical[d] = before;
+    canonical[d + xs.size()] = after;
+  }
+  Attributes a;
+  a.set("pads", canonical);
+  a.set("mode", std::string("constant"));
+  // Quantized tensors pad with the zero point (the quantized 0.0).
+  a.set("value", dt == DType::Int8 && T(op, y).quant ? static_cast<float>(T(op, y).quant->zeroPoints[0]) : 0.0f);
+  addNode(op, OpKind::Pad, {x}, y, std::move(a));
+  return Status::success();
+}
+
+Status convertTranspose(OpRef& op) {
+  STOWAGE_TRY(options(op, kTransposeOptions));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId x, input(op, 0));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
+  STOWAGE_TRY(requireSameQuant(op, x, y));
+  STOWAGE_ASSIGN_OR_RETURN(std::vector<int64_t> perm, constantInts(op, 1));
+  const Shape& xs = T(op, x).shape;
+  const Shape& ys = T(op, y).shape;
+  if (perm.size() != xs.size() || ys.size() != xs.size()) return makeError(op.loc, "perm must have one entry per dim");
+  std::vector<bool> used(xs.size(), false);
+  for (size_t d = 0; d < perm.size(); ++d) {
+    if (perm[d] < 0 || perm[d] >= static_cast<int64_t>(xs.size()) || used[static_cast<size_t>(perm[d])] ||
+        xs[static_cast<size_t>(perm[d])] != ys[d])
+      return makeError(op.loc, "perm is not a permutation matching the output shape");
+    used[static_cast<size_t>(perm[d])] = true;
+  }
+  Attributes a;
+  a.set("perm", perm);
+  addNode(op, OpKind::Transpose, {x}, y, std::move(a));
+  return Status::success();
+}
+
+Status convertMean(OpRef& op) {
+  STOWAGE_ASSIGN_OR_RETURN(OptionsTable o, options(op, kReducerOptions));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId x, input(op, 0));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
+  STOWAGE_TRY(requireInt8(op, {x, y}));
+  STOWAGE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, constantInts(op, 1));
+  const Shape& xs = T(op, x).shape;
+  for (int64_t& a : axes)
+    if (a < 0) a += static_cast<int64_t>(xs.size());
+  std::sort(axes.begin(), axes.end());
+  const bool keepDims = o.getByte(0, 0) != 0;
+  if (xs.size() != 4 || axes != std::vector<int64_t>{1, 2})
+    return makeUnsupported(op.loc, fmt::format("int8 MEAN is supported over axes 1 and 2 of a 4-D NHWC tensor (input [{}])",
+                                               shapeToString(xs)));
+  STOWAGE_ASSIGN_OR_RETURN(auto qx, perTensor(op, x));
+  STOWAGE_ASSIGN_OR_RETURN(auto qy, perTensor(op, y));
+  QuantizedMultiplier q = quantizeMultiplier(static_cast<double>(qx.first) / static_cast<double>(qy.first));
+  Attributes a;
+  a.set("keep_dims", int64_t{keepDims ? 1 : 0});
+  a.set("multiplier", int64_t{q.multiplier});
+  a.set("shift", int64_t{q.shift});
+  addNode(op, OpKind::QMean, {x}, y, std::move(a));
+  return Status::success();
+}
+
 }  // namespace
 
 const std::vector<int32_t>& supportedBuiltinCodes() {
   static const std::vector<int32_t> codes = {kAdd,        kAveragePool2d, kConcatenation, kConv2d,    kDepthwiseConv2d,
                                              kDequantize, kFullyConnected, kMaxPool2d,    kMul,       kReshape,
-                                             kSoftmax,    kQuantize};
+                                             kSoftmax,    kQuantize,       kPad,          kTranspose, kMean};
   return codes;
 }
 
@@ -356,6 +453,9 @@ Status convertOperator(OpRef& op) {
     case kConcatenation: return convertConcatenation(op);
     case kQuantize: return convertQuantize(op, true);
     case kDequantize: return convertQuantize(op, false);
+    case kPad: return convertPad(op);
+    case kTranspose: return convertTranspose(op);
+    case kMean: return convertMean(op);
     default: break;
   }
   return makeUnsupported(op.loc, fmt::format("builtin op {} (version {}) is not supported", builtinOpName(op.code), op.version));

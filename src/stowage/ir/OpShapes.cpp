@@ -288,6 +288,13 @@ Shapes inferShapeQPool2d(const Graph& g, const Node& n) {
   return std::vector<Shape>{Shape{x[0], oh, ow, x[3]}};
 }
 
+Shapes inferShapeQMean(const Graph& g, const Node& n) {
+  STOWAGE_ASSIGN_OR_RETURN(Shape x, requireInput(g, n, 0));
+  if (x.size() != 4) return bad(n, fmt::format("input [{}] must be 4-D (NHWC)", shapeToString(x)));
+  if (n.attrs.getInt("keep_dims", 0) != 0) return std::vector<Shape>{Shape{x[0], 1, 1, x[3]}};
+  return std::vector<Shape>{Shape{x[0], x[3]}};
+}
+
 Shapes inferShapeGlobalPool(const Graph& g, const Node& n) {
   STOWAGE_ASSIGN_OR_RETURN(Shape x, requireInput(g, n, 0));
   if (x.size() < 3) return bad(n, fmt::format("input has shape [{}]; global pooling needs [N, C, spatial...]", shapeToString(x)));

@@ -224,5 +224,32 @@ TEST(Int8Kernels, QuantizeRoundsHalfAwayAndClamps) {
   EXPECT_FLOAT_EQ(back[5], -65.5f);
 }
 
+TEST(Int8Kernels, PadFillsWithTheZeroPoint) {
+  const std::vector<int8_t> x{1, 2, 3, 4, 5, 6};  // [2, 3]
+  stowage_pad_params p{};
+  p.rank = 2;
+  p.in_shape[0] = 2, p.in_shape[1] = 3, p.out_shape[0] = 3, p.out_shape[1] = 5, p.pad_begin[0] = 1, p.pad_begin[1] = 0;
+  p.mode = STOWAGE_PAD_CONSTANT, p.value = -7.0f;
+  std::vector<int8_t> y(15);
+  stowage_pad_s8(x.data(), y.data(), &p);
+  EXPECT_EQ(y, (std::vector<int8_t>{-7, -7, -7, -7, -7, 1, 2, 3, -7, -7, 4, 5, 6, -7, -7}));
+}
+
+TEST(Int8Kernels, MeanOverHeightAndWidthRequantizesThenDivides) {
+  const int n = 2, h = 3, w = 5, c = 4;
+  auto x = randomS8(n * h * w * c, 71);
+  stowage_qmean_params p{n, h, w, c, -3, 9, 1400000000, -1};
+  std::vector<int8_t> y(n * c);
+  stowage_qmean_hw_s8(x.data(), y.data(), &p);
+  for (int b = 0; b < n; ++b)
+    for (int ch = 0; ch < c; ++ch) {
+      int32_t sum = 0;
+      for (int i = 0; i < h * w; ++i) sum += x[static_cast<size_t>((b * h * w + i) * c + ch)] + 3;
+      const int32_t scaled = refRequant(sum, p.multiplier, p.shift);
+      const int32_t mean = static_cast<int32_t>(std::lround(static_cast<double>(scaled) / (h * w)));  // half away from zero
+      EXPECT_EQ(y[static_cast<size_t>(b * c + ch)], clampS8(mean + 9, -128, 127));
+    }
+}
+
 }  // namespace
 }  // namespace stowage
