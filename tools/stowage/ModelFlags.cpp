@@ -28,7 +28,7 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
                   "Offset algorithm: auto (greedy ones, then exact until the lower bound or the time limit), greedy-size, "
                   "greedy-conflicts, hill-climb, exact")
       ->capture_default_str();
-  sub->add_option("--time-limit", options.planner.timeLimitSeconds, "Seconds the planner may spend per pool (exact, hill-climb, auto)")
+  sub->add_option("--time-limit", options.planner.timeLimitSeconds, "Seconds the planner may spend in all (exact, hill-climb and auto search within it; greedy plans are kept when it runs out)")
       ->capture_default_str();
 }
 

@@ -38,7 +38,9 @@ std::string stepText(const Graph& g, int step) {
   return fmt::format("step {} (node '{}', {})", step, n.name, opName(n.op));
 }
 
-/// The Buffers (algorithm input) of `members`, aligned to `alignment`.
+/// The Buffers (algorithm input) of `members`, aligned to `alignment`. Sizes are rounded up to the alignment:
+/// a pool hands out whole alignment granules, which lets the live-bytes lower bound be reached (and proved)
+/// exactly when no buffer has to wait for a gap.
 std::vector<Buffer> algorithmInput(const std::vector<PlacedBuffer>& all, const std::vector<int>& members, size_t alignment) {
   std::vector<Buffer> v;
   v.reserve(members.size());
@@ -46,7 +48,7 @@ std::vector<Buffer> algorithmInput(const std::vector<PlacedBuffer>& all, const s
     const PlacedBuffer& p = all[static_cast<size_t>(i)];
     Buffer b;
     b.tensor = p.tensor;
-    b.sizeBytes = p.sizeBytes;
+    b.sizeBytes = alignUp(p.sizeBytes, alignment);
     b.alignment = alignment;
     b.firstStep = p.firstStep;
     b.endStep = p.endStep;
@@ -66,7 +68,7 @@ std::vector<PoolSlot> slotsOf(const PlacedBuffer& b, const Board& board) {
 class Planner {
  public:
   Planner(const Graph& g, const Board& board, const PlanOptions& options, ProgramPlan& plan)
-      : g_(g), board_(board), options_(options), plan_(plan) {}
+      : g_(g), board_(board), options_(options), plan_(plan), start_(std::chrono::steady_clock::now()) {}
 
   Status run() {
     auto& bufs = plan_.buffers;
@@ -101,7 +103,7 @@ class Planner {
     const size_t capacity = bankCapacity(pool);
     std::vector<int> members = membersOf(slot);
     OffsetOptions opt;
-    opt.timeLimitSeconds = options_.timeLimitSeconds;
+    opt.timeLimitSeconds = remainingSeconds();
     opt.capacityBytes = capacity;
     OffsetResult placed;
     for (;;) {
@@ -120,14 +122,15 @@ class Planner {
         placed = std::move(quick);
         break;
       }
+      opt.timeLimitSeconds = remainingSeconds();
       STOWAGE_ASSIGN_OR_RETURN(OffsetResult full, placeOffsets(options_.algorithm, in, opt));
       if (fits(full)) {
         placed = std::move(full);
         break;
       }
       if (fits(quick)) {
-        plan_.remarks.push_back(fmt::format("pool '{}': planner '{}' found no plan in {} s; kept greedy-size's", pool.name,
-                                            options_.algorithm, options_.timeLimitSeconds));
+        plan_.remarks.push_back(fmt::format("pool '{}': planner '{}' found no plan within the {} s time limit; kept greedy-size's",
+                                            pool.name, options_.algorithm, options_.timeLimitSeconds));
         placed = std::move(quick);
         break;
       }
@@ -145,6 +148,12 @@ class Planner {
     }
     slotResult_[{slot.pool, slot.bank}] = placed;
     return Status::success();
+  }
+
+  /// What is left of the planning budget (options_.timeLimitSeconds for the whole program), never negative.
+  double remainingSeconds() const {
+    const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    return std::max(0.0, options_.timeLimitSeconds - used);
   }
 
   /// The buffer to move out of a full slot: one live at the busiest step that has another candidate slot,
@@ -221,7 +230,7 @@ class Planner {
                                     b.sizeBytes, b.firstStep, b.endStep - 1));
     }
     OffsetOptions unlimited;
-    unlimited.timeLimitSeconds = options_.timeLimitSeconds;
+    unlimited.timeLimitSeconds = std::max(remainingSeconds(), 0.5);  // a bound for the error message is worth half a second
     auto fit = placeOffsets(options_.algorithm, algorithmInput(plan_.buffers, members, pool.alignment), unlimited);
     size_t need = live;
     std::string proof = "(the live-bytes lower bound)";
@@ -284,6 +293,7 @@ class Planner {
   std::vector<std::vector<PoolSlot>> slotLists_;
   std::vector<size_t> choice_;
   std::map<std::pair<int, int>, OffsetResult> slotResult_;
+  std::chrono::steady_clock::time_point start_;
 };
 
 }  // namespace

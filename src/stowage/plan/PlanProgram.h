@@ -15,7 +15,7 @@ namespace stowage {
 
 struct PlanOptions {
   std::string algorithm = "auto";   ///< offset algorithm by name (see offsetAlgorithmNames())
-  double timeLimitSeconds = 10.0;   ///< per pool, for exact / hill-climb / auto
+  double timeLimitSeconds = 10.0;   ///< for the whole program (all pools), for exact / hill-climb / auto
 };
 
 /// Plans every activation and constant of `g` (verified, scheduled in node order) over `board` (validated).
