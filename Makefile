@@ -1,5 +1,6 @@
 # Stowage top-level entry points. On a fresh Debian machine: `make demo` and `make test`.
 # Every target installs missing Debian packages first (make deps), then builds with CMake + Ninja.
+# (chromium renders report.html in a test.)
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
@@ -9,7 +10,7 @@ CTEST_ARGS ?=
 DEB_PACKAGES := build-essential cmake ninja-build pkg-config \
   libonnx-dev libprotobuf-dev protobuf-compiler libflatbuffers-dev flatbuffers-compiler \
   libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev \
-  libbenchmark-dev libonnx-testdata
+  libbenchmark-dev libonnx-testdata chromium
 
 .PHONY: all deps build build-asan demo test test-unit clean
 

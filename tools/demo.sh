@@ -13,11 +13,12 @@ echo
 echo "== 2. What is in it: stowage info"
 "$bin/stowage" info "$out/ds_cnn.onnx"
 echo
-echo "== 3. Compile to C: stowage compile"
-"$bin/stowage" compile "$out/ds_cnn.onnx" -o "$out/c" --name kws
+board="$(dirname "$0")/../examples/boards/cortex-m7.toml"
+echo "== 3. Compile to C for a Cortex-M7 board (DTCM, SRAM, ITCM, flash): stowage compile --board"
+"$bin/stowage" compile "$out/ds_cnn.onnx" -o "$out/c" --name kws --board "$board"
 ls -l "$out/c"
 echo
-echo "== 4. Build the generated C with the system cc and run it on a deterministic input: stowage run"
-"$bin/stowage" run "$out/ds_cnn.onnx" --input "$out/input.npy" --output-dir "$out/result" --format npy
+echo "== 4. Build the generated C with the system cc and run it on the host, same board: stowage run"
+"$bin/stowage" run "$out/ds_cnn.onnx" --input "$out/input.npy" --output-dir "$out/result" --format npy --board "$board"
 echo
-echo "Generated C: $out/c   Outputs: $out/result"
+echo "Generated C: $out/c   Memory report: $out/c/report.html   Outputs: $out/result"

@@ -8,6 +8,7 @@
 #include "Commands.h"
 #include "ModelFlags.h"
 #include "stowage/driver/Compiler.h"
+#include "stowage/report/PoolSummary.h"
 
 namespace stowage::cli {
 
@@ -24,14 +25,9 @@ std::string grouped(uint64_t v) {
 }
 
 std::string summaryLines(const CompileResult& r) {
-  const MemoryPlan& p = r.plan;
   std::string out = fmt::format("  nodes: {} ({} kernel calls)   MACs: {}\n", r.graph.nodes.size(), r.code.kernelCalls, grouped(static_cast<uint64_t>(r.macs)));
   out += fmt::format("  weights: {} bytes\n", grouped(r.weightBytes));
-  out += fmt::format("  workspace: {} bytes in {} buffers (lower bound {} bytes", grouped(p.workspaceBytes), p.buffers.size(),
-                     grouped(p.lowerBoundBytes));
-  if (p.lowerBoundBytes > 0)
-    out += fmt::format(", {:.1f}% of it", 100.0 * static_cast<double>(p.workspaceBytes) / static_cast<double>(p.lowerBoundBytes));
-  out += fmt::format("; planner {})\n", p.algorithm);
+  out += poolSummary(r.graph, r.plan);
   std::string times;
   double total = 0;
   for (const StageTime& t : r.timings) {
@@ -51,11 +47,13 @@ CommandRunner registerCompileCommand(CLI::App& app) {
     bool dumpIr = false;
   };
   auto f = std::make_shared<Flags>();
+  auto options = std::make_shared<CompileOptions>();
   CLI::App* sub = app.add_subcommand(
       "compile",
       "Compile an ONNX model to standalone C99: DIR/<name>.h (API), DIR/<name>.c (one kernel call per node, intermediates "
-      "at fixed workspace offsets) and DIR/<name>_weights.c (constants). Build them with runtime/kernels/*.c and "
-      "-Iruntime/include. Prints a summary: nodes, MACs, weight bytes, workspace bytes vs the live-bytes lower bound. "
+      "at fixed offsets in the board's memory pools) and DIR/<name>_weights.c (constants). Build them with "
+      "runtime/kernels/*.c and -Iruntime/include. Prints a summary: nodes, MACs, weight bytes, and per pool the capacity, "
+      "bytes used, lower bound, utilisation and the layer at the peak. "
       "Errors go to stderr with exit code 2; nothing is written then.");
   sub->add_option("model", f->model, "The ONNX model file (.onnx)")->required();
   sub->add_option("-o,--output", f->outDir,
@@ -67,9 +65,10 @@ CommandRunner registerCompileCommand(CLI::App& app) {
   sub->add_option("--shape", f->shapes, kShapeHelp)->type_name("NAME=SHAPE");
   sub->add_option("--bind", f->binds, kBindHelp)->type_name("NAME=FILE");
   sub->add_flag("--dump-ir", f->dumpIr, "Print the graph IR after the compiler's passes to stdout");
+  addBoardFlags(sub, *options);
 
-  return [f]() -> int {
-    CompileOptions options;
+  return [f, shared = options]() -> int {
+    CompileOptions& options = *shared;
     options.modelPath = f->model;
     options.outDir = f->outDir;
     options.name = f->name;

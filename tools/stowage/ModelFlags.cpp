@@ -8,6 +8,30 @@
 
 namespace stowage::cli {
 
+void addBoardFlags(CLI::App* sub, CompileOptions& options) {
+  sub->add_option("--board", options.board.boardPath,
+                  "Memory description (TOML): targets, pools (size, alignment, kind, access, placement user/static/fixed, "
+                  "banks), placement rules and pins; see docs/memory-description.md. Default: one unlimited `user` "
+                  "workspace pool and a static constant pool")
+      ->type_name("FILE");
+  sub->add_option("--pool", options.board.pools,
+                  "Add a pool, tvmc-style: \"name=dtcm;size=64KiB;access=cpu;placement=static;section=.dtcm\" (replaces a "
+                  "board pool of the same name). Repeatable")
+      ->type_name("SPEC");
+  sub->add_option("--rule", options.board.rules,
+                  "Add a placement rule: \"op=Conv;inputs=sram;outputs=act_mem\" (also node=GLOB, weights=, scratch=; "
+                  "lists with ','). Repeatable")
+      ->type_name("SPEC");
+  sub->add_option("--pin", options.board.pins, "Pin tensors to a pool: TENSOR=POOL (TENSOR may be a glob). Repeatable")
+      ->type_name("TENSOR=POOL");
+  sub->add_option("--planner", options.planner.algorithm,
+                  "Offset algorithm: auto (greedy ones, then exact until the lower bound or the time limit), greedy-size, "
+                  "greedy-conflicts, hill-climb, exact")
+      ->capture_default_str();
+  sub->add_option("--time-limit", options.planner.timeLimitSeconds, "Seconds the planner may spend in all (exact, hill-climb and auto search within it; greedy plans are kept when it runs out)")
+      ->capture_default_str();
+}
+
 Status applyModelFlags(const std::vector<std::string>& shapes, const std::vector<std::string>& binds, CompileOptions& options) {
   for (const std::string& v : shapes) {
     STOWAGE_ASSIGN_OR_RETURN(auto binding, parseShapeBinding(v));

@@ -1,9 +1,12 @@
-// Flags shared by `stowage compile` and `stowage run`: --shape NAME=1x3x32x32 and --bind NAME=FILE, parsed
-// into the driver's CompileOptions. Parsing only; no compiler logic.
+// Flags shared by `stowage compile` and `stowage run`: --shape NAME=1x3x32x32, --bind NAME=FILE and the memory
+// flags (--board, --pool, --rule, --pin, --planner, --time-limit), parsed into the driver's CompileOptions.
+// Parsing only; no compiler logic.
 #pragma once
 
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "stowage/driver/Compiler.h"
 #include "stowage/support/Diagnostic.h"
@@ -17,6 +20,10 @@ inline constexpr const char* kShapeHelp =
 inline constexpr const char* kBindHelp =
     "Freeze a model input to the tensor in FILE (.pb TensorProto or .npy) at compile time, NAME=FILE; needed when an "
     "input feeds shapes (e.g. Reshape's shape). Repeatable.";
+
+/// Adds --board, --pool, --rule, --pin, --planner and --time-limit to `sub`, stored in `options` (which must
+/// outlive parsing). Shared so `compile` and `run` place memory the same way.
+void addBoardFlags(CLI::App* sub, CompileOptions& options);
 
 /// Adds the parsed --shape and --bind values to `options`; errors name the flag value.
 Status applyModelFlags(const std::vector<std::string>& shapes, const std::vector<std::string>& binds, CompileOptions& options);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 
@@ -41,6 +42,40 @@ int fail(const Diagnostic& d) {
   return kExitUserError;
 }
 
+/// "[0.1, 0.2, ...]": the first 16 values of `t` (all when it has at most 16), for a glance at the result.
+std::string leadingValues(const Tensor& t) {
+  const int64_t n = t.numElements(), shown = std::min<int64_t>(n, 16);
+  std::string s = "[";
+  for (int64_t k = 0; k < shown; ++k) {
+    const uint8_t* p = t.data.data() + static_cast<size_t>(k) * dtypeSize(t.dtype);
+    std::string v;
+    switch (t.dtype) {
+      case DType::Float32: {
+        float x;
+        std::memcpy(&x, p, 4);
+        v = fmt::format("{:.6g}", x);
+        break;
+      }
+      case DType::Int8: v = std::to_string(static_cast<int8_t>(*p)); break;
+      case DType::Int32: {
+        int32_t x;
+        std::memcpy(&x, p, 4);
+        v = std::to_string(x);
+        break;
+      }
+      case DType::Int64: {
+        int64_t x;
+        std::memcpy(&x, p, 8);
+        v = std::to_string(x);
+        break;
+      }
+      default: v = std::to_string(*p); break;
+    }
+    s += (k ? ", " : "") + v;
+  }
+  return s + (shown < n ? ", ...]" : "]");
+}
+
 }  // namespace
 
 CommandRunner registerRunCommand(CLI::App& app) {
@@ -49,13 +84,16 @@ CommandRunner registerRunCommand(CLI::App& app) {
     std::vector<std::string> inputs, shapes, binds;
   };
   auto f = std::make_shared<Flags>();
+  auto options = std::make_shared<CompileOptions>();
   CLI::App* sub = app.add_subcommand(
       "run",
       "Compile an ONNX or TFLite model, build the generated C with the system cc (-std=c99 -O2 -Wall -Wextra -Werror -pedantic) "
       "and the Stowage runtime, run it on the host and write its outputs: OUTDIR/output_0.pb, output_1.pb, ... "
       "(ONNX TensorProto named after each model output, the format of ONNX test data), or .npy / .bin with --format. "
       "The runtime is found at the build's paths unless STOWAGE_RUNTIME_LIB (libstowage_rt.a) or STOWAGE_RUNTIME_DIR "
-      "(the runtime/ source folder) are set. Errors go to stderr with exit code 2; no output folder is written then.");
+      "(the runtime/ source folder) are set. --board/--pool/--rule/--pin place memory as `compile` does, so any "
+      "placement can be run and checked on the host (fixed-address pools are simulated). Errors go to stderr with exit "
+      "code 2; no output folder is written then.");
   sub->add_option("model", f->model, "The model file: .onnx, or .tflite (by extension or its TFL3 identifier)")->required();
   sub->add_option("--input", f->inputs,
                   "Input tensor files, one per model input in the model's input order (bound inputs excluded): .pb "
@@ -74,9 +112,10 @@ CommandRunner registerRunCommand(CLI::App& app) {
                   "Build in DIR and keep it (generated C, host harness main.c, objects, logs) for debugging; by default a "
                   "temporary folder is used and removed")
       ->type_name("DIR");
+  addBoardFlags(sub, *options);
 
-  return [f]() -> int {
-    CompileOptions options;
+  return [f, shared = options]() -> int {
+    CompileOptions& options = *shared;
     options.modelPath = f->model;
     options.name = "net";
     if (Status s = applyModelFlags(f->shapes, f->binds, options); !s.ok()) return fail(s.error());
@@ -109,8 +148,8 @@ CommandRunner registerRunCommand(CLI::App& app) {
     if (!written.ok()) return fail(written.error());
     for (size_t i = 0; i < outputs->size(); ++i) {
       const Tensor& t = (*outputs)[i];
-      std::printf("output_%zu.%s: '%s' %s[%s]\n", i, f->format.c_str(), t.name.c_str(), std::string(dtypeName(t.dtype)).c_str(),
-                  shapeToString(t.shape).c_str());
+      std::printf("output_%zu.%s: '%s' %s[%s] = %s\n", i, f->format.c_str(), t.name.c_str(), std::string(dtypeName(t.dtype)).c_str(),
+                  shapeToString(t.shape).c_str(), leadingValues(t).c_str());
     }
     return kExitOk;
   };

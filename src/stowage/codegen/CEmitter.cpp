@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "stowage/codegen/CNames.h"
 #include "stowage/codegen/KernelCall.h"
@@ -129,31 +130,65 @@ std::string paramsInitializer(const KernelCall& call) {
       call.params);
 }
 
+/// How generated code reaches one pool: its placement and the C names of its base pointers.
+struct PoolCode {
+  const MemoryPool* pool = nullptr;
+  std::string ident, macro;  ///< "sram", "NET_POOL_SRAM"
+  size_t used = 0;           ///< bytes the plan uses (PoolUse::usedBytes)
+  bool perBankPointers = false;  ///< fixed pool with explicit bank bases: one pointer per bank
+  /// The local variable holding bank `bank`'s base (or the pool's, when not per bank).
+  std::string pointer(int bank) const { return perBankPointers ? fmt::format("p_{}_b{}", ident, bank) : "p_" + ident; }
+};
+
+std::vector<PoolCode> poolCode(const ProgramPlan& plan, const CSymbols& syms) {
+  std::vector<PoolCode> v;
+  for (size_t i = 0; i < plan.board.pools.size(); ++i) {
+    PoolCode pc;
+    pc.pool = &plan.board.pools[i];
+    pc.ident = syms.poolIdents[i];
+    pc.macro = syms.poolMacros[i];
+    pc.used = plan.pools[i].usedBytes;
+    pc.perBankPointers = pc.pool->placement == PoolPlacement::Fixed && pc.pool->banks > 1 && !pc.pool->bankBases.empty();
+    v.push_back(pc);
+  }
+  return v;
+}
+
 class SourceWriter {
  public:
-  SourceWriter(const Graph& g, const CSymbols& syms) : g_(g), syms_(syms) {
+  SourceWriter(const Graph& g, const CSymbols& syms, const ProgramPlan& plan, const std::vector<PoolCode>& pools)
+      : g_(g), syms_(syms), plan_(plan), pools_(pools) {
     inputIndex_.assign(g.tensors.size(), -1);
     outputIndex_.assign(g.tensors.size(), -1);
+    bufferIndex_.assign(g.tensors.size(), -1);
     for (size_t i = 0; i < g.inputs.size(); ++i) inputIndex_[static_cast<size_t>(g.inputs[i])] = static_cast<int>(i);
     for (size_t i = 0; i < g.outputs.size(); ++i) outputIndex_[static_cast<size_t>(g.outputs[i])] = static_cast<int>(i);
+    for (size_t i = 0; i < plan.buffers.size(); ++i) bufferIndex_[static_cast<size_t>(plan.buffers[i].tensor)] = static_cast<int>(i);
   }
 
   /// C expression for a pointer to tensor `id`'s data.
-  Result<std::string> pointer(TensorId id, bool typed) const {
+  Result<std::string> pointer(TensorId id, bool typed) {
     if (id == kNoTensor) return std::string("NULL");
     const size_t i = static_cast<size_t>(id);
     const Tensor& t = g_.tensor(id);
     if (inputIndex_[i] >= 0) return "in->" + syms_.inputFields[static_cast<size_t>(inputIndex_[i])];
     if (outputIndex_[i] >= 0) return "out->" + syms_.outputFields[static_cast<size_t>(outputIndex_[i])];
     if (t.isConstant()) return syms_.weightArrays[i];
-    if (syms_.offsetMacros[i].empty())
-      return makeError(fmt::format("tensor '{}'", t.name), "has no workspace offset in the memory plan");
-    if (!typed) return fmt::format("(void*)(base + {})", syms_.offsetMacros[i]);
-    return fmt::format("({}*)(void*)(base + {})", dtypeCType(t.dtype), syms_.offsetMacros[i]);
+    if (syms_.offsetMacros[i].empty() || bufferIndex_[i] < 0)
+      return makeError(fmt::format("tensor '{}'", t.name), "has no place in the memory plan");
+    const PlacedBuffer& b = plan_.buffers[static_cast<size_t>(bufferIndex_[i])];
+    const PoolCode& pc = pools_[static_cast<size_t>(b.slot.pool)];
+    const std::string base = pc.pointer(b.slot.bank);
+    usedPointers_.insert(base);
+    if (!typed) return fmt::format("(void*)({} + {})", base, syms_.offsetMacros[i]);
+    return fmt::format("({}*)(void*)({} + {})", dtypeCType(t.dtype), base, syms_.offsetMacros[i]);
   }
 
+  /// Base-pointer variables some statement used.
+  const std::set<std::string>& usedPointers() const { return usedPointers_; }
+
   /// The C statement for `call`, using `paramsName` for its parameter struct.
-  Result<std::string> statement(const KernelCall& call, const std::string& paramsName) const {
+  Result<std::string> statement(const KernelCall& call, const std::string& paramsName) {
     std::vector<std::string> in;
     const bool typed = !std::holds_alternative<GatherCall>(call.params) && !std::holds_alternative<ConcatPartCall>(call.params) &&
                        !std::holds_alternative<CopyCall>(call.params);
@@ -202,10 +237,33 @@ class SourceWriter {
  private:
   const Graph& g_;
   const CSymbols& syms_;
-  std::vector<int> inputIndex_, outputIndex_;
+  const ProgramPlan& plan_;
+  const std::vector<PoolCode>& pools_;
+  std::vector<int> inputIndex_, outputIndex_, bufferIndex_;
+  std::set<std::string> usedPointers_;
 };
 
-std::string emitHeader(const Graph& g, const MemoryPlan& plan, const CSymbols& s) {
+std::string placementText(const MemoryPool& pool) {
+  switch (pool.placement) {
+    case PoolPlacement::User: return "user: the application passes its address in ws";
+    case PoolPlacement::Static:
+      return pool.section.empty() ? "static array" : fmt::format("static array in section {}", pool.section);
+    case PoolPlacement::Fixed: return "fixed address";
+  }
+  return "";
+}
+
+/// "#define NET_POOL_X_PLACE ..." guarded so that other compilers can predefine it.
+std::string placeMacro(const std::string& macro, const MemoryPool& pool, size_t alignment) {
+  std::string attrs = pool.section.empty() ? "" : fmt::format("section(\"{}\"), ", pool.section);
+  attrs += fmt::format("aligned({})", alignment);
+  return fmt::format(
+      "#ifndef {0}_PLACE\n#if defined(__GNUC__) || defined(__clang__)\n#define {0}_PLACE __attribute__(({1}))\n#else\n"
+      "#define {0}_PLACE\n#endif\n#endif\n",
+      macro, attrs);
+}
+
+std::string emitHeader(const Graph& g, const ProgramPlan& plan, const CSymbols& s, const std::vector<PoolCode>& pools) {
   const std::string& p = s.prefix;
   const std::string& P = s.macroPrefix;
   std::string h = fmt::format(
@@ -214,15 +272,34 @@ std::string emitHeader(const Graph& g, const MemoryPlan& plan, const CSymbols& s
       "#ifndef {}_H_INCLUDED\n#define {}_H_INCLUDED\n\n#include <stddef.h>\n#include <stdint.h>\n\n"
       "#ifdef __cplusplus\nextern \"C\" {{\n#endif\n\n",
       p, commentText(g.name), stowageVersion(), P, P);
-  h += fmt::format(
-      "/* Scratch memory {0}_run needs, in bytes (at least 1 so it can size an array), and the alignment of its\n"
-      " * base address in bytes. Plan: {2} bytes used; {3} bytes are live at the busiest step. */\n"
-      "#define {1}_WORKSPACE_SIZE {4}u\n#define {1}_WORKSPACE_ALIGN {5}u\n\n",
-      p, P, plan.workspaceBytes, plan.lowerBoundBytes, std::max<size_t>(1, plan.workspaceBytes), kWorkspaceAlignment);
-  h += fmt::format("/* Return codes of {}_run. */\n#define {}_OK 0\n#define {}_ERR_NULL_ARGUMENT 1\n"
-                   "#define {}_ERR_WORKSPACE_MISALIGNED 2\n\n",
-                   p, P, P, P);
-  h += "/* Sizes of each input and output: _ELEMS in elements, _BYTES in bytes. */\n";
+  h += fmt::format("/* Memory pools{}. _SIZE is the bytes this model uses (at least 1), _ALIGN the alignment of the\n"
+                   " * pool's base address, _CAPACITY the board's size when it has one. */\n",
+                   plan.board.name.empty() ? "" : fmt::format(" of board '{}'", commentText(plan.board.name)));
+  for (size_t i = 0; i < pools.size(); ++i) {
+    const PoolCode& pc = pools[i];
+    const MemoryPool& pool = *pc.pool;
+    const PoolUse& use = plan.pools[i];
+    h += fmt::format("\n/* pool '{}': {} {}; {} buffers, {} bytes used, {} bytes live at the busiest step (lower bound {}) */\n",
+                     commentText(pool.name), pool.kind == PoolKind::Constant ? "constant," : "workspace,", placementText(pool),
+                     use.buffers, use.usedBytes, use.peakLiveBytes, use.lowerBoundBytes);
+    h += fmt::format("#define {}_SIZE {}u\n#define {}_ALIGN {}u\n", pc.macro, std::max<size_t>(1, use.usedBytes), pc.macro,
+                     pool.alignment);
+    if (pool.sizeBytes) h += fmt::format("#define {}_CAPACITY {}u\n", pc.macro, *pool.sizeBytes);
+    if (pool.banks > 1) h += fmt::format("#define {}_BANKS {}u\n#define {}_BANK_SIZE {}u\n", pc.macro, pool.banks, pc.macro, pool.bankSizeBytes);
+    if (pool.placement == PoolPlacement::Fixed && pool.base)
+      h += fmt::format("#define {}_BASE ((uintptr_t)0x{:X}u)\n", pc.macro, *pool.base);
+    if (pc.perBankPointers)
+      for (int b = 0; b < pool.banks; ++b)
+        h += fmt::format("#define {}_BANK{}_BASE ((uintptr_t)0x{:X}u)\n", pc.macro, b, pool.bankBases[static_cast<size_t>(b)]);
+    if (pool.placement == PoolPlacement::Static) h += placeMacro(pc.macro, pool, pool.alignment);
+  }
+  h += fmt::format("\n/* Return codes of {}_run. */\n#define {}_OK 0\n#define {}_ERR_NULL_ARGUMENT 1\n", p, P, P);
+  for (size_t i = 0; i < pools.size(); ++i) {
+    if (pools[i].pool->placement != PoolPlacement::User || pools[i].pool->kind != PoolKind::Workspace) continue;
+    const std::string u = upperIdentifier(pools[i].ident);
+    h += fmt::format("#define {0}_ERR_POOL_{1}_NULL {2}\n#define {0}_ERR_POOL_{1}_MISALIGNED {3}\n", P, u, 16 + 2 * i, 17 + 2 * i);
+  }
+  h += "\n/* Sizes of each input and output: _ELEMS in elements, _BYTES in bytes. */\n";
   auto sizes = [&](const char* kind, const std::vector<TensorId>& ids, const std::vector<std::string>& fields) {
     for (size_t i = 0; i < ids.size(); ++i) {
       const Tensor& t = g.tensor(ids[i]);
@@ -233,6 +310,27 @@ std::string emitHeader(const Graph& g, const MemoryPlan& plan, const CSymbols& s
   };
   sizes("INPUT", g.inputs, s.inputFields);
   sizes("OUTPUT", g.outputs, s.outputFields);
+  // Offsets: by pool, then address, then tensor id, so the list reads like each pool's memory map.
+  std::vector<size_t> order;
+  for (size_t i = 0; i < plan.buffers.size(); ++i)
+    if (plan.buffers[i].role == BufferRole::Activation) order.push_back(i);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const PlacedBuffer &x = plan.buffers[a], &y = plan.buffers[b];
+    if (x.slot.pool != y.slot.pool) return x.slot.pool < y.slot.pool;
+    if (x.offset != y.offset) return x.offset < y.offset;
+    return x.tensor < y.tensor;
+  });
+  if (!order.empty())
+    h += "\n/* Offset of each intermediate tensor in bytes from its pool's base (from its bank's base in pools\n"
+         " * with per-bank base addresses); steps are the half-open range of node steps it is live. */\n";
+  for (size_t i : order) {
+    const PlacedBuffer& b = plan.buffers[i];
+    const PoolCode& pc = pools[static_cast<size_t>(b.slot.pool)];
+    const size_t off = pc.perBankPointers ? b.offset - static_cast<size_t>(b.slot.bank) * pc.pool->bankSizeBytes : b.offset;
+    h += fmt::format("#define {} {}u /* pool {}{}: {}, {} bytes, steps [{}, {}) */\n", s.offsetMacros[static_cast<size_t>(b.tensor)], off,
+                     pc.ident, pc.pool->banks > 1 ? fmt::format(" bank {}", b.slot.bank) : "", tensorComment(g.tensor(b.tensor)),
+                     b.sizeBytes, b.firstStep, b.endStep);
+  }
   auto fields = [&](bool isConst, const std::vector<TensorId>& ids, const std::vector<std::string>& names, const char* what) {
     std::string body;
     for (size_t i = 0; i < ids.size(); ++i) {
@@ -246,34 +344,69 @@ std::string emitHeader(const Graph& g, const MemoryPlan& plan, const CSymbols& s
   h += "typedef struct {\n" + fields(true, g.inputs, s.inputFields, "inputs") + "} " + p + "_inputs;\n\n";
   h += fmt::format("/* Output buffers, written by {}_run; every pointer must be non-NULL and hold _ELEMS elements. */\n", p);
   h += "typedef struct {\n" + fields(false, g.outputs, s.outputFields, "outputs") + "} " + p + "_outputs;\n\n";
+  std::string wsFields;
+  for (const PoolCode& pc : pools)
+    if (pc.pool->placement == PoolPlacement::User && pc.pool->kind == PoolKind::Workspace)
+      wsFields += fmt::format("  uint8_t* {}; /* pool '{}': {}_SIZE bytes aligned to {}_ALIGN{} */\n", pc.ident, commentText(pc.pool->name),
+                              pc.macro, pc.macro, pc.used == 0 ? "; unused by this model, may be NULL" : "");
+  if (wsFields.empty()) wsFields = "  char unused; /* every pool of this model is static or fixed: ws may be NULL */\n";
   h += fmt::format(
-      "/* Scratch memory: base points at {0}_WORKSPACE_SIZE bytes aligned to {0}_WORKSPACE_ALIGN. It holds no state\n"
-      " * between calls; concurrent calls need separate workspaces. */\n"
-      "typedef struct {{\n  uint8_t* base;\n}} {1}_workspace;\n\n",
-      P, p);
+      "/* The memory the application provides: one pointer per `user` pool. Pools hold no state between calls;\n"
+      " * concurrent calls need separate pools (and static or fixed pools make {}_run non-reentrant). */\n",
+      p);
+  h += "typedef struct {\n" + wsFields + "} " + p + "_workspaces;\n\n";
   h += fmt::format(
-      "/* Runs the model once: reads *in, writes *out, uses ws->base as scratch. Returns {0}_OK, or\n"
-      " * {0}_ERR_NULL_ARGUMENT when an argument or pointer field is NULL, or {0}_ERR_WORKSPACE_MISALIGNED when\n"
-      " * ws->base is not aligned to {0}_WORKSPACE_ALIGN; nothing is written on error. Outputs must not overlap\n"
-      " * inputs or the workspace. */\n"
-      "int {1}_run(const {1}_inputs* in, {1}_outputs* out, {1}_workspace* ws);\n\n",
+      "/* Runs the model once: reads *in, writes *out, uses the pools as scratch. Returns {0}_OK, or\n"
+      " * {0}_ERR_NULL_ARGUMENT when an argument or input/output pointer is NULL, or {0}_ERR_POOL_<P>_NULL /\n"
+      " * {0}_ERR_POOL_<P>_MISALIGNED when a user pool's pointer is NULL or not aligned to its _ALIGN; nothing is\n"
+      " * written on error. Outputs must not overlap inputs or the pools. */\n"
+      "int {1}_run(const {1}_inputs* in, {1}_outputs* out, const {1}_workspaces* ws);\n\n",
       P, p);
   h += fmt::format("#ifdef __cplusplus\n}}\n#endif\n\n#endif /* {}_H_INCLUDED */\n", P);
   return h;
+}
+
+/// Indents every non-empty line of `text` by `spaces`.
+std::string indent(const std::string& text, size_t spaces) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    out += (line.empty() ? "" : std::string(spaces, ' ') + line) + "\n";
+    start = end + 1;
+  }
+  return out;
 }
 
 }  // namespace
 
 std::string stowageVersion() { return STOWAGE_VERSION; }
 
-Result<GeneratedC> emitC(const Graph& g, const MemoryPlan& plan, const std::string& name) {
+Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::string& name) {
   STOWAGE_TRY(validateModelName(name));
   std::vector<TensorId> wsTensors;
-  for (const Buffer& b : plan.buffers) wsTensors.push_back(b.tensor);
-  const CSymbols syms = assignSymbols(g, name, wsTensors);
+  for (const PlacedBuffer& b : plan.buffers)
+    if (b.role == BufferRole::Activation) wsTensors.push_back(b.tensor);
+  std::vector<std::string> poolNames;
+  for (const MemoryPool& pool : plan.board.pools) poolNames.push_back(pool.name);
+  const CSymbols syms = assignSymbols(g, name, wsTensors, poolNames);
   const std::string& p = syms.prefix;
   const std::string& P = syms.macroPrefix;
-  SourceWriter writer(g, syms);
+  const std::vector<PoolCode> pools = poolCode(plan, syms);
+  for (const PlacedBuffer& b : plan.buffers) {
+    const MemoryPool& pool = plan.board.pools[static_cast<size_t>(b.slot.pool)];
+    if (b.role == BufferRole::Constant && pool.placement != PoolPlacement::Static) {
+      Diagnostic d = makeUnsupported(fmt::format("pool '{}'", pool.name),
+                                     fmt::format("holds constant '{}', but constants are emitted as C arrays and only `static` constant "
+                                                 "pools can hold them today",
+                                                 g.tensor(b.tensor).name));
+      d.hint = "make the constant pool `placement = \"static\"` (with a `section` for flash or ITCM)";
+      return d;
+    }
+  }
+  SourceWriter writer(g, syms, plan, pools);
 
   // Lower every node first: the parameter structs go at file scope, the calls inside <name>_run.
   std::string params, calls;
@@ -282,8 +415,8 @@ Result<GeneratedC> emitC(const Graph& g, const MemoryPlan& plan, const std::stri
   for (size_t step = 0; step < g.nodes.size(); ++step) {
     const Node& n = g.nodes[step];
     STOWAGE_ASSIGN_OR_RETURN(std::vector<KernelCall> lowered, lowerNode(g, n));
-    calls += fmt::format("\n  /* step {}: node '{}' ({}) */\n", step, commentText(n.name), opName(n.op));
-    if (lowered.empty()) calls += "  /* output has no elements: nothing to compute */\n";
+    calls += fmt::format("\n/* step {}: node '{}' ({}) */\n", step, commentText(n.name), opName(n.op));
+    if (lowered.empty()) calls += "/* output has no elements: nothing to compute */\n";
     for (size_t k = 0; k < lowered.size(); ++k) {
       const KernelCall& call = lowered[k];
       const std::string paramsName = fmt::format("{}_p{}", p, numCalls);
@@ -292,7 +425,7 @@ Result<GeneratedC> emitC(const Graph& g, const MemoryPlan& plan, const std::stri
         params += fmt::format("/* step {}: node '{}' ({}) */\nstatic const {} {} = {{\n  {}}};\n", step, commentText(n.name),
                               opName(n.op), type, paramsName, paramsInitializer(call));
       STOWAGE_ASSIGN_OR_RETURN(std::string stmt, writer.statement(call, paramsName));
-      calls += "  " + stmt + "\n";
+      calls += stmt + "\n";
       for (TensorId id : call.inputs)
         if (id != kNoTensor && g.tensor(id).isConstant()) weightUsed[static_cast<size_t>(id)] = true;
       ++numCalls;
@@ -301,30 +434,22 @@ Result<GeneratedC> emitC(const Graph& g, const MemoryPlan& plan, const std::stri
 
   GeneratedC out;
   out.kernelCalls = numCalls;
-  out.header = {p + ".h", emitHeader(g, plan, syms)};
-  out.weights = {p + "_weights.c", emitWeightsFile(g, syms, stowageVersion())};
+  out.header = {p + ".h", emitHeader(g, plan, syms, pools)};
+  out.weights = {p + "_weights.c", emitWeightsFile(g, syms, stowageVersion(), plan)};
 
+  size_t totalUsed = 0;
+  for (const PoolUse& u : plan.pools)
+    if (plan.board.pools[static_cast<size_t>(u.pool)].kind == PoolKind::Workspace) totalUsed += u.usedBytes;
   std::string c = fmt::format(
-      "/* {}.c: model '{}' as {} kernel calls over a {}-byte workspace.\n * generated by stowage {}; do not edit. */\n"
+      "/* {}.c: model '{}' as {} kernel calls over {} bytes of workspace pools.\n * generated by stowage {}; do not edit. */\n"
       "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n#include \"{}.h\"\n"
-      "#include \"stowage_kernels.h\"\n",
-      p, commentText(g.name), numCalls, plan.workspaceBytes, stowageVersion(), p);
-  if (!plan.buffers.empty()) {
-    c += fmt::format("\n/* Workspace offsets in bytes from ws->base (multiples of {}_WORKSPACE_ALIGN); steps are the\n"
-                     " * half-open range of node steps during which the tensor is live. */\n",
-                     P);
-    // Offset order: by address, then tensor id, so the map reads like the memory layout.
-    std::vector<size_t> order(plan.buffers.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return plan.offsets[a] != plan.offsets[b] ? plan.offsets[a] < plan.offsets[b] : plan.buffers[a].tensor < plan.buffers[b].tensor;
-    });
-    for (size_t i : order) {
-      const Buffer& b = plan.buffers[i];
-      c += fmt::format("#define {} {}u /* {}, {} bytes, steps [{}, {}) */\n", syms.offsetMacros[static_cast<size_t>(b.tensor)],
-                       plan.offsets[i], tensorComment(g.tensor(b.tensor)), b.sizeBytes, b.firstStep, b.endStep);
-    }
-  }
+      "#include \"stowage_hal.h\"\n#include \"stowage_kernels.h\"\n",
+      p, commentText(g.name), numCalls, totalUsed, stowageVersion(), p);
+  std::string statics;
+  for (const PoolCode& pc : pools)
+    if (pc.pool->kind == PoolKind::Workspace && pc.pool->placement == PoolPlacement::Static && pc.used > 0)
+      statics += fmt::format("static uint8_t {}_pool_{}[{}_SIZE] {}_PLACE;\n", p, pc.ident, pc.macro, pc.macro);
+  if (!statics.empty()) c += "\n/* Static pools. */\n" + statics;
   std::string decls;
   for (size_t i = 0; i < g.tensors.size(); ++i)
     if (weightUsed[i])
@@ -332,32 +457,40 @@ Result<GeneratedC> emitC(const Graph& g, const MemoryPlan& plan, const std::stri
   if (!decls.empty()) c += fmt::format("\n/* Weights, defined in {}_weights.c. */\n{}", p, decls);
   if (!params.empty()) c += "\n/* Kernel parameters. */\n" + params;
 
-  c += fmt::format("\nint {0}_run(const {0}_inputs* in, {0}_outputs* out, {0}_workspace* ws) {{\n", p);
-  c += "  if (in == NULL || out == NULL || ws == NULL) return " + P + "_ERR_NULL_ARGUMENT;\n";
-  std::vector<std::string> nullChecks;
-  for (const auto& f : syms.inputFields) nullChecks.push_back("in->" + f + " == NULL");
-  for (const auto& f : syms.outputFields) nullChecks.push_back("out->" + f + " == NULL");
-  // A workspace of 0 bytes (only empty intermediates) may be NULL; any bytes need a valid aligned base.
-  if (plan.workspaceBytes > 0) nullChecks.push_back("ws->base == NULL");
-  for (const auto& check : nullChecks) c += fmt::format("  if ({}) return {}_ERR_NULL_ARGUMENT;\n", check, P);
-  if (plan.workspaceBytes > 0)
-    c += fmt::format("  if ((uintptr_t)ws->base % {0}_WORKSPACE_ALIGN != 0u) return {0}_ERR_WORKSPACE_MISALIGNED;\n", P);
-  if (!plan.buffers.empty()) {
-    c += "  {\n    uint8_t* const base = ws->base;\n";
-    if (calls.find("(base + ") == std::string::npos) c += "    (void)base; /* every workspace tensor is empty */\n";
-    // Indent the calls one more level inside the block.
-    std::string indented;
-    size_t start = 0;
-    while (start < calls.size()) {
-      size_t end = calls.find('\n', start);
-      if (end == std::string::npos) end = calls.size();
-      std::string line = calls.substr(start, end - start);
-      indented += (line.empty() ? "" : "  " + line) + "\n";
-      start = end + 1;
+  c += fmt::format("\nint {0}_run(const {0}_inputs* in, {0}_outputs* out, const {0}_workspaces* ws) {{\n", p);
+  bool needWs = false;
+  for (const PoolCode& pc : pools)
+    needWs = needWs || (pc.pool->kind == PoolKind::Workspace && pc.pool->placement == PoolPlacement::User && pc.used > 0);
+  c += fmt::format("  if (in == NULL || out == NULL{}) return {}_ERR_NULL_ARGUMENT;\n", needWs ? " || ws == NULL" : "", P);
+  for (const auto& f : syms.inputFields) c += fmt::format("  if (in->{} == NULL) return {}_ERR_NULL_ARGUMENT;\n", f, P);
+  for (const auto& f : syms.outputFields) c += fmt::format("  if (out->{} == NULL) return {}_ERR_NULL_ARGUMENT;\n", f, P);
+  if (!needWs) c += "  (void)ws;\n";
+  std::string locals;
+  const auto& used = writer.usedPointers();
+  for (const PoolCode& pc : pools) {
+    if (pc.pool->kind != PoolKind::Workspace || pc.used == 0) continue;
+    const MemoryPool& pool = *pc.pool;
+    const std::string u = upperIdentifier(pc.ident);
+    if (pool.placement == PoolPlacement::User) {
+      c += fmt::format("  if (ws->{0} == NULL) return {1}_ERR_POOL_{2}_NULL;\n"
+                       "  if ((uintptr_t)ws->{0} % {3}_ALIGN != 0u) return {1}_ERR_POOL_{2}_MISALIGNED;\n",
+                       pc.ident, P, u, pc.macro);
+      if (used.count(pc.pointer(0))) locals += fmt::format("uint8_t* const {} = ws->{};\n", pc.pointer(0), pc.ident);
+    } else if (pool.placement == PoolPlacement::Static) {
+      if (used.count(pc.pointer(0))) locals += fmt::format("uint8_t* const {} = {}_pool_{};\n", pc.pointer(0), p, pc.ident);
+    } else if (pc.perBankPointers) {
+      for (int b = 0; b < pool.banks; ++b)
+        if (used.count(pc.pointer(b)))
+          locals += fmt::format("uint8_t* const {0} = (uint8_t*)STOWAGE_FIXED_ADDRESS({1}_BANK{2}_BASE, {1}_BANK_SIZE);\n",
+                                pc.pointer(b), pc.macro, b);
+    } else if (used.count(pc.pointer(0))) {
+      locals += fmt::format("uint8_t* const {0} = (uint8_t*)STOWAGE_FIXED_ADDRESS({1}_BASE, {1}_SIZE);\n", pc.pointer(0), pc.macro);
     }
-    c += indented.substr(1) + "  }\n";
+  }
+  if (!locals.empty()) {
+    c += "  {\n" + indent(locals, 4) + indent(calls.empty() ? calls : calls.substr(1), 4) + "  }\n";
   } else {
-    c += calls;
+    c += indent(calls, 2);
   }
   c += fmt::format("  return {}_OK;\n}}\n", P);
   out.source = {p + ".c", c};

@@ -103,7 +103,8 @@ std::string floatLiteral(float v) {
   return buf;
 }
 
-CSymbols assignSymbols(const Graph& g, const std::string& name, const std::vector<TensorId>& workspaceTensors) {
+CSymbols assignSymbols(const Graph& g, const std::string& name, const std::vector<TensorId>& workspaceTensors,
+                       const std::vector<std::string>& poolNames) {
   CSymbols s;
   s.prefix = name;
   s.macroPrefix = upperIdentifier(name);
@@ -126,6 +127,11 @@ CSymbols assignSymbols(const Graph& g, const std::string& name, const std::vecto
   for (TensorId id : sorted)
     s.offsetMacros[static_cast<size_t>(id)] =
         uniquify(s.macroPrefix + "_OFFSET_" + upperIdentifier(sanitizeIdentifier(g.tensor(id).name)), takenOffsets, false);
+  std::set<std::string> takenPools;
+  for (const std::string& pool : poolNames) {
+    s.poolIdents.push_back(uniquify(sanitizeIdentifier(pool), takenPools, true));
+    s.poolMacros.push_back(s.macroPrefix + "_POOL_" + upperIdentifier(s.poolIdents.back()));
+  }
   return s;
 }
 

@@ -43,10 +43,14 @@ struct CSymbols {
   /// By TensorId: the weight array ("net_w_conv1_weight") of constants, the offset macro
   /// ("NET_OFFSET_CONV1_OUT") of workspace tensors; empty otherwise.
   std::vector<std::string> weightArrays, offsetMacros;
+  /// By Board::pools index: the pool's identifier ("sram": the net_workspaces field, the suffix of
+  /// net_pool_<ident> static arrays) and macro stem ("NET_POOL_SRAM": _SIZE, _ALIGN, _BASE, ...).
+  std::vector<std::string> poolIdents, poolMacros;
 };
 
 /// Assigns the symbols for `g` with model name `name` (already validated). `workspaceTensors` lists the
-/// tensors that get an offset macro.
-CSymbols assignSymbols(const Graph& g, const std::string& name, const std::vector<TensorId>& workspaceTensors);
+/// tensors that get an offset macro, `poolNames` the board's pools in order.
+CSymbols assignSymbols(const Graph& g, const std::string& name, const std::vector<TensorId>& workspaceTensors,
+                       const std::vector<std::string>& poolNames = {});
 
 }  // namespace stowage

@@ -32,10 +32,16 @@ constexpr const char* kReadExact = R"(static int read_exact(const char* path, vo
 
 }  // namespace
 
-std::string emitHostHarness(const Graph& g, const MemoryPlan& plan, const std::string& name) {
+std::string emitHostHarness(const Graph& g, const ProgramPlan& plan, const std::string& name) {
   std::vector<TensorId> ws;
-  for (const Buffer& b : plan.buffers) ws.push_back(b.tensor);
-  const CSymbols s = assignSymbols(g, name, ws);
+  for (const PlacedBuffer& b : plan.buffers)
+    if (b.role == BufferRole::Activation) ws.push_back(b.tensor);
+  std::vector<std::string> poolNames;
+  for (const MemoryPool& pool : plan.board.pools) poolNames.push_back(pool.name);
+  const CSymbols s = assignSymbols(g, name, ws, poolNames);
+  std::vector<size_t> userPools;
+  for (size_t i = 0; i < plan.board.pools.size(); ++i)
+    if (plan.board.pools[i].kind == PoolKind::Workspace && plan.board.pools[i].placement == PoolPlacement::User) userPools.push_back(i);
   const std::string& p = s.prefix;
   const std::string& P = s.macroPrefix;
   const size_t nIn = g.inputs.size(), nOut = g.outputs.size();
@@ -61,18 +67,18 @@ std::string emitHostHarness(const Graph& g, const MemoryPlan& plan, const std::s
 
 )";
   c += "int main(int argc, char** argv) {\n";
-  c += fmt::format("  {0}_inputs in;\n  {0}_outputs out;\n  {0}_workspace ws;\n  unsigned char* ws_raw;\n  int rc;\n", p);
+  c += fmt::format("  {0}_inputs in;\n  {0}_outputs out;\n  {0}_workspaces ws;\n  int rc;\n", p);
+  for (size_t i : userPools) c += fmt::format("  unsigned char* pool_{}_raw;\n", s.poolIdents[i]);
   for (size_t i = 0; i < nIn; ++i) c += fmt::format("  void* in_{};\n", i);
   for (size_t i = 0; i < nOut; ++i) c += fmt::format("  void* out_{};\n", i);
   c += fmt::format("  if (argc != {}) {{\n    fprintf(stderr, \"usage: %s <{} input files> <{} output files>\\n\", argv[0]);\n"
                    "    return {};\n  }}\n",
                    1 + nIn + nOut, nIn, nOut, kHarnessUsage);
-  c += "  memset(&in, 0, sizeof in);\n  memset(&out, 0, sizeof out);\n";
-  c += fmt::format("  ws_raw = (unsigned char*)malloc({0}_WORKSPACE_SIZE + {0}_WORKSPACE_ALIGN);\n"
-                   "  if (ws_raw == NULL) return {1};\n"
-                   "  ws.base = (uint8_t*)(ws_raw + ({0}_WORKSPACE_ALIGN - (uintptr_t)ws_raw % {0}_WORKSPACE_ALIGN) % "
-                   "{0}_WORKSPACE_ALIGN);\n",
-                   P, kHarnessNoMemory);
+  c += "  memset(&in, 0, sizeof in);\n  memset(&out, 0, sizeof out);\n  memset(&ws, 0, sizeof ws);\n";
+  for (size_t i : userPools)
+    c += fmt::format("  pool_{0}_raw = (unsigned char*)malloc({1}_SIZE + {1}_ALIGN);\n  if (pool_{0}_raw == NULL) return {2};\n"
+                     "  ws.{0} = (uint8_t*)(pool_{0}_raw + ({1}_ALIGN - (uintptr_t)pool_{0}_raw % {1}_ALIGN) % {1}_ALIGN);\n",
+                     s.poolIdents[i], s.poolMacros[i], kHarnessNoMemory);
   for (size_t i = 0; i < nIn; ++i) {
     const Tensor& t = g.tensor(g.inputs[i]);
     const std::string bytes = fmt::format("{}_INPUT_{}_BYTES", P, upperIdentifier(s.inputFields[i]));
@@ -95,7 +101,8 @@ std::string emitHostHarness(const Graph& g, const MemoryPlan& plan, const std::s
                      upperIdentifier(s.outputFields[i]), kHarnessWriteFailed);
   for (size_t i = 0; i < nIn; ++i) c += fmt::format("  free(in_{});\n", i);
   for (size_t i = 0; i < nOut; ++i) c += fmt::format("  free(out_{});\n", i);
-  c += "  free(ws_raw);\n  return 0;\n}\n";
+  for (size_t i : userPools) c += fmt::format("  free(pool_{}_raw);\n", s.poolIdents[i]);
+  c += "  return 0;\n}\n";
   return c;
 }
 

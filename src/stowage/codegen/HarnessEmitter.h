@@ -1,12 +1,12 @@
 // Emits the host harness main.c that `stowage run` builds around generated code: it reads each input from a
-// raw binary file, allocates an aligned workspace (host code, so malloc is fine), calls <name>_run and
+// raw binary file, allocates the aligned user pools (host code, so malloc is fine), calls <name>_run and
 // writes each output as a raw binary file.
 #pragma once
 
 #include <string>
 
 #include "stowage/ir/Graph.h"
-#include "stowage/plan/MemoryPlan.h"
+#include "stowage/plan/ProgramPlan.h"
 
 namespace stowage {
 
@@ -17,6 +17,7 @@ inline constexpr int kHarnessUsage = 64, kHarnessBadInput = 66, kHarnessNoMemory
 
 /// main.c for model `name` (same graph and plan as given to emitC). Usage: prog IN_0 .. IN_k OUT_0 .. OUT_m,
 /// inputs as exact raw little-endian bytes in graph input order, outputs written likewise.
-std::string emitHostHarness(const Graph& g, const MemoryPlan& plan, const std::string& name);
+/// User pools are allocated on the heap with their alignment; fixed pools are mapped by the host simulator.
+std::string emitHostHarness(const Graph& g, const ProgramPlan& plan, const std::string& name);
 
 }  // namespace stowage

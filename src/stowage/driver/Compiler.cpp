@@ -7,11 +7,14 @@
 #include "stowage/frontend/OnnxImporter.h"
 #include "stowage/frontend/TfliteImporter.h"
 #include "stowage/frontend/TfliteReader.h"
+#include "stowage/report/ReportHtml.h"
+#include "stowage/report/ReportJson.h"
 
 namespace stowage {
 
 Result<CompileResult> compileModel(const CompileOptions& options) {
   STOWAGE_TRY(validateModelName(options.name));  // before the slow stages: a bad flag fails at once
+  STOWAGE_ASSIGN_OR_RETURN(Board board, resolveBoard(options.board));
   std::vector<StageTime> timings;
   OnnxImportOptions importOptions;
   importOptions.inputShapes = options.inputShapes;
@@ -25,12 +28,20 @@ Result<CompileResult> compileModel(const CompileOptions& options) {
     }
     return importOnnxFile(options.modelPath, importOptions);
   }));
-  STOWAGE_ASSIGN_OR_RETURN(CompileResult result, compileGraph(std::move(graph), options, std::move(timings)));
+  STOWAGE_ASSIGN_OR_RETURN(CompileResult result, compileGraphOnBoard(std::move(graph), board, options, std::move(timings)));
   if (!options.outDir.empty()) {
     STOWAGE_TRY(timeStage(result.timings, "write", [&] {
       return commitOutputDir(options.outDir, [&](const std::filesystem::path& tmp) -> Status {
         for (const GeneratedFile* f : {&result.code.header, &result.code.source, &result.code.weights})
           STOWAGE_TRY(writeTextFile(tmp / f->fileName, f->text));
+        // The reports: report.json, report.html and one plan_<pool>.csv per pool holding buffers.
+        const ReportContext context{options.modelPath, options.name};
+        STOWAGE_TRY(writeTextFile(tmp / "report.json", buildReportJson(result.graph, result.plan, context).dump(2) + "\n"));
+        STOWAGE_TRY(writeTextFile(tmp / "report.html", buildReportHtml(result.graph, result.plan, context)));
+        for (const PoolUse& u : result.plan.pools)
+          if (u.buffers > 0)
+            STOWAGE_TRY(writeTextFile(tmp / ("plan_" + result.plan.board.pools[static_cast<size_t>(u.pool)].name + ".csv"),
+                                      poolPlanCsv(result.graph, result.plan, u.pool)));
         return Status::success();
       });
     }));

@@ -9,7 +9,9 @@
 
 #include "stowage/codegen/CEmitter.h"
 #include "stowage/ir/Graph.h"
-#include "stowage/plan/MemoryPlan.h"
+#include "stowage/plan/PlanProgram.h"
+#include "stowage/plan/ProgramPlan.h"
+#include "stowage/target/Board.h"
 #include "stowage/support/Diagnostic.h"
 
 namespace stowage {
@@ -23,6 +25,8 @@ struct CompileOptions {
   std::map<std::string, Shape> inputShapes;    ///< `--shape NAME=1x3x32x32` for dynamic input dims
   std::map<std::string, Tensor> boundInputs;   ///< `--bind NAME=FILE`: inputs frozen to constants
   bool dumpIr = false;                         ///< fill CompileResult::irDump with the IR after passes
+  BoardFlags board;                            ///< `--board FILE`, `--pool`, `--rule`, `--pin`; empty: default board
+  PlanOptions planner;                         ///< `--planner NAME`, `--time-limit S`
 };
 
 /// Wall time of one pipeline stage.
@@ -34,7 +38,7 @@ struct StageTime {
 struct CompileResult {
   std::string name;            ///< model name used for the symbols
   Graph graph;                 ///< the graph after passes, as emitted
-  MemoryPlan plan;             ///< validated workspace plan
+  ProgramPlan plan;            ///< validated memory plan over the board's pools
   GeneratedC code;             ///< the generated files
   std::string irDump;          ///< printGraph of `graph` when CompileOptions::dumpIr, else empty
   std::vector<StageTime> timings;
@@ -47,8 +51,12 @@ struct CompileResult {
 Result<CompileResult> compileModel(const CompileOptions& options);
 
 /// The pipeline after import, on an already built graph (hand-built in tests, imported by compileModel):
-/// passes, verification, planning, validation and emission. Does not write files; `options.modelPath`,
-/// `inputShapes` and `boundInputs` are ignored. `timings` receives one entry per stage.
+/// resolves the board, then passes, verification, planning, validation and emission. Does not write files;
+/// `options.modelPath`, `inputShapes` and `boundInputs` are ignored. `timings` receives one entry per stage.
 Result<CompileResult> compileGraph(Graph graph, const CompileOptions& options, std::vector<StageTime> timings = {});
+
+/// compileGraph on an already resolved `board` (its `options.board` is ignored).
+Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const CompileOptions& options,
+                                          std::vector<StageTime> timings = {});
 
 }  // namespace stowage

@@ -9,13 +9,17 @@
 #include "stowage/ir/Verifier.h"
 #include "stowage/pass/FoldBatchNorm.h"
 #include "stowage/pass/FoldConstants.h"
-#include "stowage/plan/Validate.h"
-#include "stowage/plan/algo/GreedyBySize.h"
-#include "stowage/plan/analysis/Liveness.h"
+#include "stowage/plan/PlanProgram.h"
 
 namespace stowage {
 
 Result<CompileResult> compileGraph(Graph graph, const CompileOptions& options, std::vector<StageTime> timings) {
+  STOWAGE_ASSIGN_OR_RETURN(Board board, resolveBoard(options.board));
+  return compileGraphOnBoard(std::move(graph), board, options, std::move(timings));
+}
+
+Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const CompileOptions& options,
+                                          std::vector<StageTime> timings) {
   CompileResult r;
   r.name = options.name;
   STOWAGE_TRY(validateModelName(options.name));
@@ -24,11 +28,8 @@ Result<CompileResult> compileGraph(Graph graph, const CompileOptions& options, s
   STOWAGE_TRY(timeStage(timings, "fold-constants", [&] { return foldConstants(graph); }));
   STOWAGE_TRY(timeStage(timings, "fold-batch-norm", [&] { return foldBatchNormIntoConv(graph); }));
   STOWAGE_TRY(timeStage(timings, "verify", [&] { return verifyGraph(graph); }));
-  std::vector<Buffer> buffers = timeStage(timings, "liveness", [&] { return computeLiveness(graph); });
-  r.plan = timeStage(timings, "plan", [&] { return planGreedyBySize(std::move(buffers)); });
-  STOWAGE_TRY(timeStage(timings, "validate-plan", [&] {
-    return validatePlan(r.plan, [&](TensorId id) { return graph.tensor(id).name; });
-  }));
+  // Liveness, constraints, pool assignment, offsets and the validator all run inside planProgram.
+  STOWAGE_ASSIGN_OR_RETURN(r.plan, timeStage(timings, "plan", [&] { return planProgram(graph, board, options.planner); }));
   STOWAGE_ASSIGN_OR_RETURN(r.code, timeStage(timings, "emit-c", [&] { return emitC(graph, r.plan, options.name); }));
 
   for (const Node& n : graph.nodes) r.macs += macCount(graph, n);

@@ -16,6 +16,9 @@
 #ifndef STOWAGE_RUNTIME_DIR
 #define STOWAGE_RUNTIME_DIR "runtime"
 #endif
+#ifndef STOWAGE_SIM_LIB
+#define STOWAGE_SIM_LIB ""
+#endif
 #ifndef STOWAGE_RUNTIME_LIB
 #define STOWAGE_RUNTIME_LIB ""
 #endif
@@ -147,10 +150,21 @@ Result<std::vector<Tensor>> runOnHost(const CompileResult& compiled, const std::
     std::sort(rtSources.begin(), rtSources.end());
     sources.insert(sources.end(), rtSources.begin(), rtSources.end());
   }
+  // The host simulator of the HAL (fixed-address pools): the built library, else its sources.
+  const std::string simLib = STOWAGE_SIM_LIB;
+  const bool haveSimLib = !simLib.empty() && fs::exists(simLib);
+  if (!haveSimLib) {
+    std::vector<std::string> simSources;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(rtDir / "sim", ec))
+      if (e.path().extension() == ".c") simSources.push_back(e.path().string());
+    std::sort(simSources.begin(), simSources.end());
+    sources.insert(sources.end(), simSources.begin(), simSources.end());
+  }
   auto compileCommand = [&](const std::string& src, const std::string& opt, const std::string& obj) {
     std::vector<std::string> a = {cc};
     a.insert(a.end(), kStrictFlags.begin(), kStrictFlags.end());
-    a.insert(a.end(), {opt, "-I", (rtDir / "include").string(), "-I", dir.string(), "-c",
+    a.insert(a.end(), {opt, "-DSTOWAGE_HOST_SIM", "-I", (rtDir / "include").string(), "-I", dir.string(), "-c",
                        fs::path(src).is_absolute() ? src : (dir / src).string(), "-o", obj});
     return a;
   };
@@ -181,6 +195,7 @@ Result<std::vector<Tensor>> runOnHost(const CompileResult& compiled, const std::
   std::vector<std::string> link = {cc};
   link.insert(link.end(), objects.begin(), objects.end());
   if (haveLib) link.push_back(rtLib);
+  if (haveSimLib) link.push_back(simLib);
   link.insert(link.end(), {"-lm", "-o", (dir / "harness").string()});
   STOWAGE_ASSIGN_OR_RETURN(ProcessOutcome linked, runProcess(link, (dir / "link.log").string()));
   STOWAGE_TRY(checkOutcome(linked, link, "linking the host harness failed"));

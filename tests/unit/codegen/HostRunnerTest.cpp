@@ -73,8 +73,8 @@ TEST(HostRunner, ConvReluGemmMatchesReference) {
   auto compiled = compileGraph(std::move(g), o);
   ASSERT_TRUE(compiled.ok()) << compiled.error().render();
   // conv output and relu output are live together; the reshape copy reads r while writing f.
-  EXPECT_GE(compiled->plan.workspaceBytes, compiled->plan.lowerBoundBytes);
-  EXPECT_EQ(compiled->plan.lowerBoundBytes, 256u);
+  EXPECT_GE(compiled->plan.pools[0].usedBytes, compiled->plan.pools[0].lowerBoundBytes);
+  EXPECT_EQ(compiled->plan.pools[0].lowerBoundBytes, 256u);
   auto out = runOnHost(*compiled, {floatTensor("x", {1, 1, 4, 4}, xv)});
   ASSERT_TRUE(out.ok()) << out.error().render();
   ASSERT_EQ(out->size(), 1u);
@@ -202,7 +202,7 @@ TEST(HostRunner, EmptyIntermediateTensors) {
   g.outputs = {y};
   auto compiled = compileGraph(std::move(g), CompileOptions{});
   ASSERT_TRUE(compiled.ok()) << compiled.error().render();
-  EXPECT_EQ(compiled->plan.workspaceBytes, 0u);
+  EXPECT_EQ(compiled->plan.pools[0].usedBytes, 0u);
   auto out = runOnHost(*compiled, {floatTensor("x", {2, 3}, {1, 2, 3, 4, 5, 6})});
   ASSERT_TRUE(out.ok()) << out.error().render();
   EXPECT_EQ(floats(out->at(0)), (std::vector<float>{1, 2, 3, 4, 5, 6}));

@@ -57,13 +57,15 @@ TEST(BoardExamples, AccelL2Act) {
   const Target* npu = b.findTarget("npu");
   ASSERT_NE(npu, nullptr);
   EXPECT_EQ(npu->kind, TargetKind::Accelerator);
-  EXPECT_TRUE(npu->runs("Conv"));
+  EXPECT_TRUE(npu->runs("Gemm"));
+  EXPECT_FALSE(npu->runs("Conv"));
   EXPECT_FALSE(npu->runs("Softmax"));
   EXPECT_TRUE(b.findTarget("cpu")->runs("Softmax"));  // cpu default: every op
   EXPECT_TRUE(b.findPool("act_mem")->canAccess("npu"));
   EXPECT_FALSE(b.findPool("l2_mem")->canAccess("npu"));
   ASSERT_EQ(b.rules.size(), 1u);
-  EXPECT_TRUE(b.rules[0].matches("Conv", "any"));
+  EXPECT_TRUE(b.rules[0].matches("GlobalAveragePool", "any"));
+  EXPECT_TRUE(b.rules[0].matches("AveragePool", "any"));
   EXPECT_EQ(*b.rules[0].inputs, std::vector<std::string>{"l2_mem"});
   EXPECT_EQ(*b.rules[0].outputs, std::vector<std::string>{"act_mem"});
   EXPECT_FALSE(b.rules[0].weights.has_value());

@@ -1,0 +1,29 @@
+// The memory planner's entry point for a compiled program: buffers and constraints (analysis/), pool
+// assignment with spills from the cheapest pool to the next, offsets per pool (and bank) by the chosen
+// algorithm (algo/), then the independent validator. Infeasible boards get an error naming the pool, the
+// step of peak demand, the buffers live there and the pool size that would fit.
+#pragma once
+
+#include <string>
+
+#include "stowage/ir/Graph.h"
+#include "stowage/plan/ProgramPlan.h"
+#include "stowage/support/Diagnostic.h"
+#include "stowage/target/Board.h"
+
+namespace stowage {
+
+struct PlanOptions {
+  std::string algorithm = "auto";   ///< offset algorithm by name (see offsetAlgorithmNames())
+  double timeLimitSeconds = 10.0;   ///< for the whole program (all pools), for exact / hill-climb / auto
+};
+
+/// Plans every activation and constant of `g` (verified, scheduled in node order) over `board` (validated).
+/// The result has passed validateProgramPlan.
+Result<ProgramPlan> planProgram(const Graph& g, const Board& board, const PlanOptions& options);
+
+/// Max over steps of the bytes live at that step of `buffers` selected by `include`, and the first step
+/// reaching it (-1 when nothing is live).
+std::pair<size_t, int> peakLiveBytes(const std::vector<PlacedBuffer>& buffers, const std::vector<int>& include);
+
+}  // namespace stowage

@@ -1,0 +1,24 @@
+// Buffers and their constraints: every activation and constant of the scheduled graph becomes a buffer with
+// its size, alignment, live interval and the pools it may live in (the intersection of: pools of the right
+// kind, pools every target touching it can access, pools the matching placement rules allow), plus its pin.
+#pragma once
+
+#include <vector>
+
+#include "stowage/ir/Graph.h"
+#include "stowage/plan/ProgramPlan.h"
+#include "stowage/plan/analysis/NodeTargets.h"
+#include "stowage/support/Diagnostic.h"
+#include "stowage/target/Board.h"
+
+namespace stowage {
+
+/// The buffers of `g` on `board` (validated), with `candidates` (cheapest pool first), `pinnedPool`, `reads`,
+/// alignment (the strictest of its candidates) and lifetimes; nothing placed yet. Activations (not graph
+/// inputs or outputs, which the application passes as pointers) come first in tensor-id order, then every
+/// constant some node reads, live over the whole run [0, steps). Errors: a buffer no pool can hold (names
+/// the tensor and why each pool was excluded), a pin naming a pool the tensor cannot use, a pin that matches
+/// no tensor.
+Result<std::vector<PlacedBuffer>> analyzeBuffers(const Graph& g, const Board& board, const NodeTargets& targets);
+
+}  // namespace stowage

@@ -1,0 +1,52 @@
+// Pool summary table (see PoolSummary.h).
+#include "stowage/report/PoolSummary.h"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+namespace stowage {
+
+namespace {
+
+const char* placementName(PoolPlacement p) {
+  switch (p) {
+    case PoolPlacement::User: return "user";
+    case PoolPlacement::Static: return "static";
+    case PoolPlacement::Fixed: return "fixed";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string poolSummary(const Graph& g, const ProgramPlan& plan) {
+  std::string out = fmt::format("  {:<12} {:<9} {:<7} {:>12} {:>12} {:>12} {:>6}  {}\n", "pool", "kind", "place", "capacity", "used",
+                                "lower bound", "util", "peak at");
+  for (const PoolUse& u : plan.pools) {
+    const MemoryPool& pool = plan.board.pools[static_cast<size_t>(u.pool)];
+    const bool unlimited = u.capacityBytes == std::numeric_limits<size_t>::max();
+    std::string util = "-";
+    if (!unlimited && u.capacityBytes > 0)
+      util = fmt::format("{:.1f}%", 100.0 * static_cast<double>(u.usedBytes) / static_cast<double>(u.capacityBytes));
+    std::string peak = "-";
+    if (u.peakStep >= 0 && static_cast<size_t>(u.peakStep) < g.nodes.size()) {
+      const Node& n = g.nodes[static_cast<size_t>(u.peakStep)];
+      peak = fmt::format("step {} '{}' ({}), {} bytes live", u.peakStep, n.name, opName(n.op), u.peakLiveBytes);
+    } else if (u.buffers > 0) {
+      peak = fmt::format("{} bytes live", u.peakLiveBytes);
+    }
+    out += fmt::format("  {:<12} {:<9} {:<7} {:>12} {:>12} {:>12} {:>6}  {}\n", pool.name,
+                       pool.kind == PoolKind::Constant ? "constant" : "workspace", placementName(pool.placement),
+                       unlimited ? "unlimited" : std::to_string(u.capacityBytes), u.usedBytes, u.lowerBoundBytes, util, peak);
+  }
+  out += fmt::format("  planner: {} in {:.1f} ms", plan.algorithm, plan.seconds * 1000.0);
+  std::string algos;
+  for (const PoolUse& u : plan.pools)
+    if (u.buffers > 0) algos += fmt::format("{}{}: {} ({})", algos.empty() ? "" : ", ", plan.board.pools[static_cast<size_t>(u.pool)].name, u.algorithm, u.status);
+  out += algos.empty() ? "\n" : " (" + algos + ")\n";
+  for (const std::string& r : plan.remarks) out += "  remark: " + r + "\n";
+  return out;
+}
+
+}  // namespace stowage

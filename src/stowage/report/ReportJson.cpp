@@ -1,0 +1,127 @@
+// report.json and plan CSV (see ReportJson.h).
+#include "stowage/report/ReportJson.h"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "stowage/ir/Op.h"
+#include "stowage/plan/analysis/NodeTargets.h"
+
+namespace stowage {
+
+namespace {
+
+nlohmann::ordered_json capacityJson(size_t bytes) {
+  if (bytes == std::numeric_limits<size_t>::max()) return nullptr;
+  return bytes;
+}
+
+}  // namespace
+
+size_t liveBytesAt(const ProgramPlan& plan, int pool, int step) {
+  size_t live = 0;
+  for (const PlacedBuffer& b : plan.buffers)
+    if (b.slot.pool == pool && b.firstStep <= step && step < b.endStep) live += b.sizeBytes;
+  return live;
+}
+
+nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, const ReportContext& context) {
+  using json = nlohmann::ordered_json;
+  const Board& board = plan.board;
+  json r;
+  r["schema"] = 1;
+  r["model"] = {{"file", context.modelPath}, {"name", g.name}, {"symbol_prefix", context.name}, {"nodes", g.nodes.size()}};
+  r["board"] = {{"name", board.name}, {"file", board.sourcePath}};
+
+  json pools = json::array();
+  for (const PoolUse& u : plan.pools) {
+    const MemoryPool& p = board.pools[static_cast<size_t>(u.pool)];
+    json j;
+    j["name"] = p.name;
+    j["kind"] = std::string(poolKindName(p.kind));
+    j["placement"] = std::string(poolPlacementName(p.placement));
+    j["capacity"] = capacityJson(u.capacityBytes);
+    j["used"] = u.usedBytes;
+    j["lower_bound"] = u.lowerBoundBytes;
+    j["peak_live"] = u.peakLiveBytes;
+    j["peak_step"] = u.peakStep < 0 ? json(nullptr) : json(u.peakStep);
+    j["buffers"] = u.buffers;
+    j["alignment"] = p.alignment;
+    j["access"] = p.access;
+    if (!p.section.empty()) j["section"] = p.section;
+    if (p.base) j["base"] = fmt::format("0x{:X}", *p.base);
+    if (p.banks > 1) {
+      j["banks"] = p.banks;
+      j["bank_size"] = p.bankSizeBytes;
+      j["bank_used"] = u.bankUsedBytes;
+    }
+    j["algorithm"] = u.algorithm;
+    j["status"] = u.status;
+    pools.push_back(std::move(j));
+  }
+  r["pools"] = std::move(pools);
+
+  json buffers = json::array();
+  for (const PlacedBuffer& b : plan.buffers) {
+    const MemoryPool& p = board.pools[static_cast<size_t>(b.slot.pool)];
+    json j;
+    j["name"] = g.tensor(b.tensor).name;
+    j["role"] = bufferRoleName(b.role);
+    j["pool"] = p.name;
+    if (p.banks > 1) j["bank"] = b.slot.bank;
+    j["offset"] = b.offset;
+    j["size"] = b.sizeBytes;
+    j["first"] = b.firstStep;
+    j["last"] = b.endStep - 1;
+    json cands = json::array();
+    for (int c : b.candidates) cands.push_back(board.pools[static_cast<size_t>(c)].name);
+    j["candidates"] = std::move(cands);
+    j["reason"] = b.reason;
+    buffers.push_back(std::move(j));
+  }
+  r["buffers"] = std::move(buffers);
+
+  const NodeTargets targets = assignNodeTargets(g, board);
+  json layers = json::array();
+  for (size_t step = 0; step < g.nodes.size(); ++step) {
+    const Node& n = g.nodes[step];
+    json j;
+    j["step"] = step;
+    j["name"] = n.name;
+    j["op"] = std::string(opName(n.op));
+    j["target"] = board.targets.empty() ? "cpu" : board.targets[static_cast<size_t>(targets.targetOf[step])].name;
+    json ins = json::array(), weights = json::array(), outs = json::array();
+    for (TensorId id : n.inputs) {
+      if (id == kNoTensor) continue;
+      (g.tensor(id).isConstant() ? weights : ins).push_back(g.tensor(id).name);
+    }
+    for (TensorId id : n.outputs) outs.push_back(g.tensor(id).name);
+    j["inputs"] = std::move(ins);
+    j["weights"] = std::move(weights);
+    j["outputs"] = std::move(outs);
+    j["macs"] = macCount(g, n);
+    json live = json::object();
+    for (const PoolUse& u : plan.pools) live[board.pools[static_cast<size_t>(u.pool)].name] = liveBytesAt(plan, u.pool, static_cast<int>(step));
+    j["live_bytes"] = std::move(live);
+    layers.push_back(std::move(j));
+  }
+  r["layers"] = std::move(layers);
+  r["planner"] = {{"algorithm", plan.algorithm}, {"seconds", plan.seconds}};
+  r["remarks"] = plan.remarks;
+  return r;
+}
+
+std::string poolPlanCsv(const Graph& g, const ProgramPlan& plan, int pool) {
+  std::string out = "id,lower,upper,size,offset\n";
+  for (const PlacedBuffer& b : plan.buffers) {
+    if (b.slot.pool != pool) continue;
+    std::string id = g.tensor(b.tensor).name;
+    for (char& c : id)
+      if (c == ',' || c == '"' || c == '\n' || c == '\r') c = '_';
+    out += fmt::format("{},{},{},{},{}\n", id, b.firstStep, b.endStep, b.sizeBytes, b.offset);
+  }
+  return out;
+}
+
+}  // namespace stowage
