@@ -23,6 +23,11 @@ void* stowage_sim_fixed_address(uintptr_t address, size_t bytes);
 #define STOWAGE_FIXED_ADDRESS(address, bytes) ((void*)(uintptr_t)(address))
 #endif
 
+/* Guard mode (`stowage compile --guard`): called when a check fails, with the tensor's name, what was wrong
+ * and the step. Must not return. The host simulator prints the message and aborts; on a device, the
+ * application defines it (log, then halt or reset). */
+void stowage_guard_fail(const char* tensor, const char* what, int step);
+
 #ifdef __cplusplus
 }
 #endif

@@ -40,6 +40,9 @@ struct Options {
   bool verbose = false;
   /// Fails the run when fewer cases pass: guards against a change that quietly turns passes into skips.
   size_t minPassed = 0;
+  /// When set: each passing data set runs a second time with `--guard` and these memory flags (a tight
+  /// multi-pool board), and its outputs must be byte-identical to the first run's.
+  std::string guardFlags;
 };
 
 enum class Outcome { Pass, Fail, Skip };
@@ -141,6 +144,15 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
       std::string err = readText(errFile);
       return {r.name, Outcome::Fail, "stowage run exited " + std::to_string(WEXITSTATUS(rc)) + ": " + firstLine(err)};
     }
+    const fs::path guardOut = out.string() + ".guard";
+    if (!opt.guardFlags.empty()) {
+      fs::remove_all(guardOut);
+      std::string guardCmd = quote(opt.cli.string()) + " run " + quote(model.string()) + args + " --guard " + opt.guardFlags +
+                             " --output-dir " + quote(guardOut.string()) + " > /dev/null 2> " + quote(errFile.string());
+      rc = std::system(guardCmd.c_str());
+      if (rc != 0)
+        return {r.name, Outcome::Fail, "guard mode: stowage run exited " + std::to_string(WEXITSTATUS(rc)) + ": " + firstLine(readText(errFile))};
+    }
     for (size_t k = 0;; ++k) {
       fs::path want = set / ("output_" + std::to_string(k) + ".pb");
       if (!fs::exists(want)) break;
@@ -152,8 +164,11 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
       std::string diff = compareTensors(*g, *w, Tolerance{opt.rtol, opt.atol});
       if (!diff.empty())
         return {r.name, Outcome::Fail, set.filename().string() + " output_" + std::to_string(k) + ": " + diff};
+      if (!opt.guardFlags.empty() && readText(got) != readText(guardOut / got.filename()))
+        return {r.name, Outcome::Fail, set.filename().string() + " output_" + std::to_string(k) + " differs in guard mode"};
     }
     fs::remove_all(out);
+    fs::remove_all(guardOut);
     fs::remove(errFile);
   }
   return r;
@@ -162,7 +177,7 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
 int usage() {
   std::fprintf(stderr,
                "usage: stowage_conformance --data DIR --work DIR --cli PATH [--suite NAME]... [--filter TEXT]\n"
-               "                           [--jobs N] [--rtol X] [--atol X] [--min-passed N] [--verbose]\n"
+               "                           [--jobs N] [--rtol X] [--atol X] [--min-passed N] [--guard-flags FLAGS] [--verbose]\n"
                "Runs ONNX backend test cases (DIR/<suite>/<case>/model.onnx) through `stowage run`.\n");
   return 2;
 }
@@ -184,6 +199,7 @@ int main(int argc, char** argv) {
     else if (a == "--atol") opt.atol = std::atof(next().c_str());
     else if (a == "--verbose") opt.verbose = true;
     else if (a == "--min-passed") opt.minPassed = static_cast<size_t>(std::atol(next().c_str()));
+    else if (a == "--guard-flags") opt.guardFlags = next();
     else if (a == "--suite") {
       if (!suitesGiven) opt.suites.clear();
       suitesGiven = true;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 
 #include "E2eSupport.h"
 #include "stowage/frontend/OnnxImporter.h"
@@ -80,6 +81,29 @@ TEST_P(ZooModel, CompilesBuildsStrictAndRuns) {
   if (c.endsInSoftmax) {
     EXPECT_NEAR(sum, 1.0, 1e-4);
   }
+
+  // Guard mode on a tight two-pool board: a static "fast" pool of half the one-pool workspace and a user
+  // "slow" pool exactly as big as the plan needs (found by a first compile with it unlimited). Every canary,
+  // poison and checksum check passes and the outputs are byte-identical to the one-pool run.
+  auto usedOf = [&](const fs::path& report, const std::string& pool) -> size_t {
+    const nlohmann::json j = nlohmann::json::parse(slurp(report));
+    for (const auto& p : j["pools"])
+      if (p["name"] == pool) return p["used"].get<size_t>();
+    return 0;
+  };
+  const size_t oneBlock = usedOf(work / "c1" / "report.json", "workspace");
+  ASSERT_GT(oneBlock, 0u);
+  const std::string fast = "--pool " + shellQuote("name=fast;placement=static;size=" + std::to_string(std::max<size_t>(16, oneBlock / 2 / 16 * 16)));
+  auto sizing = runCommand(cli() + " compile " + shellQuote(model.string()) + " --guard -o " + shellQuote((work / "g1").string()) + " " +
+                           fast + " --pool 'name=slow;placement=user'");
+  ASSERT_EQ(sizing.exitCode, 0) << sizing.err;
+  const size_t slowUsed = usedOf(work / "g1" / "report.json", "slow");
+  const std::string tight = fast + " --pool " + shellQuote("name=slow;placement=user;size=" + std::to_string(std::max<size_t>(16, slowUsed)));
+  auto guarded = runCommand(cli() + " run " + shellQuote(model.string()) + " --guard " + tight + " --input " +
+                            shellQuote((work / "input.npy").string()) + " --output-dir " + shellQuote((work / "gout").string()) +
+                            " --format npy");
+  ASSERT_EQ(guarded.exitCode, 0) << guarded.err;
+  EXPECT_EQ(slurp(work / "gout" / "output_0.npy"), slurp(work / "out" / "output_0.npy"));
   fs::remove_all(work);
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "stowage/codegen/CNames.h"
+#include "stowage/codegen/GuardCode.h"
 #include "stowage/codegen/KernelCall.h"
 #include "stowage/codegen/WeightsEmitter.h"
 
@@ -412,10 +413,12 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
   std::string params, calls;
   size_t numCalls = 0;
   std::vector<bool> weightUsed(g.tensors.size(), false);
+  const std::vector<int> guard = guardIndex(g, plan);
   for (size_t step = 0; step < g.nodes.size(); ++step) {
     const Node& n = g.nodes[step];
     STOWAGE_ASSIGN_OR_RETURN(std::vector<KernelCall> lowered, lowerNode(g, n));
     calls += fmt::format("\n/* step {}: node '{}' ({}) */\n", step, commentText(n.name), opName(n.op));
+    calls += guardBeforeStep(g, plan, guard, static_cast<int>(step), p);
     if (lowered.empty()) calls += "/* output has no elements: nothing to compute */\n";
     for (size_t k = 0; k < lowered.size(); ++k) {
       const KernelCall& call = lowered[k];
@@ -429,6 +432,20 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
       for (TensorId id : call.inputs)
         if (id != kNoTensor && g.tensor(id).isConstant()) weightUsed[static_cast<size_t>(id)] = true;
       ++numCalls;
+    }
+    calls += guardAfterStep(g, plan, guard, static_cast<int>(step), p);
+  }
+  // Guard mode: one record per guarded tensor, filled at the start of <name>_run.
+  std::string guardInit;
+  const int guardCount = static_cast<int>(std::count_if(guard.begin(), guard.end(), [](int k) { return k >= 0; }));
+  if (guardCount > 0) {
+    guardInit = fmt::format("{}_guard_buf guard[{}_GUARD_COUNT];\n", p, P);
+    for (size_t id = 0; id < guard.size(); ++id) {
+      if (guard[id] < 0) continue;
+      STOWAGE_ASSIGN_OR_RETURN(std::string ptr, writer.pointer(static_cast<TensorId>(id), false));
+      guardInit += fmt::format("guard[{0}].data = (uint8_t*){1};\nguard[{0}].size = {2}u;\nguard[{0}].name = \"{3}\";\n"
+                               "guard[{0}].sum = 0u;\nguard[{0}].live = 0;\n",
+                               guard[id], ptr, g.tensors[id].byteSize(), cStringText(g.tensors[id].name));
     }
   }
 
@@ -450,6 +467,7 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
     if (pc.pool->kind == PoolKind::Workspace && pc.pool->placement == PoolPlacement::Static && pc.used > 0)
       statics += fmt::format("static uint8_t {}_pool_{}[{}_SIZE] {}_PLACE;\n", p, pc.ident, pc.macro, pc.macro);
   if (!statics.empty()) c += "\n/* Static pools. */\n" + statics;
+  if (guardCount > 0) c += guardHelpers(plan, p) + fmt::format("#define {}_GUARD_COUNT {}\n", P, guardCount);
   std::string decls;
   for (size_t i = 0; i < g.tensors.size(); ++i)
     if (weightUsed[i])
@@ -488,7 +506,7 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
     }
   }
   if (!locals.empty()) {
-    c += "  {\n" + indent(locals, 4) + indent(calls.empty() ? calls : calls.substr(1), 4) + "  }\n";
+    c += "  {\n" + indent(locals + guardInit, 4) + indent(calls.empty() ? calls : calls.substr(1), 4) + "  }\n";
   } else {
     c += indent(calls, 2);
   }

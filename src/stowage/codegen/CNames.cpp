@@ -92,6 +92,22 @@ std::string commentText(std::string_view s) {
   return out;
 }
 
+std::string cStringText(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20 || u >= 0x7f || c == '?') {
+      out += fmt::format("\\{:03o}", u);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 bool floatNeedsMath(float v) { return !std::isfinite(v); }
 
 std::string floatLiteral(float v) {

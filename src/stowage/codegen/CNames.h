@@ -26,6 +26,10 @@ std::string upperIdentifier(std::string_view s);
 /// Text safe inside a C block comment: printable ASCII only, no "*/" and no "??" (trigraphs).
 std::string commentText(std::string_view s);
 
+/// Contents for a C string literal (without the quotes): '\\' and '"' escaped, bytes outside printable ASCII
+/// and '?' (trigraphs) as three-digit octal escapes.
+std::string cStringText(std::string_view s);
+
 /// Exact C99 literal of a float: a hex float with an 'f' suffix ("0x1.8p+1f"), or INFINITY, -INFINITY, NAN
 /// (which need <math.h>).
 std::string floatLiteral(float v);

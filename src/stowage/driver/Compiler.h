@@ -27,6 +27,7 @@ struct CompileOptions {
   bool dumpIr = false;                         ///< fill CompileResult::irDump with the IR after passes
   BoardFlags board;                            ///< `--board FILE`, `--pool`, `--rule`, `--pin`; empty: default board
   PlanOptions planner;                         ///< `--planner NAME`, `--time-limit S`
+  bool guard = false;                          ///< `--guard`: canaries, poison and checksums in the generated C
 };
 
 /// Wall time of one pipeline stage.

@@ -29,7 +29,9 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const
   STOWAGE_TRY(timeStage(timings, "fold-batch-norm", [&] { return foldBatchNormIntoConv(graph); }));
   STOWAGE_TRY(timeStage(timings, "verify", [&] { return verifyGraph(graph); }));
   // Liveness, constraints, pool assignment, offsets and the validator all run inside planProgram.
-  STOWAGE_ASSIGN_OR_RETURN(r.plan, timeStage(timings, "plan", [&] { return planProgram(graph, board, options.planner); }));
+  PlanOptions planner = options.planner;
+  if (options.guard) planner.guardBytes = kGuardCanaryBytes;
+  STOWAGE_ASSIGN_OR_RETURN(r.plan, timeStage(timings, "plan", [&] { return planProgram(graph, board, planner); }));
   STOWAGE_ASSIGN_OR_RETURN(r.code, timeStage(timings, "emit-c", [&] { return emitC(graph, r.plan, options.name); }));
 
   for (const Node& n : graph.nodes) r.macs += macCount(graph, n);

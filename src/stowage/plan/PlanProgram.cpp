@@ -38,17 +38,24 @@ std::string stepText(const Graph& g, int step) {
   return fmt::format("step {} (node '{}', {})", step, n.name, opName(n.op));
 }
 
+/// Bytes reserved before an activation buffer in guard mode: the canary, rounded up to keep it aligned.
+size_t guardBefore(const PlacedBuffer& p, size_t guardBytes, size_t alignment) {
+  return p.role == BufferRole::Activation && guardBytes > 0 && p.sizeBytes > 0 ? alignUp(guardBytes, alignment) : 0;
+}
+
 /// The Buffers (algorithm input) of `members`, aligned to `alignment`. Sizes are rounded up to the alignment:
 /// a pool hands out whole alignment granules, which lets the live-bytes lower bound be reached (and proved)
-/// exactly when no buffer has to wait for a gap.
-std::vector<Buffer> algorithmInput(const std::vector<PlacedBuffer>& all, const std::vector<int>& members, size_t alignment) {
+/// exactly when no buffer has to wait for a gap. In guard mode each activation also holds its canaries.
+std::vector<Buffer> algorithmInput(const std::vector<PlacedBuffer>& all, const std::vector<int>& members, size_t alignment,
+                                   size_t guardBytes) {
   std::vector<Buffer> v;
   v.reserve(members.size());
   for (int i : members) {
     const PlacedBuffer& p = all[static_cast<size_t>(i)];
+    const size_t before = guardBefore(p, guardBytes, alignment);
     Buffer b;
     b.tensor = p.tensor;
-    b.sizeBytes = alignUp(p.sizeBytes, alignment);
+    b.sizeBytes = alignUp(before + p.sizeBytes + (before > 0 ? guardBytes : 0), alignment);
     b.alignment = alignment;
     b.firstStep = p.firstStep;
     b.endStep = p.endStep;
@@ -107,7 +114,7 @@ class Planner {
     opt.capacityBytes = capacity;
     OffsetResult placed;
     for (;;) {
-      const std::vector<Buffer> in = algorithmInput(plan_.buffers, members, pool.alignment);
+      const std::vector<Buffer> in = algorithmInput(plan_.buffers, members, pool.alignment, options_.guardBytes);
       auto fits = [&](const OffsetResult& r) {
         return (in.empty() || !r.offsets.empty()) && r.peakBytes <= capacity &&
                (r.status == OffsetStatus::Feasible || r.status == OffsetStatus::Optimal);
@@ -144,7 +151,7 @@ class Planner {
       PlacedBuffer& b = plan_.buffers[static_cast<size_t>(members[k])];
       b.slot = slot;
       b.alignment = pool.alignment;
-      b.offset = bankStart + placed.offsets[k];
+      b.offset = bankStart + placed.offsets[k] + guardBefore(b, options_.guardBytes, pool.alignment);
     }
     slotResult_[{slot.pool, slot.bank}] = placed;
     return Status::success();
@@ -231,7 +238,7 @@ class Planner {
     }
     OffsetOptions unlimited;
     unlimited.timeLimitSeconds = std::max(remainingSeconds(), 0.5);  // a bound for the error message is worth half a second
-    auto fit = placeOffsets(options_.algorithm, algorithmInput(plan_.buffers, members, pool.alignment), unlimited);
+    auto fit = placeOffsets(options_.algorithm, algorithmInput(plan_.buffers, members, pool.alignment, options_.guardBytes), unlimited);
     size_t need = live;
     std::string proof = "(the live-bytes lower bound)";
     if (fit.ok() && !fit->offsets.empty()) {
@@ -260,10 +267,12 @@ class Planner {
       u.buffers = static_cast<int>(members.size());
       for (int i : members) {
         const PlacedBuffer& b = plan_.buffers[static_cast<size_t>(i)];
-        u.usedBytes = std::max(u.usedBytes, b.offset + b.sizeBytes);
+        // Guard mode: the canary after the buffer is part of the pool too.
+        const size_t end = b.offset + b.sizeBytes + (guardBefore(b, options_.guardBytes, pool.alignment) > 0 ? options_.guardBytes : 0);
+        u.usedBytes = std::max(u.usedBytes, end);
         const size_t bankStart = pool.banks > 1 ? static_cast<size_t>(b.slot.bank) * pool.bankSizeBytes : 0;
         auto& bu = u.bankUsedBytes[static_cast<size_t>(b.slot.bank)];
-        bu = std::max(bu, b.offset - bankStart + b.sizeBytes);
+        bu = std::max(bu, end - bankStart);
       }
       std::tie(u.peakLiveBytes, u.peakStep) = peakLiveBytes(plan_.buffers, members);
       std::vector<int> forced;
@@ -324,6 +333,7 @@ Result<ProgramPlan> planProgram(const Graph& g, const Board& board, const PlanOp
   plan.board = board;
   plan.steps = static_cast<int>(g.nodes.size());
   plan.algorithm = options.algorithm;
+  plan.guardBytes = options.guardBytes;
   const NodeTargets targets = assignNodeTargets(g, board);
   plan.remarks = board.notes;
   plan.remarks.insert(plan.remarks.end(), targets.remarks.begin(), targets.remarks.end());

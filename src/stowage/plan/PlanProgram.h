@@ -13,9 +13,15 @@
 
 namespace stowage {
 
+/// Canary bytes on each side of every activation buffer in guard mode.
+inline constexpr size_t kGuardCanaryBytes = 16;
+
 struct PlanOptions {
   std::string algorithm = "auto";   ///< offset algorithm by name (see offsetAlgorithmNames())
   double timeLimitSeconds = 10.0;   ///< for the whole program (all pools), for exact / hill-climb / auto
+  /// Guard mode (`--guard`): bytes of canary before and after every activation buffer (0 = off). The planner
+  /// reserves them (the bytes before are rounded up to the pool alignment so the buffer stays aligned).
+  size_t guardBytes = 0;
 };
 
 /// Plans every activation and constant of `g` (verified, scheduled in node order) over `board` (validated).

@@ -69,6 +69,9 @@ struct ProgramPlan {
   std::vector<PoolUse> pools;          ///< one per pool of the board, in board order
   std::vector<std::string> remarks;    ///< spills, fallbacks: every decision a user may want to know
   std::string algorithm;               ///< the offset algorithm asked for ("auto", ...)
+  /// Guard mode: canary bytes reserved right before and right after every activation buffer (0 = off); the
+  /// generated code fills, checks and poisons them (see codegen/GuardCode.h).
+  size_t guardBytes = 0;
   double seconds = 0;                  ///< wall time of planning
 
   /// Index in `buffers` of `tensor`'s buffer, or -1.

@@ -8,6 +8,7 @@
 #include "../codegen/TestGraphs.h"
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
+#include "stowage/codegen/CEmitter.h"
 #include "stowage/plan/ValidateProgram.h"
 
 namespace stowage {
@@ -52,9 +53,10 @@ Graph smallNet() {
   return g;
 }
 
-Result<CompileResult> compileWith(const BoardFlags& board, const std::string& planner = "auto") {
+Result<CompileResult> compileWith(const BoardFlags& board, const std::string& planner = "auto", bool guard = false) {
   CompileOptions o;
   o.board = board;
+  o.guard = guard;
   o.planner.algorithm = planner;
   o.planner.timeLimitSeconds = 5;
   return compileGraph(smallNet(), o);
@@ -246,6 +248,54 @@ TEST(PoolPlanning, ValidatorCatchesCorruptedPlans) {
   ProgramPlan outside = r->plan;
   outside.buffers[static_cast<size_t>(c1)].offset = 64 * 1024;
   EXPECT_FALSE(validateProgramPlan(outside).ok());
+}
+
+TEST(GuardMode, SameOutputsWithCanariesReservedInEveryPool) {
+  BoardFlags b;
+  b.pools = {"name=dtcm;size=2KiB;placement=static", "name=sram;placement=user",
+             "name=spad;size=8KiB;placement=fixed;base=0x40000000"};
+  auto plain = compileWith(b);
+  auto guarded = compileWith(b, "auto", true);
+  ASSERT_TRUE(plain.ok()) << plain.error().render();
+  ASSERT_TRUE(guarded.ok()) << guarded.error().render();
+  EXPECT_EQ(guarded->plan.guardBytes, kGuardCanaryBytes);
+  // Every activation has its canaries inside its pool and clear of every other live buffer.
+  for (const PlacedBuffer& x : guarded->plan.buffers) {
+    if (x.role != BufferRole::Activation) continue;
+    EXPECT_GE(x.offset, kGuardCanaryBytes);
+    for (const PlacedBuffer& y : guarded->plan.buffers) {
+      if (&x == &y || y.role != BufferRole::Activation || x.slot.pool != y.slot.pool) continue;
+      if (x.firstStep >= y.endStep || y.firstStep >= x.endStep) continue;
+      const bool apart = x.offset + x.sizeBytes + kGuardCanaryBytes <= y.offset - kGuardCanaryBytes ||
+                         y.offset + y.sizeBytes + kGuardCanaryBytes <= x.offset - kGuardCanaryBytes;
+      EXPECT_TRUE(apart) << guarded->graph.tensor(x.tensor).name << " / " << guarded->graph.tensor(y.tensor).name;
+    }
+  }
+  EXPECT_NE(guarded->code.source.text.find("net_guard_check(guard, NET_GUARD_COUNT, 6);"), std::string::npos);
+  EXPECT_EQ(runIt(*guarded), runIt(*plain));
+}
+
+TEST(GuardMode, CatchesACorruptedPlanAndNamesTheTensor) {
+  auto r = compileWith({}, "auto", true);
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  // r1 (live steps 1..3) moved onto c2's bytes, which the plan shares with c1 (live 0..1): arming r1 before
+  // relu1 writes it poisons c1 just before relu1 reads c1.
+  ProgramPlan bad = r->plan;
+  const int r1 = bad.bufferOf(5), c2 = bad.bufferOf(6);
+  ASSERT_EQ(r->graph.tensor(5).name, "r1");
+  ASSERT_EQ(r->graph.tensor(6).name, "c2");
+  bad.buffers[static_cast<size_t>(r1)].offset = bad.buffers[static_cast<size_t>(c2)].offset;
+  ASSERT_FALSE(validateProgramPlan(bad).ok()) << "the validator rejects it; guard mode must catch it at run time too";
+  auto code = emitC(r->graph, bad, "net");
+  ASSERT_TRUE(code.ok()) << code.error().render();
+  CompileResult corrupted = *r;
+  corrupted.plan = bad;
+  corrupted.code = *code;
+  std::vector<float> xv(128, 0.5f);
+  auto out = runOnHost(corrupted, {floatTensor("x", {1, 2, 8, 8}, xv)});
+  ASSERT_FALSE(out.ok()) << "a corrupted plan ran to the end in guard mode";
+  const std::string text = out.error().render();
+  EXPECT_NE(text.find("stowage guard: tensor 'c1': overwritten while live, before this read (step 1)"), std::string::npos) << text;
 }
 
 }  // namespace
