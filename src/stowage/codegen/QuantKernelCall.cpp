@@ -75,7 +75,7 @@ KernelCall single(QuantKernel k, auto params, std::vector<TensorId> inputs, Tens
 }
 
 Result<std::vector<KernelCall>> lowerQConv(const Graph& g, const Node& n) {
-  const TensorId xId = n.inputs[0], wId = n.inputs[1], bId = n.input(2), mId = n.input(3), sId = n.input(4);
+  const TensorId xId = n.inputs[0], wId = n.inputs[1], mId = n.inputs[2], sId = n.inputs[3], bId = n.input(4);
   for (TensorId id : {xId, wId, n.outputs[0]}) STOWAGE_TRY(requireDType(g, n, id, DType::Int8));
   STOWAGE_TRY(requireDType(g, n, bId, DType::Int32));
   STOWAGE_TRY(requireConstInt32(g, n, mId, "multiplier"));
@@ -107,7 +107,7 @@ Result<std::vector<KernelCall>> lowerQConv(const Graph& g, const Node& n) {
 }
 
 Result<std::vector<KernelCall>> lowerQFullyConnected(const Graph& g, const Node& n) {
-  const TensorId xId = n.inputs[0], wId = n.inputs[1], bId = n.input(2), mId = n.input(3), sId = n.input(4);
+  const TensorId xId = n.inputs[0], wId = n.inputs[1], mId = n.inputs[2], sId = n.inputs[3], bId = n.input(4);
   for (TensorId id : {xId, wId, n.outputs[0]}) STOWAGE_TRY(requireDType(g, n, id, DType::Int8));
   STOWAGE_TRY(requireDType(g, n, bId, DType::Int32));
   STOWAGE_TRY(requireConstInt32(g, n, mId, "multiplier"));

@@ -247,7 +247,7 @@ Status convertConv(OpRef& op, bool depthwise) {
   a.set("pads", std::vector<int64_t>{ph.first, pw.first, ph.second, pw.second});
   a.set("act_min", int64_t{r.min});
   a.set("act_max", int64_t{r.max});
-  addNode(op, depthwise ? OpKind::QDepthwiseConv2d : OpKind::QConv2d, {x, w, bias, mult, shift}, y, std::move(a));
+  addNode(op, depthwise ? OpKind::QDepthwiseConv2d : OpKind::QConv2d, {x, w, mult, shift, bias}, y, std::move(a));
   return Status::success();
 }
 
@@ -307,7 +307,7 @@ Status convertFullyConnected(OpRef& op) {
   a.set("act_min", int64_t{r.min});
   a.set("act_max", int64_t{r.max});
   if (o.getByte(2, 0) != 0) a.set("keep_num_dims", int64_t{1});
-  addNode(op, OpKind::QFullyConnected, {x, w, bias, mult, shift}, y, std::move(a));
+  addNode(op, OpKind::QFullyConnected, {x, w, mult, shift, bias}, y, std::move(a));
   return Status::success();
 }
 

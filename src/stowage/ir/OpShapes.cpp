@@ -245,9 +245,10 @@ Shapes inferShapeQConv2d(const Graph& g, const Node& n) {
     if (w[3] < 1 || x[3] % w[3] != 0 || m % (x[3] / w[3]) != 0)
       return bad(n, fmt::format("filter [{}] does not fit an input with {} channels", shapeToString(w), x[3]));
   }
-  if (const Shape* b = inShape(g, n, 2); b && shapeElements(*b) != m)
+  // Float: (X, W, B?); quantized: (X, W, mult, shift, B?).
+  if (const Shape* b = inShape(g, n, quantized ? 4 : 2); b && shapeElements(*b) != m)
     return bad(n, fmt::format("bias has shape [{}] but the conv has {} output channels", shapeToString(*b), m));
-  for (size_t i = 3; quantized && i < 5; ++i) {
+  for (size_t i = 2; quantized && i < 4; ++i) {
     STOWAGE_ASSIGN_OR_RETURN(Shape q, requireInput(g, n, i));
     if (shapeElements(q) != m && shapeElements(q) != 1)
       return bad(n, fmt::format("requantization input {} has shape [{}]; needs 1 or {} entries", i, shapeToString(q), m));
@@ -262,9 +263,9 @@ Shapes inferShapeQFullyConnected(const Graph& g, const Node& n) {
   STOWAGE_ASSIGN_OR_RETURN(Shape w, requireInput(g, n, 1));
   if (w.size() != 2 || w[1] < 1 || x.empty() || shapeElements(x) % w[1] != 0)
     return bad(n, fmt::format("input [{}] does not fit weights [{}] (needs rows of K = weights dim 1)", shapeToString(x), shapeToString(w)));
-  if (const Shape* b = inShape(g, n, 2); b && shapeElements(*b) != w[0])
+  if (const Shape* b = inShape(g, n, 4); b && shapeElements(*b) != w[0])
     return bad(n, fmt::format("bias has shape [{}] but the layer has {} outputs", shapeToString(*b), w[0]));
-  for (size_t i = 3; i < 5; ++i) {
+  for (size_t i = 2; i < 4; ++i) {
     STOWAGE_ASSIGN_OR_RETURN(Shape q, requireInput(g, n, i));
     if (shapeElements(q) != w[0] && shapeElements(q) != 1)
       return bad(n, fmt::format("requantization input {} has shape [{}]; needs 1 or {} entries", i, shapeToString(q), w[0]));

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "TfliteTestModels.h"
+#include "stowage/codegen/KernelCall.h"
 #include "stowage/frontend/TfliteImporter.h"
 #include "stowage/frontend/TfliteQuant.h"
 #include "stowage/frontend/TfliteReader.h"
@@ -34,6 +35,18 @@ TEST(TfliteReader, TinyModelImportsAsOneQuantizedFullyConnected) {
   // Fused RELU on output zero point -2: the clamp starts at the quantized 0.
   EXPECT_EQ(g->nodes[0].attrs.getInt("act_min", 0), -2);
   EXPECT_TRUE(verifyGraph(*g).ok());
+}
+
+TEST(TfliteReader, OptionalBiasMayBeLeftOut) {
+  TinyModelOptions o;
+  o.withBias = false;
+  auto g = importBytes(buildTinyFcModel(o));
+  ASSERT_TRUE(g.ok()) << errorText(g);
+  ASSERT_EQ(g->nodes.size(), 1u);
+  EXPECT_EQ(g->nodes[0].input(4), kNoTensor);
+  auto calls = lowerNode(*g, g->nodes[0]);
+  ASSERT_TRUE(calls.ok()) << calls.error().render();
+  EXPECT_EQ((*calls)[0].inputs[2], kNoTensor);  // the kernel's bias argument is NULL
 }
 
 TEST(TfliteReader, DeprecatedBuiltinCodeAloneIsEnough) {

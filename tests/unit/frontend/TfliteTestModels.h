@@ -18,6 +18,7 @@ struct TinyModelOptions {
   uint32_t opcodeIndex = 0;      ///< Operator.opcode_index
   uint32_t weightBuffer = 1;     ///< Tensor.buffer of the weights
   int32_t inputTensor = 0;       ///< Operator.inputs[0]
+  bool withBias = true;          ///< false: Operator.inputs[2] = -1 (optional bias left out)
   const char* identifier = "TFL3";
 };
 
@@ -60,7 +61,7 @@ inline std::vector<uint8_t> buildTinyFcModel(const TinyModelOptions& o = {}) {
   auto tensorVec = b.CreateVector(tensors);
   auto ins = b.CreateVector(std::vector<int32_t>{0});
   auto outs = b.CreateVector(std::vector<int32_t>{3});
-  auto opIns = b.CreateVector(std::vector<int32_t>{o.inputTensor, 1, 2});
+  auto opIns = b.CreateVector(std::vector<int32_t>{o.inputTensor, 1, o.withBias ? 2 : -1});
   auto opOuts = b.CreateVector(std::vector<int32_t>{3});
   auto fcOptions = table([&] { b.AddElement<int8_t>(slot(0), 1, 0); });  // fused RELU
   auto op = table([&] {
