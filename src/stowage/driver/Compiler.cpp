@@ -36,7 +36,7 @@ Result<CompileResult> compileModel(const CompileOptions& options) {
           STOWAGE_TRY(writeTextFile(tmp / f->fileName, f->text));
         // The reports: report.json, report.html and one plan_<pool>.csv per pool holding buffers.
         const ReportContext context{options.modelPath, options.name};
-        STOWAGE_TRY(writeTextFile(tmp / "report.json", buildReportJson(result.graph, result.plan, context).dump(2) + "\n"));
+        STOWAGE_TRY(writeTextFile(tmp / "report.json", reportJsonText(result.graph, result.plan, context)));
         STOWAGE_TRY(writeTextFile(tmp / "report.html", buildReportHtml(result.graph, result.plan, context)));
         for (const PoolUse& u : result.plan.pools)
           if (u.buffers > 0)

@@ -5,6 +5,8 @@
 
 #include <limits>
 
+#include "stowage/plan/PlanProgram.h"
+
 namespace stowage {
 
 namespace {
@@ -40,6 +42,18 @@ std::string poolSummary(const Graph& g, const ProgramPlan& plan) {
                        pool.kind == PoolKind::Constant ? "constant" : "workspace", placementName(pool.placement),
                        unlimited ? "unlimited" : std::to_string(u.capacityBytes), u.usedBytes, u.lowerBoundBytes, util, peak);
   }
+  // All workspace pools together against the schedule's bound: the bytes of activations live at the busiest step.
+  size_t usedTotal = 0;
+  int workspacePools = 0;
+  for (const PoolUse& u : plan.pools)
+    if (plan.board.pools[static_cast<size_t>(u.pool)].kind == PoolKind::Workspace) usedTotal += u.usedBytes, ++workspacePools;
+  std::vector<int> activations;
+  for (size_t i = 0; i < plan.buffers.size(); ++i)
+    if (plan.buffers[i].role == BufferRole::Activation) activations.push_back(static_cast<int>(i));
+  const auto [liveAll, liveStep] = peakLiveBytes(plan.buffers, activations);
+  if (workspacePools > 1)
+    out += fmt::format("  {:<12} {:<9} {:<7} {:>12} {:>12} {:>12}\n", "(all)", "workspace", "", "", usedTotal, liveAll);
+  (void)liveStep;
   out += fmt::format("  planner: {} in {:.1f} ms", plan.algorithm, plan.seconds * 1000.0);
   std::string algos;
   for (const PoolUse& u : plan.pools)

@@ -112,6 +112,10 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
   return r;
 }
 
+std::string reportJsonText(const Graph& g, const ProgramPlan& plan, const ReportContext& context) {
+  return buildReportJson(g, plan, context).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
 std::string poolPlanCsv(const Graph& g, const ProgramPlan& plan, int pool) {
   std::string out = "id,lower,upper,size,offset\n";
   for (const PlacedBuffer& b : plan.buffers) {

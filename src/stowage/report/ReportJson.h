@@ -20,6 +20,10 @@ struct ReportContext {
 /// The report as JSON (schema version 1). Deterministic: same graph and plan, same text.
 nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, const ReportContext& context);
 
+/// buildReportJson as text (2-space indent, trailing newline). Names that are not valid UTF-8 (models may
+/// carry any bytes) have the bad bytes replaced by U+FFFD instead of failing.
+std::string reportJsonText(const Graph& g, const ProgramPlan& plan, const ReportContext& context);
+
 /// Bytes of `plan`'s buffers in pool `pool` live at `step` (buffers with firstStep <= step < endStep).
 size_t liveBytesAt(const ProgramPlan& plan, int pool, int step);
 

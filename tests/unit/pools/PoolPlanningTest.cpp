@@ -10,6 +10,8 @@
 #include "stowage/driver/HostRunner.h"
 #include "stowage/codegen/CEmitter.h"
 #include "stowage/plan/ValidateProgram.h"
+#include "stowage/report/ReportHtml.h"
+#include "stowage/report/ReportJson.h"
 
 namespace stowage {
 namespace {
@@ -248,6 +250,21 @@ TEST(PoolPlanning, ValidatorCatchesCorruptedPlans) {
   ProgramPlan outside = r->plan;
   outside.buffers[static_cast<size_t>(c1)].offset = 64 * 1024;
   EXPECT_FALSE(validateProgramPlan(outside).ok());
+}
+
+TEST(Reports, TensorNamesThatAreNotUtf8DoNotBreakTheReports) {
+  // Found by the mutation fuzz test: a model may name a tensor with any bytes.
+  Graph g = smallNet();
+  g.tensor(5).name = std::string("r1\xff\xfe<&>");
+  CompileOptions o;
+  auto r = compileGraph(std::move(g), o);
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  const ReportContext context{"m.onnx", "net"};
+  std::string text;
+  ASSERT_NO_THROW(text = reportJsonText(r->graph, r->plan, context));
+  EXPECT_NE(text.find("r1\xef\xbf\xbd"), std::string::npos);  // U+FFFD
+  const std::string html = buildReportHtml(r->graph, r->plan, context);
+  EXPECT_NE(html.find("&lt;&amp;&gt;"), std::string::npos);
 }
 
 TEST(GuardMode, SameOutputsWithCanariesReservedInEveryPool) {
