@@ -10,6 +10,7 @@
 
 #include "stowage/plan/ValidateProgram.h"
 #include "stowage/plan/algo/OffsetAlgorithm.h"
+#include "stowage/plan/analysis/Aliasing.h"
 #include "stowage/plan/analysis/BufferConstraints.h"
 #include "stowage/plan/analysis/NodeTargets.h"
 #include "stowage/plan/analysis/PoolCost.h"
@@ -93,6 +94,7 @@ class Planner {
     for (int pi : poolsCheapestFirst(board_))
       for (int bank = 0; bank < std::max(1, board_.pools[static_cast<size_t>(pi)].banks); ++bank) order.push_back({pi, bank});
     for (const PoolSlot& slot : order) STOWAGE_TRY(fillSlot(slot));
+    placeAliases();
     summarize();
     return Status::success();
   }
@@ -101,8 +103,24 @@ class Planner {
   std::vector<int> membersOf(const PoolSlot& slot) const {
     std::vector<int> m;
     for (size_t i = 0; i < plan_.buffers.size(); ++i)
-      if (slotLists_[i][choice_[i]] == slot) m.push_back(static_cast<int>(i));
+      if (plan_.buffers[i].aliasOf == kNoTensor && slotLists_[i][choice_[i]] == slot) m.push_back(static_cast<int>(i));
     return m;
+  }
+
+  /// Alias members (not planned themselves) take their root's placement.
+  void placeAliases() {
+    auto& bufs = plan_.buffers;
+    for (PlacedBuffer& b : bufs) {
+      if (b.aliasOf == kNoTensor) continue;
+      const int r = plan_.bufferOf(b.aliasOf);
+      if (r < 0) continue;  // the validator reports it
+      const PlacedBuffer& root = bufs[static_cast<size_t>(r)];
+      b.slot = root.slot;
+      b.offset = root.offset;
+      b.alignment = root.alignment;
+      b.reason = fmt::format("shares the buffer of '{}' ({})", g_.tensor(root.tensor).name,
+                             g_.nodes[static_cast<size_t>(b.firstStep)].op == OpKind::Reshape ? "a view of it" : "written in place");
+    }
   }
 
   Status fillSlot(const PoolSlot& slot) {
@@ -256,7 +274,8 @@ class Planner {
 
   void summarize() {
     std::map<int, std::vector<int>> byPool;
-    for (size_t i = 0; i < plan_.buffers.size(); ++i) byPool[plan_.buffers[i].slot.pool].push_back(static_cast<int>(i));
+    for (size_t i = 0; i < plan_.buffers.size(); ++i)
+      if (plan_.buffers[i].aliasOf == kNoTensor) byPool[plan_.buffers[i].slot.pool].push_back(static_cast<int>(i));
     for (size_t pi = 0; pi < board_.pools.size(); ++pi) {
       const MemoryPool& pool = board_.pools[pi];
       PoolUse u;
@@ -277,7 +296,8 @@ class Planner {
       std::tie(u.peakLiveBytes, u.peakStep) = peakLiveBytes(plan_.buffers, members);
       std::vector<int> forced;
       for (size_t i = 0; i < plan_.buffers.size(); ++i)
-        if (plan_.buffers[i].candidates.size() == 1 && plan_.buffers[i].candidates[0] == static_cast<int>(pi))
+        if (plan_.buffers[i].aliasOf == kNoTensor && plan_.buffers[i].candidates.size() == 1 &&
+            plan_.buffers[i].candidates[0] == static_cast<int>(pi))
           forced.push_back(static_cast<int>(i));
       u.lowerBoundBytes = peakLiveBytes(plan_.buffers, forced).first;
       std::vector<std::string> algos, statuses;
@@ -338,6 +358,10 @@ Result<ProgramPlan> planProgram(const Graph& g, const Board& board, const PlanOp
   plan.remarks = board.notes;
   plan.remarks.insert(plan.remarks.end(), targets.remarks.begin(), targets.remarks.end());
   STOWAGE_ASSIGN_OR_RETURN(plan.buffers, analyzeBuffers(g, board, targets));
+  if (options.aliasing) {
+    AliasSummary aliases = assignAliases(g, plan.buffers);
+    plan.remarks.insert(plan.remarks.end(), aliases.remarks.begin(), aliases.remarks.end());
+  }
   Planner planner(g, plan.board, options, plan);
   STOWAGE_TRY(planner.run());
   plan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

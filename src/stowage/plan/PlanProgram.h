@@ -22,6 +22,8 @@ struct PlanOptions {
   /// Guard mode (`--guard`): bytes of canary before and after every activation buffer (0 = off). The planner
   /// reserves them (the bytes before are rounded up to the pool alignment so the buffer stays aligned).
   size_t guardBytes = 0;
+  /// Views and in-place adds share their input's buffer (analysis/Aliasing.h); off plans every tensor apart.
+  bool aliasing = true;
 };
 
 /// Plans every activation and constant of `g` (verified, scheduled in node order) over `board` (validated).

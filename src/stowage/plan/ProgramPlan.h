@@ -39,6 +39,10 @@ struct PlacedBuffer {
   std::vector<int> candidates;  ///< pools it may live in (Board::pools indices), fastest first
   int pinnedPool = -1;          ///< from a pin, or -1
   std::string pinOrigin;        ///< where the pin came from ("--pin #1", "board.toml:30")
+  /// Shares the buffer of this tensor by design (a view of it, or written in place over it; see
+  /// analysis/Aliasing.h), or kNoTensor. A member is not planned: it gets its root's pool, bank and offset, and
+  /// the root's lifetime covers the member's. The validator accepts this overlap and no other.
+  TensorId aliasOf = kNoTensor;
   // The placement:
   PoolSlot slot;
   size_t offset = 0;     ///< bytes from the start of its pool (banked pools: from the start of bank 0, as if

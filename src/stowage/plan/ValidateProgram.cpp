@@ -38,6 +38,22 @@ Status validateProgramPlan(const ProgramPlan& plan, const std::function<std::str
     }
     if (pool.sizeBytes && end > *pool.sizeBytes)
       return makeError(where, fmt::format("buffer '{}' bytes [{}, {}) end past the pool's {} bytes", name(b), b.offset, end, *pool.sizeBytes));
+    if (b.aliasOf != kNoTensor) {
+      // A declared alias: exactly its root's bytes (or a prefix), within the root's lifetime. The root stands
+      // for the group in the overlap check below.
+      const int r = plan.bufferOf(b.aliasOf);
+      const PlacedBuffer* root = r >= 0 ? &plan.buffers[static_cast<size_t>(r)] : nullptr;
+      if (root == nullptr || root->aliasOf != kNoTensor || root->role != BufferRole::Activation || b.role != BufferRole::Activation)
+        return makeError(where, fmt::format("buffer '{}' is declared an alias of tensor #{}, which is not a planned activation buffer",
+                                            name(b), b.aliasOf));
+      if (root->slot != b.slot || root->offset != b.offset || b.sizeBytes > root->sizeBytes || b.firstStep < root->firstStep ||
+          b.endStep > root->endStep)
+        return makeError(where, fmt::format("buffer '{}' (bytes [{}, {}), steps {}..{}) is declared an alias of '{}' but is not "
+                                            "inside its bytes [{}, {}) and steps {}..{}",
+                                            name(b), b.offset, end, b.firstStep, b.endStep - 1, name(*root), root->offset,
+                                            root->offset + root->sizeBytes, root->firstStep, root->endStep - 1));
+      continue;
+    }
     Buffer flat;
     flat.tensor = b.tensor;
     flat.sizeBytes = b.sizeBytes;

@@ -33,7 +33,7 @@ enum class Outcome { Found, Infeasible, TimedOut };
 /// One feasibility search at a fixed capacity over the non-zero-size buffers.
 class Search {
  public:
-  Search(const OffsetProblem& p, const Deadline& deadline) : p_(p), deadline_(deadline) {
+  Search(const OffsetProblem& p) : p_(p) {
     m_ = p.active.size();
     for (uint32_t i : p.active) {
       size_.push_back(p.size[i]);
@@ -43,8 +43,11 @@ class Search {
     }
   }
 
-  Outcome run(size_t capacity, std::vector<size_t>& offsets, size_t& nodes) {
+  /// One complete search at `capacity` with value ordering `order` (0..kOrders-1), stopped by `deadline`.
+  Outcome run(size_t capacity, int order, const Deadline& deadline, std::vector<size_t>& offsets, size_t& nodes) {
     cap_ = capacity;
+    order_ = order;
+    deadline_ = &deadline;
     floor_.assign(p_.sections, 0);
     remaining_.assign(p_.sections, 0);
     for (size_t b = 0; b < m_; ++b)
@@ -65,7 +68,7 @@ class Search {
     if (!evaluate(0, root)) return Outcome::Infeasible;
     frames_.push_back(std::move(root));
     while (!frames_.empty()) {
-      if (deadline_.expired()) return Outcome::TimedOut;
+      if (deadline_->expired()) return Outcome::TimedOut;
       Frame& f = frames_.back();
       if (f.placed != kNone) {  // back from the branch "f.placed is next at f.level": block it
         unplace(f.placed);
@@ -201,9 +204,13 @@ class Search {
           focus < end_[b])
         f.cands.push_back(static_cast<uint32_t>(b));
     if (f.cands.empty()) return false;  // only when minLevel is above every candidate: nothing to branch on
-    // Long lifetimes first (they constrain the most sections), then large sizes; identical buffers adjacent.
+    // Value ordering by order_ (0: long lifetimes first, 1: large sizes, 2: large areas, 3: late ends), then
+    // long lifetimes, large sizes; identical buffers end up adjacent.
     std::sort(f.cands.begin(), f.cands.end(), [&](uint32_t a, uint32_t b) {
-      const uint32_t la = end_[a] - first_[a], lb = end_[b] - first_[b];
+      const uint64_t la = end_[a] - first_[a], lb = end_[b] - first_[b];
+      if (order_ == 1 && size_[a] != size_[b]) return size_[a] > size_[b];
+      if (order_ == 2 && la * size_[a] != lb * size_[b]) return la * size_[a] > lb * size_[b];
+      if (order_ == 3 && end_[a] != end_[b]) return end_[a] > end_[b];
       if (la != lb) return la > lb;
       if (size_[a] != size_[b]) return size_[a] > size_[b];
       if (first_[a] != first_[b]) return first_[a] < first_[b];
@@ -214,7 +221,8 @@ class Search {
   }
 
   const OffsetProblem& p_;
-  const Deadline& deadline_;
+  const Deadline* deadline_ = nullptr;
+  int order_ = 0;
   size_t m_ = 0, cap_ = 0, placedCount_ = 0;
   size_t* nodes_ = nullptr;
   std::vector<size_t> size_, align_;
@@ -225,6 +233,25 @@ class Search {
   std::vector<std::pair<uint32_t, size_t>> blockTrail_;
   std::vector<Frame> frames_;
 };
+
+constexpr int kOrders = 4;
+
+/// Runs the search at `capacity` with the value orderings in turn, restarting with a doubled time slice each
+/// round (a portfolio: each ordering solves different instances quickly). Every run is complete, so the first
+/// that ends decides; only the overall deadline yields TimedOut.
+Outcome decide(Search& search, size_t capacity, const Deadline& deadline, std::vector<size_t>& offsets,
+               size_t& nodes) {
+  for (double slice = 0.05;; slice *= 2) {
+    for (int order = 0; order < kOrders; ++order) {
+      const double budget = std::min(slice, deadline.remaining());
+      const bool last = budget < slice;  // the overall deadline cuts this run
+      Deadline runDeadline(budget);
+      const Outcome o = search.run(capacity, order, runDeadline, offsets, nodes);
+      if (o != Outcome::TimedOut) return o;
+      if (last || deadline.expired()) return Outcome::TimedOut;
+    }
+  }
+}
 
 }  // namespace
 
@@ -250,7 +277,7 @@ OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, co
   if (incumbent && incumbent->offsets.size() == p.count())
     if (size_t peak = peakOf(p, incumbent->offsets); peak < bestPeak) best.offsets = incumbent->offsets, bestPeak = peak;
 
-  Search search(p, deadline);
+  Search search(p);
   std::vector<size_t> offsets;
   if (cap != std::numeric_limits<size_t>::max()) {
     if (bestPeak <= cap) {  // a heuristic already decides feasibility
@@ -259,7 +286,7 @@ OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, co
       return r;
     }
     st.decisions = 1;
-    switch (search.run(cap, offsets, st.nodes)) {
+    switch (decide(search, cap, deadline, offsets, st.nodes)) {
       case Outcome::Found:
         r.offsets = std::move(offsets);
         r.status = peakOf(p, r.offsets) == p.lowerBoundBytes ? OffsetStatus::Optimal : OffsetStatus::Feasible;
@@ -275,7 +302,7 @@ OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, co
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
     ++st.decisions;
-    const Outcome o = search.run(mid, offsets, st.nodes);
+    const Outcome o = decide(search, mid, deadline, offsets, st.nodes);
     if (o == Outcome::TimedOut) {
       timedOut = true;
       break;
