@@ -300,13 +300,16 @@ std::string emitHeader(const Graph& g, const ProgramPlan& plan, const CSymbols& 
     const std::string u = upperIdentifier(pools[i].ident);
     h += fmt::format("#define {0}_ERR_POOL_{1}_NULL {2}\n#define {0}_ERR_POOL_{1}_MISALIGNED {3}\n", P, u, 16 + 2 * i, 17 + 2 * i);
   }
-  h += "\n/* Sizes of each input and output: _ELEMS in elements, _BYTES in bytes. */\n";
+  h += "\n/* Sizes of each input and output: _ELEMS in elements, _BYTES in bytes; by field name and by position, so an\n"
+       " * application can also be written without knowing the model's tensor names. */\n";
+  h += fmt::format("#define {0}_NUM_INPUTS {1}\n#define {0}_NUM_OUTPUTS {2}\n", P, g.inputs.size(), g.outputs.size());
   auto sizes = [&](const char* kind, const std::vector<TensorId>& ids, const std::vector<std::string>& fields) {
     for (size_t i = 0; i < ids.size(); ++i) {
       const Tensor& t = g.tensor(ids[i]);
       const std::string f = upperIdentifier(fields[i]);
       h += fmt::format("#define {}_{}_{}_ELEMS {}u\n#define {}_{}_{}_BYTES {}u\n", P, kind, f, t.numElements(), P, kind, f,
                        t.byteSize());
+      h += fmt::format("#define {0}_{1}_{2}_ELEMS {0}_{1}_{3}_ELEMS\n#define {0}_{1}_{2}_BYTES {0}_{1}_{3}_BYTES\n", P, kind, i, f);
     }
   };
   sizes("INPUT", g.inputs, s.inputFields);
