@@ -1,7 +1,8 @@
 // End-to-end TFLite models on real microcontroller boards (skipped with a message when ../shared is absent):
 // every int8 MLPerf Tiny model on examples/boards/cortex-m7.toml (DTCM 128 KiB, SRAM 512 KiB, flash 2 MiB) gives
-// TFLM's reference outputs byte for byte and a report with per-pool peaks, and TFLM's MobileNetV2 (224x224,
-// about 2.5 MB of activations) runs on examples/boards/cortex-m7-sdram.toml with an 8 MiB external SDRAM pool.
+// TFLM's reference outputs byte for byte and a report with per-pool peaks (VWW, which has no reference outputs,
+// compiles and runs), and TFLM's MobileNetV2 (224x224, about 2.5 MB of activations) runs on
+// examples/boards/cortex-m7-sdram.toml with an 8 MiB external SDRAM pool.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -61,6 +62,28 @@ TEST_P(CortexM7Model, ByteIdenticalToTflmWithPerPoolPeaksInTheReport) {
 INSTANTIATE_TEST_SUITE_P(TfliteCortexM7, CortexM7Model,
                          ::testing::Values("pretrainedResnet_quant", "kws_ref_model", "model_ToyCar_quant_fullint_micro",
                                            "model_ToyCar_quant_fullint_micro_intio"));
+
+// VWW has no TFLM reference outputs in ../shared (reference/README.md covers the other four): it must compile on
+// the same board and run, and its plan must stay on chip.
+TEST(TfliteBoards, VwwCompilesAndRunsOnCortexM7) {
+  fs::path dir = sharedPath("models/mlperf-tiny");
+  if (dir.empty() || !fs::exists(dir / "vww_96_int8.tflite")) GTEST_SKIP() << "vww_96_int8.tflite not found; skipping";
+  const fs::path model = dir / "vww_96_int8.tflite", work = scratchDir("tflite_m7_vww");
+  {
+    std::ofstream in(work / "input.bin", std::ios::binary);  // a deterministic int8 image, 96x96x3
+    for (int i = 0; i < 96 * 96 * 3; ++i) in.put(static_cast<char>((i * 29) % 256 - 128));
+  }
+  const std::string flags = " --board " + shellQuote(board("cortex-m7.toml"));
+  auto c = runCommand(cli() + " compile " + shellQuote(model.string()) + flags + " -o " + shellQuote((work / "gen").string()));
+  ASSERT_EQ(c.exitCode, 0) << c.err;
+  const json report = json::parse(readBytes(work / "gen" / "report.json"));
+  for (const json& p : report["pools"]) EXPECT_TRUE(p.contains("peak_live")) << p.dump();
+  auto r = runCommand(cli() + " run " + shellQuote(model.string()) + flags + " --input " + shellQuote((work / "input.bin").string()) +
+                      " --output-dir " + shellQuote((work / "out").string()) + " --format bin");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(readBytes(work / "out" / "output_0.bin").size(), 2u) << "[no person, person], int8";
+  fs::remove_all(work);
+}
 
 TEST(TfliteBoards, MobileNetV2RunsWithExternalSdram) {
   fs::path dir = sharedPath("models/tflm");
