@@ -19,8 +19,11 @@
 //    least the current offset, since placements never go down), lifted to the lowest minimum offset of an
 //    unplaced buffer crossing it.
 // Floors, minimum offsets and remaining sizes are updated incrementally on every placement and restored from
-// trails on backtrack. Several preorderings are run in turn with doubling node limits (a portfolio); any run
-// that finishes decides, so the outcome is the same whichever ordering finishes it.
+// trails on backtrack. When the placements leave a section boundary that no unplaced buffer crosses, the two
+// sides are independent and are solved one after the other, each from scratch (its buffers re-ranked with
+// the current remaining sizes); a failing side fails the branch. Several preorderings are run in turn with
+// doubling node limits, interleaved with the previous engine (GapSearch below) under doubling time slices: a
+// portfolio. Any run that finishes is complete and decides.
 #include "stowage/plan/algo/ExactSearch.h"
 
 #include <algorithm>
@@ -194,8 +197,27 @@ class Search {
       for (uint32_t x : buffers)
         if (offset_[x] == kNone && first_[x] < b && a < end_[x]) part.push_back(x);
       if (!part.empty()) {
-        std::sort(part.begin(), part.end(), [&](uint32_t x, uint32_t y) { return rank_[x] < rank_[y]; });
-        const Outcome o = search(a, b, part, 0, 0);
+        // Re-rank the part's buffers with the current remaining sizes (key T), reusing their rank values.
+        std::vector<uint32_t> saved(part.size());
+        for (size_t k = 0; k < part.size(); ++k) saved[k] = rank_[part[k]];
+        std::vector<uint32_t> values = saved;
+        std::sort(values.begin(), values.end());
+        std::vector<size_t> curTotal(part.size(), 0);
+        for (size_t k = 0; k < part.size(); ++k)
+          for (uint32_t s = first_[part[k]]; s < end_[part[k]]; ++s) curTotal[k] = std::max(curTotal[k], total_[s]);
+        std::vector<uint32_t> idx(part.size());
+        for (size_t k = 0; k < part.size(); ++k) idx[k] = static_cast<uint32_t>(k);
+        std::sort(idx.begin(), idx.end(), [&](uint32_t x, uint32_t y) {
+          for (const char* c = keys_; *c; ++c) {
+            const uint64_t kx = *c == 'T' ? curTotal[x] : key(*c, part[x]), ky = *c == 'T' ? curTotal[y] : key(*c, part[y]);
+            if (kx != ky) return kx > ky;
+          }
+          return part[x] < part[y];
+        });
+        std::vector<uint32_t> ordered(part.size());
+        for (size_t r = 0; r < idx.size(); ++r) rank_[part[idx[r]]] = values[r], ordered[r] = part[idx[r]];
+        const Outcome o = search(a, b, ordered, 0, 0);
+        for (size_t k = 0; k < part.size(); ++k) rank_[part[k]] = saved[k];
         if (o != Outcome::Found) return o;
       }
       a = b;
@@ -253,19 +275,21 @@ class Search {
     return true;
   }
 
+  uint64_t key(char c, uint32_t b) const {
+    const uint64_t len = width_[b];
+    switch (c) {
+      case 'T': return maxTotal_[b];
+      case 'A': return len * size_[b];
+      case 'Z': return size_[b];
+      default: return len;  // 'W'
+    }
+  }
+
   void setRanks(int heuristic) {
     const char* keys = kHeuristics[heuristic];
+    keys_ = keys;
     std::vector<uint32_t> idx(m_);
     for (size_t b = 0; b < m_; ++b) idx[b] = static_cast<uint32_t>(b);
-    auto key = [&](char c, uint32_t b) -> uint64_t {
-      const uint64_t len = width_[b];
-      switch (c) {
-        case 'T': return maxTotal_[b];
-        case 'A': return len * size_[b];
-        case 'Z': return size_[b];
-        default: return len;  // 'W'
-      }
-    };
     std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
       for (const char* k = keys; *k; ++k) {
         const uint64_t ka = key(*k, a), kb = key(*k, b);
@@ -336,6 +360,7 @@ class Search {
   const OffsetProblem& p_;
   size_t m_ = 0, cap_ = 0, nodeLimit_ = 0, used_ = 0;
   size_t* nodes_ = nullptr;
+  const char* keys_ = "";
   const Deadline* deadline_ = nullptr;
   std::vector<size_t> size_, align_;
   std::vector<uint32_t> first_, end_, klass_, rank_, cuts_;
