@@ -188,8 +188,21 @@ class SourceWriter {
   /// Base-pointer variables some statement used.
   const std::set<std::string>& usedPointers() const { return usedPointers_; }
 
+  /// True when `a` and `b` are planned at the same pool, bank and offset (a declared alias: see
+  /// analysis/Aliasing.h).
+  bool sameBytes(TensorId a, TensorId b) const {
+    if (a == kNoTensor || b == kNoTensor) return false;
+    const int ia = bufferIndex_[static_cast<size_t>(a)], ib = bufferIndex_[static_cast<size_t>(b)];
+    if (ia < 0 || ib < 0) return false;
+    const PlacedBuffer &x = plan_.buffers[static_cast<size_t>(ia)], &y = plan_.buffers[static_cast<size_t>(ib)];
+    return (x.aliasOf == b || y.aliasOf == a || (x.aliasOf != kNoTensor && x.aliasOf == y.aliasOf)) && x.slot == y.slot &&
+           x.offset == y.offset;
+  }
+
   /// The C statement for `call`, using `paramsName` for its parameter struct.
   Result<std::string> statement(const KernelCall& call, const std::string& paramsName) {
+    if (std::holds_alternative<CopyCall>(call.params) && call.inputs.size() == 1 && sameBytes(call.inputs[0], call.output))
+      return std::string("/* a view: the output shares its input's buffer, nothing to copy */");
     std::vector<std::string> in;
     const bool typed = !std::holds_alternative<GatherCall>(call.params) && !std::holds_alternative<ConcatPartCall>(call.params) &&
                        !std::holds_alternative<CopyCall>(call.params);
@@ -440,11 +453,14 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
   }
   // Guard mode: one record per guarded tensor, filled at the start of <name>_run.
   std::string guardInit;
-  const int guardCount = static_cast<int>(std::count_if(guard.begin(), guard.end(), [](int k) { return k >= 0; }));
+  // Records are numbered 0..n-1; declared aliases share their root's, so n is the largest index plus one.
+  const int guardCount = guard.empty() ? 0 : *std::max_element(guard.begin(), guard.end()) + 1;
   if (guardCount > 0) {
     guardInit = fmt::format("{}_guard_buf guard[{}_GUARD_COUNT];\n", p, P);
     for (size_t id = 0; id < guard.size(); ++id) {
       if (guard[id] < 0) continue;
+      const int bi = plan.bufferOf(static_cast<TensorId>(id));
+      if (bi >= 0 && plan.buffers[static_cast<size_t>(bi)].aliasOf != kNoTensor) continue;  // its root's record
       STOWAGE_ASSIGN_OR_RETURN(std::string ptr, writer.pointer(static_cast<TensorId>(id), false));
       guardInit += fmt::format("guard[{0}].data = (uint8_t*){1};\nguard[{0}].size = {2}u;\nguard[{0}].name = \"{3}\";\n"
                                "guard[{0}].sum = 0u;\nguard[{0}].live = 0;\n",

@@ -81,7 +81,10 @@ std::vector<int> guardIndex(const Graph& g, const ProgramPlan& plan) {
   if (plan.guardBytes == 0) return index;
   int next = 0;
   for (const PlacedBuffer& b : plan.buffers)
-    if (b.role == BufferRole::Activation && b.sizeBytes > 0) index[static_cast<size_t>(b.tensor)] = next++;
+    if (b.role == BufferRole::Activation && b.sizeBytes > 0 && b.aliasOf == kNoTensor) index[static_cast<size_t>(b.tensor)] = next++;
+  // Declared aliases share their root's record: one buffer, one lifetime.
+  for (const PlacedBuffer& b : plan.buffers)
+    if (b.aliasOf != kNoTensor) index[static_cast<size_t>(b.tensor)] = index[static_cast<size_t>(b.aliasOf)];
   return index;
 }
 
@@ -103,8 +106,10 @@ std::string guardBeforeStep(const Graph& g, const ProgramPlan& plan, const std::
   if (plan.guardBytes == 0) return "";
   const Node& n = g.nodes[static_cast<size_t>(step)];
   std::string s;
-  for (int k : guarded(n.outputs, guard)) s += fmt::format("{}_guard_arm(&guard[{}]);\n", p, k);
-  for (int k : guarded(n.inputs, guard)) s += fmt::format("{}_guard_read(&guard[{}], {});\n", p, k, step);
+  const std::vector<int> read = guarded(n.inputs, guard);
+  for (int k : guarded(n.outputs, guard))  // an output sharing an input's record (view, in place) keeps its bytes
+    if (std::find(read.begin(), read.end(), k) == read.end()) s += fmt::format("{}_guard_arm(&guard[{}]);\n", p, k);
+  for (int k : read) s += fmt::format("{}_guard_read(&guard[{}], {});\n", p, k, step);
   return s;
 }
 
@@ -116,7 +121,7 @@ std::string guardAfterStep(const Graph& g, const ProgramPlan& plan, const std::v
   s += fmt::format("{}_guard_check(guard, {}_GUARD_COUNT, {});\n", p, upperIdentifier(p), step);
   for (const PlacedBuffer& b : plan.buffers) {
     const int k = b.tensor == kNoTensor ? -1 : guard[static_cast<size_t>(b.tensor)];
-    if (k >= 0 && b.endStep == step + 1) s += fmt::format("{}_guard_retire(&guard[{}]);\n", p, k);
+    if (k >= 0 && b.aliasOf == kNoTensor && b.endStep == step + 1) s += fmt::format("{}_guard_retire(&guard[{}]);\n", p, k);
   }
   return s;
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <type_traits>
 #include <filesystem>
 #include <fstream>
 
@@ -147,11 +148,17 @@ bool verifyModel(Check& c, const Table* t) {
 
 // ---- Reading (after verification) ----
 
+/// A vector of scalars, copied bytewise: the verifier guarantees only 4-byte alignment of a vector, so a
+/// malformed file can put an int64 vector at an address that is not a multiple of 8 (a typed load would be
+/// undefined behaviour). Flatbuffer scalars are little-endian, as is every host Stowage runs on.
 template <typename T>
 std::vector<T> readVector(const Table* t, int id) {
+  static_assert(std::is_arithmetic_v<T>);
   const auto* v = t->GetPointer<const Vec<T>*>(slot(id));
   std::vector<T> out;
-  if (v) out.assign(v->begin(), v->end());
+  if (v == nullptr || v->size() == 0) return out;
+  out.resize(v->size());
+  std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
   return out;
 }
 

@@ -1,7 +1,8 @@
-// The memory planner's entry point for a compiled program: buffers and constraints (analysis/), pool
-// assignment with spills from the cheapest pool to the next, offsets per pool (and bank) by the chosen
-// algorithm (algo/), then the independent validator. Infeasible boards get an error naming the pool, the
-// step of peak demand, the buffers live there and the pool size that would fit.
+// The memory planner's entry point for a compiled program: buffers and constraints (analysis/), alias groups
+// (views and in-place adds share one buffer: analysis/Aliasing.h), pool assignment with spills from the
+// cheapest pool to the next, offsets per pool (and bank) by the chosen algorithm (algo/), then the independent
+// validator. Infeasible boards get an error naming the pool, the step of peak demand, the buffers live there
+// and the pool size that would fit.
 #pragma once
 
 #include <string>

@@ -107,7 +107,7 @@ std::string buildReportHtml(const Graph& g, const ProgramPlan& plan, const Repor
     h += fmt::format("<text x=\"{}\" y=\"{}\">step 0</text><text x=\"{}\" y=\"{}\">step {}</text>\n", left, top + height + 20,
                      left + width - 50, top + height + 20, steps);
     for (const PlacedBuffer& b : plan.buffers) {
-      if (b.slot.pool != u.pool) continue;
+      if (b.slot.pool != u.pool) continue;  // a declared alias is drawn over its root's rectangle
       const std::string& name = g.tensor(b.tensor).name;
       const double x = left + b.firstStep * sx, w = std::max(1.0, (b.endStep - b.firstStep) * sx);
       const double hh = std::max(1.0, static_cast<double>(b.sizeBytes) * sy);

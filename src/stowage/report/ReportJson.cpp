@@ -22,7 +22,7 @@ nlohmann::ordered_json capacityJson(size_t bytes) {
 size_t liveBytesAt(const ProgramPlan& plan, int pool, int step) {
   size_t live = 0;
   for (const PlacedBuffer& b : plan.buffers)
-    if (b.slot.pool == pool && b.firstStep <= step && step < b.endStep) live += b.sizeBytes;
+    if (b.slot.pool == pool && b.aliasOf == kNoTensor && b.firstStep <= step && step < b.endStep) live += b.sizeBytes;
   return live;
 }
 
@@ -78,6 +78,7 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
     for (int c : b.candidates) cands.push_back(board.pools[static_cast<size_t>(c)].name);
     j["candidates"] = std::move(cands);
     j["reason"] = b.reason;
+    if (b.aliasOf != kNoTensor) j["alias_of"] = g.tensor(b.aliasOf).name;
     buffers.push_back(std::move(j));
   }
   r["buffers"] = std::move(buffers);
@@ -119,7 +120,7 @@ std::string reportJsonText(const Graph& g, const ProgramPlan& plan, const Report
 std::string poolPlanCsv(const Graph& g, const ProgramPlan& plan, int pool) {
   std::string out = "id,lower,upper,size,offset\n";
   for (const PlacedBuffer& b : plan.buffers) {
-    if (b.slot.pool != pool) continue;
+    if (b.slot.pool != pool) continue;  // declared aliases too: one row each, at their root's offset
     std::string id = g.tensor(b.tensor).name;
     for (char& c : id)
       if (c == ',' || c == '"' || c == '\n' || c == '\r') c = '_';

@@ -209,6 +209,19 @@ TEST(OffsetAlgorithms, RandomSmallInstancesMatchBruteForce) {
   EXPECT_GT(greedyMissed, 10);
 }
 
+TEST(OffsetAlgorithms, ExactSolvesIndependentPartsAndIdenticalBuffers) {
+  // Two groups of buffers joined only by one long buffer: once it is placed the groups are solved apart.
+  // Identical buffers (same size and lifetime) and alignment are in both groups.
+  std::vector<Buffer> b = {buf(4, 0, 10),    buf(6, 0, 2),      buf(6, 0, 2),     buf(3, 1, 4, 4), buf(5, 2, 5),
+                           buf(2, 3, 5),     buf(7, 6, 8, 8),   buf(7, 6, 8, 8),  buf(3, 7, 10),   buf(5, 8, 10)};
+  const size_t optimum = bruteForceOptimum(b);
+  OffsetResult r = run("exact", b);
+  EXPECT_EQ(r.peakBytes, optimum);
+  EXPECT_EQ(r.status, OffsetStatus::Optimal);
+  EXPECT_FALSE(run("exact", b, optimum).offsets.empty());
+  EXPECT_EQ(run("exact", b, optimum - 1).status, OffsetStatus::Infeasible);
+}
+
 TEST(OffsetAlgorithms, AlignmentIsHonouredByEveryAlgorithm) {
   std::vector<Buffer> b = {buf(10, 0, 3, 64), buf(3, 1, 4, 8), buf(100, 2, 5, 32), buf(1, 0, 6, 128), buf(7, 4, 6, 4)};
   for (const std::string& name : offsetAlgorithmNames()) {

@@ -19,15 +19,20 @@ OffsetResult placeAuto(const OffsetProblem& p, const OffsetOptions& options) {
     const size_t peak = peakOf(p, r.offsets);
     if (peak < bestPeak) best = std::move(r), bestPeak = peak;
     if (bestPeak == p.lowerBoundBytes || (!minimise && bestPeak <= options.capacityBytes)) break;
+    if (deadline.expired()) break;  // keep the time limit on huge inputs: one greedy plan is enough
   }
   best.algorithm = "auto(" + best.algorithm + ")";
   if (bestPeak == p.lowerBoundBytes || (!minimise && bestPeak <= options.capacityBytes) ||
       triviallyInfeasible(p, options.capacityBytes))
     return best;  // the caller classifies: Optimal / Feasible / Infeasible
 
+  if (deadline.expired()) {  // no time left for the search: the greedy plan stands (or nothing fits)
+    if (!minimise) best.status = OffsetStatus::TimedOut;
+    return best;
+  }
   OffsetOptions rest = options;
   rest.timeLimitSeconds = deadline.remaining();
-  OffsetResult exact = placeExact(p, rest, &best);
+  OffsetResult exact = placeExact(p, rest, &best);  // starts from the greedy plan; does not recompute it
   if (exact.offsets.empty()) {  // capacity mode: proved infeasible or timed out without a plan
     exact.algorithm = "auto(exact)";
     return exact;

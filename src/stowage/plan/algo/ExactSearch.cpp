@@ -1,21 +1,35 @@
-// Branch-and-bound offset search (see ExactSearch.h).
+// Branch-and-bound offset search (see ExactSearch.h), after the algorithm described in MiniMalloc (Moffitt,
+// ASPLOS 2024); this is an independent implementation.
 //
-// Canonical solutions: any valid plan can be turned, without raising its peak, into one where sorting the
-// buffers by offset and placing each at the lowest aligned offset above the buffers placed before it (with
-// overlapping lifetimes) reproduces every offset. So the search places buffers in non-decreasing offset
-// order; a section's "floor" is the top of the highest buffer placed over it, and a buffer's candidate
-// offset is its sections' highest floor, aligned up. At each node the level m is the lowest candidate
-// offset, and one section whose lowest reachable offset is m is in focus: exactly one unplaced buffer over
-// it will sit lowest there, so the branches are "candidate c (over the focus, candidate offset m) sits at
-// m", one per candidate, and a last branch "none of them sits at m" (a gap). A buffer tried and backtracked
-// is blocked at m: it cannot sit at m until a later placement raises its floor. Pruning: in every section the unplaced
-// buffers over it all conflict, so they need their summed size above the lowest offset any of them can
-// still take; a blocked buffer can take no offset <= its block level. Identical buffers (same size,
-// alignment and lifetime) are branched on once.
+// Canonical solutions. Among the plans within the capacity take one whose sum of offsets is smallest. In it
+// every buffer sits at the lowest aligned offset above the buffers that overlap it in time and lie below it
+// (else it could drop). Sorting its buffers by (offset, preorder rank) gives a sequence in which each buffer's
+// offset is its "minimum offset" given the buffers before it: the aligned top of the highest earlier buffer
+// that overlaps it. The search enumerates exactly such sequences: at each node every unplaced buffer has a
+// minimum offset, and a branch places one of them there, never going back below (offset, rank) of the
+// previous placement.
+//
+// Pruning, all valid for the minimum-sum plan above:
+//  - dominance: a buffer is not placed at an offset at or above the lowest top (minimum offset + size) of
+//    another unplaced buffer: that buffer would fit entirely below, so a smaller-sum plan exists;
+//  - identical buffers (same size, alignment and sections) are branched on once per node;
+//  - inference: a buffer whose minimum offset + size exceeds the capacity fails the branch;
+//  - section bound: in a section, the unplaced buffers crossing it overlap pairwise, so they need their summed
+//    size above the section's floor. The floor is the top of the last buffer placed over the section (and at
+//    least the current offset, since placements never go down), lifted to the lowest minimum offset of an
+//    unplaced buffer crossing it.
+// Floors, minimum offsets and remaining sizes are updated incrementally on every placement and restored from
+// trails on backtrack. When the placements leave a section boundary that no unplaced buffer crosses, the two
+// sides are independent and are solved one after the other, each from scratch (its buffers re-ranked with
+// the current remaining sizes); a failing side fails the branch. Several preorderings are run in turn with
+// doubling node limits, interleaved with the previous engine (GapSearch below) under doubling time slices: a
+// portfolio. Any run that finishes is complete and decides.
 #include "stowage/plan/algo/ExactSearch.h"
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <tuple>
 
 #include "stowage/plan/algo/GreedyConflicts.h"
 #include "stowage/plan/algo/GreedySize.h"
@@ -25,15 +39,350 @@ namespace stowage {
 namespace {
 
 constexpr size_t kNone = std::numeric_limits<size_t>::max();
+/// The search recurses once per placement and keeps one candidate list per level (quadratic memory), so it
+/// gives up on more buffers than this (as on a timeout); such inputs are left to the heuristics.
+constexpr size_t kMaxSearchBuffers = 5000;
+/// Above this many overlap / section-membership entries the search gives up (memory bound for huge inputs).
+constexpr size_t kMaxEntries = size_t{24} << 20;
 
 size_t alignUpTo(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-enum class Outcome { Found, Infeasible, TimedOut };
+enum class Outcome { Found, Infeasible, TimedOut, NodeLimit };
 
-/// One feasibility search at a fixed capacity over the non-zero-size buffers.
+/// The preorderings of the portfolio: keys compared in turn, larger first. T: the largest initial sum of
+/// sizes over the buffer's sections; A: size x sections; Z: size; W: sections (the lifetime's width).
+constexpr const char* kHeuristics[] = {"WAT", "TAW", "TWA"};
+
 class Search {
  public:
-  Search(const OffsetProblem& p) : p_(p) {
+  explicit Search(const OffsetProblem& p) : p_(p) {}
+
+  /// Builds the overlap and section lists; false when the deadline passes or the input is too large.
+  bool prepare(const Deadline& deadline) {
+    m_ = p_.active.size();
+    if (m_ > kMaxSearchBuffers) return false;
+    for (uint32_t i : p_.active) {
+      size_.push_back(p_.size[i]);
+      align_.push_back(p_.alignment[i]);
+      first_.push_back(p_.first[i]);
+      end_.push_back(p_.end[i]);
+    }
+    const uint32_t S = p_.sections;
+    // Buffers crossing each section (CSR).
+    secStart_.assign(S + 1, 0);
+    size_t entries = 0;
+    for (size_t b = 0; b < m_; ++b) {
+      entries += end_[b] - first_[b];
+      if (entries > kMaxEntries) return false;
+    }
+    {
+      std::vector<size_t> diff(S + 1, 0);
+      for (size_t b = 0; b < m_; ++b) ++diff[first_[b]], --diff[end_[b]];
+      size_t live = 0;
+      for (uint32_t s = 0; s < S; ++s) live += diff[s], secStart_[s + 1] = secStart_[s] + live;
+    }
+    secList_.assign(secStart_[S], 0);
+    {
+      std::vector<size_t> fill(secStart_.begin(), secStart_.end() - 1);
+      for (size_t b = 0; b < m_; ++b) {
+        if ((b & 1023) == 0 && deadline.expired()) return false;
+        for (uint32_t s = first_[b]; s < end_[b]; ++s) secList_[fill[s]++] = static_cast<uint32_t>(b);
+      }
+    }
+    // Overlapping pairs (CSR): sweep buffers by first section.
+    std::vector<uint32_t> byFirst(m_);
+    for (size_t b = 0; b < m_; ++b) byFirst[b] = static_cast<uint32_t>(b);
+    std::sort(byFirst.begin(), byFirst.end(), [&](uint32_t a, uint32_t b) {
+      return std::tie(first_[a], a) < std::tie(first_[b], b);
+    });
+    std::vector<std::vector<uint32_t>> ov(m_);
+    size_t pairs = 0;
+    for (size_t i = 0; i < m_; ++i) {
+      if ((i & 255) == 0 && deadline.expired()) return false;
+      const uint32_t a = byFirst[i];
+      for (size_t j = i + 1; j < m_ && first_[byFirst[j]] < end_[a]; ++j) {
+        const uint32_t b = byFirst[j];
+        ov[a].push_back(b);
+        ov[b].push_back(a);
+        pairs += 2;
+        if (pairs + entries > kMaxEntries) return false;
+      }
+    }
+    ovStart_.assign(m_ + 1, 0);
+    for (size_t b = 0; b < m_; ++b) ovStart_[b + 1] = ovStart_[b] + ov[b].size();
+    ovList_.reserve(ovStart_[m_]);
+    for (size_t b = 0; b < m_; ++b) ovList_.insert(ovList_.end(), ov[b].begin(), ov[b].end());
+    // Classes of identical buffers.
+    std::map<std::tuple<size_t, size_t, uint32_t, uint32_t>, uint32_t> classes;
+    klass_.resize(m_);
+    for (size_t b = 0; b < m_; ++b)
+      klass_[b] = classes.emplace(std::make_tuple(size_[b], align_[b], first_[b], end_[b]),
+                                  static_cast<uint32_t>(classes.size()))
+                      .first->second;
+    // Lifetime widths in time steps for the preorderings. Only the start steps are kept in the problem, so a
+    // boundary where no buffer starts gets its time interpolated between its neighbours.
+    {
+      std::vector<double> t(S + 1, -1.0);
+      for (size_t b = 0; b < m_; ++b) t[first_[b]] = p_.firstStep[p_.active[b]];
+      int lastKnown = -1;
+      for (int k = 0; k <= static_cast<int>(S); ++k) {
+        if (t[k] < 0) continue;
+        for (int j = lastKnown + 1; j < k; ++j)
+          t[j] = lastKnown < 0 ? t[k] - (k - j) : t[lastKnown] + (t[k] - t[lastKnown]) * (j - lastKnown) / (k - lastKnown);
+        lastKnown = k;
+      }
+      const double step = lastKnown > 0 ? (t[lastKnown] - t[0]) / lastKnown : 1.0;
+      for (int j = lastKnown + 1; j <= static_cast<int>(S); ++j) t[j] = (lastKnown < 0 ? 0.0 : t[lastKnown]) + step * (j - lastKnown);
+      width_.resize(m_);
+      for (size_t b = 0; b < m_; ++b) width_[b] = static_cast<uint64_t>(std::max(1.0, t[end_[b]] - t[first_[b]]));
+    }
+    // Initial sum of sizes per section, and the keys of the preorderings.
+    initialTotal_.assign(S, 0);
+    for (size_t b = 0; b < m_; ++b)
+      for (uint32_t s = first_[b]; s < end_[b]; ++s) initialTotal_[s] += size_[b];
+    maxTotal_.assign(m_, 0);
+    for (size_t b = 0; b < m_; ++b)
+      for (uint32_t s = first_[b]; s < end_[b]; ++s) maxTotal_[b] = std::max(maxTotal_[b], initialTotal_[s]);
+    return !deadline.expired();
+  }
+
+  size_t bufferCount() const { return m_; }
+
+  /// One complete search at `capacity` with preordering `heuristic`, stopped by `deadline` or after
+  /// `nodeLimit` nodes.
+  Outcome run(size_t capacity, int heuristic, size_t nodeLimit, const Deadline& deadline,
+              std::vector<size_t>& offsets, size_t& nodes) {
+    cap_ = capacity;
+    setRanks(heuristic);
+    const uint32_t S = p_.sections;
+    floor_.assign(S, 0);
+    total_ = initialTotal_;
+    offset_.assign(m_, kNone);
+    solution_.assign(m_, 0);
+    minOff_.assign(m_, 0);
+    stamp_.assign(S, 0);
+    stampNow_ = 0;
+    offTrail_.clear();
+    floorTrail_.clear();
+    cuts_.assign(S, 0);
+    for (size_t b = 0; b < m_; ++b)
+      for (uint32_t s = first_[b]; s + 1 < end_[b]; ++s) ++cuts_[s];
+    nodeLimit_ = nodeLimit;
+    used_ = 0;
+    nodes_ = &nodes;
+    deadline_ = &deadline;
+    for (size_t b = 0; b < m_; ++b)
+      if (size_[b] > cap_) return Outcome::Infeasible;
+    for (uint32_t s = 0; s < S; ++s)
+      if (total_[s] > cap_) return Outcome::Infeasible;
+    std::vector<uint32_t> all(m_);
+    for (size_t b = 0; b < m_; ++b) all[b] = static_cast<uint32_t>(b);
+    const Outcome o = solveSplit(0, S, all);
+    if (o == Outcome::Found) {
+      offsets.assign(p_.count(), 0);
+      for (size_t b = 0; b < m_; ++b) offsets[p_.active[b]] = solution_[b];
+    }
+    return o;
+  }
+
+ private:
+  /// Solves the unplaced buffers of `buffers` over sections [lo, hi), splitting at every inner boundary no
+  /// unplaced buffer crosses: the parts are independent.
+  Outcome solveSplit(uint32_t lo, uint32_t hi, const std::vector<uint32_t>& buffers) {
+    uint32_t a = lo;
+    while (a < hi) {
+      uint32_t b = a + 1;
+      while (b < hi && cuts_[b - 1] > 0) ++b;
+      std::vector<uint32_t> part;
+      for (uint32_t x : buffers)
+        if (offset_[x] == kNone && first_[x] < b && a < end_[x]) part.push_back(x);
+      if (!part.empty()) {
+        // Re-rank the part's buffers with the current remaining sizes (key T), reusing their rank values.
+        std::vector<uint32_t> saved(part.size());
+        for (size_t k = 0; k < part.size(); ++k) saved[k] = rank_[part[k]];
+        std::vector<uint32_t> values = saved;
+        std::sort(values.begin(), values.end());
+        std::vector<size_t> curTotal(part.size(), 0);
+        for (size_t k = 0; k < part.size(); ++k)
+          for (uint32_t s = first_[part[k]]; s < end_[part[k]]; ++s) curTotal[k] = std::max(curTotal[k], total_[s]);
+        std::vector<uint32_t> idx(part.size());
+        for (size_t k = 0; k < part.size(); ++k) idx[k] = static_cast<uint32_t>(k);
+        std::sort(idx.begin(), idx.end(), [&](uint32_t x, uint32_t y) {
+          for (const char* c = keys_; *c; ++c) {
+            const uint64_t kx = *c == 'T' ? curTotal[x] : key(*c, part[x]), ky = *c == 'T' ? curTotal[y] : key(*c, part[y]);
+            if (kx != ky) return kx > ky;
+          }
+          return part[x] < part[y];
+        });
+        std::vector<uint32_t> ordered(part.size());
+        for (size_t r = 0; r < idx.size(); ++r) rank_[part[idx[r]]] = values[r], ordered[r] = part[idx[r]];
+        const Outcome o = search(a, b, ordered, 0, 0);
+        for (size_t k = 0; k < part.size(); ++k) rank_[part[k]] = saved[k];
+        if (o != Outcome::Found) return o;
+      }
+      a = b;
+    }
+    return Outcome::Found;
+  }
+
+  /// Depth-first search over the partition [lo, hi); `parent` holds its buffers (placed ones are skipped).
+  Outcome search(uint32_t lo, uint32_t hi, const std::vector<uint32_t>& parent, size_t lastOff, uint32_t lastRank) {
+    if (++used_ > nodeLimit_) return Outcome::NodeLimit;
+    ++*nodes_;
+    if ((used_ & 15) == 0 && deadline_->expired()) return Outcome::TimedOut;
+    std::vector<uint32_t> order;
+    order.reserve(parent.size());
+    size_t minHeight = kNone;
+    for (uint32_t b : parent) {
+      if (offset_[b] != kNone) continue;
+      if (minOff_[b] > cap_ || size_[b] > cap_ - minOff_[b]) return Outcome::Infeasible;
+      minHeight = std::min(minHeight, minOff_[b] + size_[b]);
+      order.push_back(b);
+    }
+    if (order.empty()) return Outcome::Found;
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return minOff_[a] != minOff_[b] ? minOff_[a] < minOff_[b] : rank_[a] < rank_[b];
+    });
+    std::vector<uint32_t> tried;
+    for (uint32_t b : order) {
+      const size_t off = minOff_[b];
+      if (off >= minHeight) break;  // dominated, and so is every later buffer
+      if (off < lastOff || (off == lastOff && rank_[b] < lastRank)) continue;  // not canonical
+      if (std::find(tried.begin(), tried.end(), klass_[b]) != tried.end()) continue;
+      tried.push_back(klass_[b]);
+      const size_t offMark = offTrail_.size(), floorMark = floorTrail_.size();
+      Outcome o = Outcome::Infeasible;
+      if (place(b, lo, hi)) {
+        solution_[b] = off;
+        bool split = false;
+        for (uint32_t s = first_[b]; s + 1 < end_[b]; ++s)
+          if (--cuts_[s] == 0 && lo <= s && s + 1 < hi) split = true;
+        o = split ? solveSplit(lo, hi, order) : search(lo, hi, order, off, rank_[b]);
+        for (uint32_t s = first_[b]; s + 1 < end_[b]; ++s) ++cuts_[s];
+      }
+      unplace(b, offMark, floorMark);
+      if (o != Outcome::Infeasible) return o;
+      // Nothing unplaced overlaps b: its minimum offset can never rise, so after any later sibling it could
+      // no longer be placed canonically. Its own branch covered every completion.
+      if (hatless(b)) break;
+    }
+    return Outcome::Infeasible;
+  }
+
+  bool hatless(uint32_t b) const {
+    for (size_t k = ovStart_[b]; k < ovStart_[b + 1]; ++k)
+      if (offset_[ovList_[k]] == kNone) return false;
+    return true;
+  }
+
+  uint64_t key(char c, uint32_t b) const {
+    const uint64_t len = width_[b];
+    switch (c) {
+      case 'T': return maxTotal_[b];
+      case 'A': return len * size_[b];
+      case 'Z': return size_[b];
+      default: return len;  // 'W'
+    }
+  }
+
+  void setRanks(int heuristic) {
+    const char* keys = kHeuristics[heuristic];
+    keys_ = keys;
+    std::vector<uint32_t> idx(m_);
+    for (size_t b = 0; b < m_; ++b) idx[b] = static_cast<uint32_t>(b);
+    std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+      for (const char* k = keys; *k; ++k) {
+        const uint64_t ka = key(*k, a), kb = key(*k, b);
+        if (ka != kb) return ka > kb;
+      }
+      return a < b;
+    });
+    rank_.assign(m_, 0);
+    for (size_t r = 0; r < m_; ++r) rank_[idx[r]] = static_cast<uint32_t>(r);
+  }
+
+  /// Places `b` at its minimum offset and propagates; false when the section bound fails in [lo, hi).
+  /// Undo with unplace() in either case.
+  bool place(uint32_t b, uint32_t lo, uint32_t hi) {
+    const size_t off = minOff_[b];
+    const size_t top = off + size_[b];
+    offset_[b] = off;
+    ++stampNow_;
+    for (size_t k = ovStart_[b]; k < ovStart_[b + 1]; ++k) {
+      const uint32_t o = ovList_[k];
+      if (offset_[o] != kNone || minOff_[o] >= top) continue;
+      offTrail_.emplace_back(o, minOff_[o]);
+      minOff_[o] = alignUpTo(top, align_[o]);
+      for (uint32_t s = first_[o]; s < end_[o]; ++s) stamp_[s] = stampNow_;
+    }
+    for (uint32_t s = first_[b]; s < end_[b]; ++s) {
+      floorTrail_.emplace_back(s, floor_[s]);
+      floor_[s] = top;
+      total_[s] -= size_[b];
+      stamp_[s] = stampNow_;
+    }
+    bool ok = true;
+    for (uint32_t s = lo; s < hi; ++s) {
+      if (total_[s] == 0) continue;
+      if (stamp_[s] == stampNow_) {
+        size_t lowest = kNone;
+        for (size_t k = secStart_[s]; k < secStart_[s + 1]; ++k) {
+          const uint32_t o = secList_[k];
+          if (offset_[o] == kNone) lowest = std::min(lowest, minOff_[o]);
+        }
+        if (lowest != kNone && floor_[s] < lowest) {
+          floorTrail_.emplace_back(s, floor_[s]);
+          floor_[s] = lowest;
+        }
+      }
+      const size_t fl = std::max(floor_[s], off);
+      if (fl > cap_ || total_[s] > cap_ - fl) {
+        ok = false;
+        break;
+      }
+    }
+    return ok;
+  }
+
+  void unplace(uint32_t b, size_t offMark, size_t floorMark) {
+    while (floorTrail_.size() > floorMark) {
+      floor_[floorTrail_.back().first] = floorTrail_.back().second;
+      floorTrail_.pop_back();
+    }
+    while (offTrail_.size() > offMark) {
+      minOff_[offTrail_.back().first] = offTrail_.back().second;
+      offTrail_.pop_back();
+    }
+    for (uint32_t s = first_[b]; s < end_[b]; ++s) total_[s] += size_[b];
+    offset_[b] = kNone;
+  }
+
+  const OffsetProblem& p_;
+  size_t m_ = 0, cap_ = 0, nodeLimit_ = 0, used_ = 0;
+  size_t* nodes_ = nullptr;
+  const char* keys_ = "";
+  const Deadline* deadline_ = nullptr;
+  std::vector<size_t> size_, align_;
+  std::vector<uint32_t> first_, end_, klass_, rank_, cuts_;
+  std::vector<size_t> secStart_, ovStart_;
+  std::vector<uint32_t> secList_, ovList_;
+  std::vector<size_t> initialTotal_, maxTotal_;
+  std::vector<uint64_t> width_;
+  std::vector<size_t> floor_, total_, offset_, minOff_, solution_;
+  std::vector<uint64_t> stamp_;
+  uint64_t stampNow_ = 0;
+  std::vector<std::pair<uint32_t, size_t>> offTrail_, floorTrail_;
+};
+
+/// The previous engine, kept as a second member of the portfolio (it solves some instances the canonical
+/// search above does not, and vice versa). It also enumerates canonical placements, but branches per level:
+/// at the lowest level m and a focus section whose lowest reachable offset is m, one branch per buffer over
+/// the focus that can sit at m, and a last branch "none of them sits at m" (a gap); a buffer tried and
+/// backtracked is blocked at m until a later placement raises its floor. Pruning: in every section the
+/// unplaced buffers need their summed size above the lowest offset any of them can still take.
+class GapSearch {
+ public:
+  explicit GapSearch(const OffsetProblem& p) : p_(p) {
     m_ = p.active.size();
     for (uint32_t i : p.active) {
       size_.push_back(p.size[i]);
@@ -234,19 +583,27 @@ class Search {
   std::vector<Frame> frames_;
 };
 
-constexpr int kOrders = 4;
+constexpr int kOrders = static_cast<int>(sizeof(kHeuristics) / sizeof(kHeuristics[0]));
+constexpr int kGapOrders = 4;
 
-/// Runs the search at `capacity` with the value orderings in turn, restarting with a doubled time slice each
-/// round (a portfolio: each ordering solves different instances quickly). Every run is complete, so the first
-/// that ends decides; only the overall deadline yields TimedOut.
-Outcome decide(Search& search, size_t capacity, const Deadline& deadline, std::vector<size_t>& offsets,
-               size_t& nodes) {
-  for (double slice = 0.05;; slice *= 2) {
+/// Runs the portfolio at `capacity` in rounds: the canonical search with each preordering under a node limit,
+/// then the gap search with each of its orderings under a time slice; limits double every round. Every run
+/// that ends within its limit is complete, so the first such run decides; only the overall deadline yields
+/// TimedOut.
+Outcome decide(Search& search, GapSearch& gap, size_t capacity, const Deadline& deadline,
+               std::vector<size_t>& offsets, size_t& nodes) {
+  if (deadline.expired()) return Outcome::TimedOut;
+  size_t limit = std::max<size_t>(search.bufferCount(), 64);
+  for (double slice = 0.01;; slice *= 2, limit *= 2) {
     for (int order = 0; order < kOrders; ++order) {
+      const Outcome o = search.run(capacity, order, limit, deadline, offsets, nodes);
+      if (o != Outcome::NodeLimit) return o;
+    }
+    for (int order = 0; order < kGapOrders; ++order) {
       const double budget = std::min(slice, deadline.remaining());
       const bool last = budget < slice;  // the overall deadline cuts this run
       Deadline runDeadline(budget);
-      const Outcome o = search.run(capacity, order, runDeadline, offsets, nodes);
+      const Outcome o = gap.run(capacity, order, runDeadline, offsets, nodes);
       if (o != Outcome::TimedOut) return o;
       if (last || deadline.expired()) return Outcome::TimedOut;
     }
@@ -269,49 +626,57 @@ OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, co
     r.status = OffsetStatus::Infeasible;
     return r;
   }
-  // The best greedy plan is the starting upper bound.
-  OffsetResult best = placeGreedySize(p, options);
-  size_t bestPeak = peakOf(p, best.offsets);
-  OffsetResult other = placeGreedyConflicts(p, options);
-  if (size_t peak = peakOf(p, other.offsets); peak < bestPeak) best = std::move(other), bestPeak = peak;
-  if (incumbent && incumbent->offsets.size() == p.count())
-    if (size_t peak = peakOf(p, incumbent->offsets); peak < bestPeak) best.offsets = incumbent->offsets, bestPeak = peak;
+  // The starting upper bound: the incumbent when the caller has one (auto passes its best greedy plan),
+  // else the better of the two greedy plans.
+  OffsetResult best;
+  size_t bestPeak = kNone;
+  if (incumbent && incumbent->offsets.size() == p.count()) {
+    best.offsets = incumbent->offsets;
+    bestPeak = peakOf(p, best.offsets);
+  } else {
+    best = placeGreedySize(p, options);
+    bestPeak = peakOf(p, best.offsets);
+    OffsetResult other = placeGreedyConflicts(p, options);
+    if (size_t peak = peakOf(p, other.offsets); peak < bestPeak) best = std::move(other), bestPeak = peak;
+  }
+  const bool minimise = cap == std::numeric_limits<size_t>::max();
+  if (bestPeak == p.lowerBoundBytes || (!minimise && bestPeak <= cap)) {  // a heuristic already decides
+    r.offsets = std::move(best.offsets);
+    r.status = bestPeak == p.lowerBoundBytes ? OffsetStatus::Optimal : OffsetStatus::Feasible;
+    return r;
+  }
 
   Search search(p);
+  GapSearch gap(p);
+  const bool prepared = search.prepare(deadline);
   std::vector<size_t> offsets;
-  if (cap != std::numeric_limits<size_t>::max()) {
-    if (bestPeak <= cap) {  // a heuristic already decides feasibility
-      r.offsets = std::move(best.offsets);
-      r.status = bestPeak == p.lowerBoundBytes ? OffsetStatus::Optimal : OffsetStatus::Feasible;
-      return r;
-    }
+  if (!minimise) {
     st.decisions = 1;
-    switch (decide(search, cap, deadline, offsets, st.nodes)) {
+    const Outcome o = prepared ? decide(search, gap, cap, deadline, offsets, st.nodes) : Outcome::TimedOut;
+    switch (o) {
       case Outcome::Found:
         r.offsets = std::move(offsets);
         r.status = peakOf(p, r.offsets) == p.lowerBoundBytes ? OffsetStatus::Optimal : OffsetStatus::Feasible;
         break;
       case Outcome::Infeasible: r.status = OffsetStatus::Infeasible; break;
-      case Outcome::TimedOut: r.status = OffsetStatus::TimedOut; break;
+      default: r.status = OffsetStatus::TimedOut; break;
     }
     return r;
   }
   // Minimise: the optimum lies in [lo, hi]; hi is always achieved by best.
   size_t lo = p.lowerBoundBytes, hi = bestPeak;
-  bool timedOut = false;
-  while (lo < hi) {
+  bool timedOut = !prepared;
+  while (!timedOut && lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
     ++st.decisions;
-    const Outcome o = decide(search, mid, deadline, offsets, st.nodes);
-    if (o == Outcome::TimedOut) {
-      timedOut = true;
-      break;
-    }
+    const Outcome o = decide(search, gap, mid, deadline, offsets, st.nodes);
     if (o == Outcome::Infeasible) {
       lo = mid + 1;
-    } else {
+    } else if (o == Outcome::Found) {
       best.offsets = offsets;
       hi = peakOf(p, offsets);
+    } else {
+      timedOut = true;
     }
   }
   r.offsets = std::move(best.offsets);
