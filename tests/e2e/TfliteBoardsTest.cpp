@@ -2,10 +2,13 @@
 // every int8 MLPerf Tiny model on examples/boards/cortex-m7.toml (DTCM 128 KiB, SRAM 512 KiB, flash 2 MiB) gives
 // TFLM's reference outputs byte for byte and a report with per-pool peaks (VWW, which has no reference outputs,
 // compiles and runs), and TFLM's MobileNetV2 (224x224, about 2.5 MB of activations) runs on
-// examples/boards/cortex-m7-sdram.toml with an 8 MiB external SDRAM pool.
+// examples/boards/cortex-m7-sdram.toml with an 8 MiB external SDRAM pool, giving the same logits as with one
+// unlimited pool and in guard mode.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <iterator>
 #include <nlohmann/json.hpp>
 
@@ -103,10 +106,34 @@ TEST(TfliteBoards, MobileNetV2RunsWithExternalSdram) {
   for (const json& p : report["pools"])
     if (p["name"] == "sdram") sdramUsed = p["used"].get<size_t>() > 0;
   EXPECT_TRUE(sdramUsed) << "2.5 MB of activations cannot all fit on chip";
-  auto r = runCommand(cli() + " run " + shellQuote(model.string()) + flags + " --input " + shellQuote((work / "input.bin").string()) +
-                      " --output-dir " + shellQuote((work / "out").string()) + " --format bin");
-  ASSERT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_EQ(readBytes(work / "out" / "output_0.bin").size(), 1000u) << "1000 ImageNet classes, int8";
+  auto run = [&](const std::string& runFlags, const std::string& input, const std::string& out) {
+    auto r = runCommand(cli() + " run " + shellQuote(model.string()) + runFlags + " --input " + shellQuote((work / input).string()) +
+                        " --output-dir " + shellQuote((work / out).string()) + " --format bin");
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return readBytes(work / out / "output_0.bin");
+  };
+  const std::string onBoard = run(flags, "input.bin", "out");
+  ASSERT_EQ(onBoard.size(), 1000u) << "1000 ImageNet classes, int8";
+  // Sane output (no expected label exists upstream): the same bytes with one unlimited pool and in guard mode
+  // (canaries and checksums over every pool), logits spread over many values rather than saturated, and a
+  // different image (the person_detect sample, grey to RGB, nearest-neighbour upscaled) giving other logits.
+  EXPECT_EQ(run("", "input.bin", "out_default"), onBoard) << "multi-pool placement changed the result";
+  EXPECT_EQ(run(flags + " --guard", "input.bin", "out_guard"), onBoard) << "guard mode changed the result";
+  std::set<char> distinct(onBoard.begin(), onBoard.end());
+  EXPECT_GT(distinct.size(), 20u) << "logits collapsed to a few values";
+  EXPECT_LT(std::count(onBoard.begin(), onBoard.end(), static_cast<char>(-128)) + std::count(onBoard.begin(), onBoard.end(), static_cast<char>(127)),
+            100) << "logits saturated";
+  const std::string px = readBytes(dir / "samples/person_96x96x1_int8.bin");
+  ASSERT_EQ(px.size(), 96u * 96u);
+  {
+    std::ofstream in(work / "person.bin", std::ios::binary);
+    for (int c = 0; c < 3; ++c)
+      for (int y = 0; y < 224; ++y)
+        for (int x = 0; x < 224; ++x) in.put(static_cast<char>(static_cast<unsigned char>(px[static_cast<size_t>(y * 96 / 224 * 96 + x * 96 / 224)]) - 128));
+  }
+  const std::string person = run(flags, "person.bin", "out_person");
+  ASSERT_EQ(person.size(), 1000u);
+  EXPECT_NE(person, onBoard);
   fs::remove_all(work);
 }
 

@@ -1,7 +1,9 @@
 // End-to-end checks on real TFLite models from ../shared/models (skipped with a message when absent):
 // `stowage run model.tflite --input input_k.bin --format bin` must reproduce TensorFlow Lite Micro's
 // reference outputs byte for byte (MLPerf Tiny ResNet-8, DS-CNN KWS, ToyCar float-I/O and int8-I/O), classify
-// the person_detect samples as TFLM does, and reject the Vela-compiled model with a clear custom-op error.
+// the person_detect samples as TFLM does, and reject the Vela-compiled model with a clear custom-op error. The
+// float models: ToyCar's anomaly score over the AD file matches TFLM's float score, the hybrid float KWS model
+// recognises the real sample, float ResNet-8 and VWW agree with their int8 twins.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -134,6 +136,97 @@ TEST(TfliteModels, FloatToyCarReconstructsLikeTheInt8Model) {
   EXPECT_GT(errFloat, 5.0);
   EXPECT_LT(errFloat, 20.0);
   EXPECT_LT(diffToInt8, 1.0);
+}
+
+void writeFloats(const fs::path& p, const std::vector<float>& v) {
+  std::ofstream out(p, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
+}
+
+// Float ToyCar over the whole AD sample file: the anomaly score (mean over the 196 windows of the per-window
+// MSE between window and reconstruction) must match TFLM's float score, 9.7070866 (reference/README.md).
+TEST(TfliteModels, FloatToyCarAnomalyScoreMatchesTflm) {
+  fs::path dir = sharedPath("models/mlperf-tiny");
+  if (dir.empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny not found; skipping";
+  const std::vector<float> frames = asFloats(readBytes(dir / "samples/ad01_normal_id_01_00000000_hist_librosa.bin"));
+  ASSERT_EQ(frames.size(), 200u * 128u);
+  fs::path work = scratchDir("tflite_toycar_float_windows");
+  writeFloats(work / "window.bin", std::vector<float>(frames.begin(), frames.begin() + 640));
+  auto r = runCommand(cli() + " run " + shellQuote((dir / "model_ToyCar.tflite").string()) + " --input " +
+                      shellQuote((work / "window.bin").string()) + " --output-dir " + shellQuote((work / "out").string()) +
+                      " --format bin --keep " + shellQuote((work / "build").string()));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  double score = 0;
+  for (size_t w = 0; w < 196; ++w) {
+    const std::vector<float> x(frames.begin() + static_cast<std::ptrdiff_t>(w * 128), frames.begin() + static_cast<std::ptrdiff_t>(w * 128 + 640));
+    writeFloats(work / "window.bin", x);
+    auto h = runCommand(shellQuote((work / "build" / "harness").string()) + " " + shellQuote((work / "window.bin").string()) + " " +
+                        shellQuote((work / "window_out.bin").string()));
+    ASSERT_EQ(h.exitCode, 0) << h.err;
+    const std::vector<float> y = asFloats(readBytes(work / "window_out.bin"));
+    ASSERT_EQ(y.size(), 640u);
+    double mse = 0;
+    for (size_t i = 0; i < 640; ++i) mse += (static_cast<double>(x[i]) - y[i]) * (static_cast<double>(x[i]) - y[i]);
+    score += mse / 640.0 / 196.0;
+  }
+  EXPECT_NEAR(score, 9.7070866, 1e-5) << "TFLM's float anomaly score for this file";
+  fs::remove_all(work);
+}
+
+// Float DS-CNN KWS: kws_ref_model_float32.tflite is a hybrid (dynamic-range) model, float activations with
+// int8 weights, which the importer dequantizes. On the real sample (the int8 model's input, dequantized) it
+// must say class 5 ("On") as TFLM's int8 model does. (On the pseudo-random reference inputs the two model
+// files disagree: those inputs are noise, far from the training data, and the files were exported separately.)
+TEST(TfliteModels, FloatKwsHybridModelRecognisesTheSample) {
+  fs::path dir = sharedPath("models/mlperf-tiny");
+  if (dir.empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny not found; skipping";
+  const std::string q = readBytes(dir / "reference/kws_ref_model/input_sample.bin");
+  ASSERT_EQ(q.size(), 490u);
+  std::vector<float> x;
+  for (char c : q) x.push_back(static_cast<float>(static_cast<int>(static_cast<int8_t>(c)) - 83) * 0.584702909f);
+  fs::path work = scratchDir("tflite_kws_float");
+  writeFloats(work / "input.bin", x);
+  std::vector<float> probs = asFloats(runRaw(dir / "kws_ref_model_float32.tflite", work / "input.bin", "tflite_kws_float_run"));
+  ASSERT_EQ(probs.size(), 12u);
+  EXPECT_EQ(std::max_element(probs.begin(), probs.end()) - probs.begin(), 5);
+  EXPECT_GT(probs[5], 0.99f);
+  float sum = 0;
+  for (float p : probs) sum += p;
+  EXPECT_NEAR(sum, 1.0f, 1e-5f);
+  fs::remove_all(work);
+}
+
+// Visual Wake Words (MobileNetV1 at 96x96x3), int8 and float: no reference outputs exist, so the two models
+// must agree on the same images (the person_detect samples, grey replicated to RGB): the float probabilities
+// within 0.05 of the int8 model's dequantized output (scale 1/256, zero point -128). Input: int8 q = pixel - 128
+// (scale 1/255, zero point -128), float pixel / 255.
+TEST(TfliteModels, VwwFloatAndInt8ModelsAgree) {
+  fs::path dir = sharedPath("models/mlperf-tiny"), tflm = sharedPath("models/tflm");
+  if (dir.empty() || tflm.empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny or tflm not found; skipping";
+  for (const std::string name : {"person", "no_person"}) {
+    const std::string px = readBytes(tflm / "samples" / (name + "_96x96x1_int8.bin"));
+    ASSERT_EQ(px.size(), 96u * 96u);
+    std::string q;
+    std::vector<float> f;
+    for (char c : px)
+      for (int ch = 0; ch < 3; ++ch) {
+        const int p = static_cast<unsigned char>(c);
+        q.push_back(static_cast<char>(static_cast<int8_t>(p - 128)));
+        f.push_back(static_cast<float>(p) / 255.0f);
+      }
+    fs::path work = scratchDir("tflite_vww_" + name);
+    { std::ofstream(work / "q.bin", std::ios::binary) << q; }
+    writeFloats(work / "f.bin", f);
+    const std::string got8 = runRaw(dir / "vww_96_int8.tflite", work / "q.bin", "tflite_vww_int8_run");
+    const std::vector<float> gotF = asFloats(runRaw(dir / "vww_96_float.tflite", work / "f.bin", "tflite_vww_float_run"));
+    ASSERT_EQ(got8.size(), 2u);
+    ASSERT_EQ(gotF.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+      const float deq = static_cast<float>(static_cast<int8_t>(got8[i]) + 128) / 256.0f;
+      EXPECT_NEAR(gotF[i], deq, 0.05f) << name << " class " << i;
+    }
+    fs::remove_all(work);
+  }
 }
 
 TEST(TfliteModels, PersonDetectScoresPersonSampleAsPerson) {

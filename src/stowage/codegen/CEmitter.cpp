@@ -199,10 +199,24 @@ class SourceWriter {
            x.offset == y.offset;
   }
 
+  /// True when Concat input `in` was planned exactly on its slice of `out` (a declared alias; see
+  /// analysis/Aliasing.h), so its producer already wrote it there.
+  bool inItsSlice(TensorId in, TensorId out, const ConcatPartCall& c) const {
+    const int ii = bufferIndex_[static_cast<size_t>(in)], io = bufferIndex_[static_cast<size_t>(out)];
+    if (ii < 0 || io < 0 || c.outer != 1) return false;
+    const PlacedBuffer &x = plan_.buffers[static_cast<size_t>(ii)], &y = plan_.buffers[static_cast<size_t>(io)];
+    const TensorId root = y.aliasOf == kNoTensor ? out : y.aliasOf;
+    return x.aliasOf == root && x.slot == y.slot && x.offset == y.offset + static_cast<size_t>(c.outOffset) * c.elemSize;
+  }
+
   /// The C statement for `call`, using `paramsName` for its parameter struct.
   Result<std::string> statement(const KernelCall& call, const std::string& paramsName) {
     if (std::holds_alternative<CopyCall>(call.params) && call.inputs.size() == 1 && sameBytes(call.inputs[0], call.output))
       return std::string("/* a view: the output shares its input's buffer, nothing to copy */");
+    if (const auto* part = std::get_if<ConcatPartCall>(&call.params);
+        part != nullptr && call.inputs.size() == 1 && inItsSlice(call.inputs[0], call.output, *part))
+      return fmt::format("/* '{}' was written straight into its slice of the output: nothing to copy */",
+                         commentText(g_.tensor(call.inputs[0]).name));
     std::vector<std::string> in;
     const bool typed = !std::holds_alternative<GatherCall>(call.params) && !std::holds_alternative<ConcatPartCall>(call.params) &&
                        !std::holds_alternative<CopyCall>(call.params);
@@ -429,7 +443,7 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
   std::string params, calls;
   size_t numCalls = 0;
   std::vector<bool> weightUsed(g.tensors.size(), false);
-  const std::vector<int> guard = guardIndex(g, plan);
+  const GuardLayout guard = guardLayout(g, plan);
   for (size_t step = 0; step < g.nodes.size(); ++step) {
     const Node& n = g.nodes[step];
     STOWAGE_ASSIGN_OR_RETURN(std::vector<KernelCall> lowered, lowerNode(g, n));
@@ -453,18 +467,16 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
   }
   // Guard mode: one record per guarded tensor, filled at the start of <name>_run.
   std::string guardInit;
-  // Records are numbered 0..n-1; declared aliases share their root's, so n is the largest index plus one.
-  const int guardCount = guard.empty() ? 0 : *std::max_element(guard.begin(), guard.end()) + 1;
+  // Records are numbered 0..n-1 (declared aliases share their root's record, or their slice's).
+  const int guardCount = static_cast<int>(guard.records.size());
   if (guardCount > 0) {
     guardInit = fmt::format("{}_guard_buf guard[{}_GUARD_COUNT];\n", p, P);
-    for (size_t id = 0; id < guard.size(); ++id) {
-      if (guard[id] < 0) continue;
-      const int bi = plan.bufferOf(static_cast<TensorId>(id));
-      if (bi >= 0 && plan.buffers[static_cast<size_t>(bi)].aliasOf != kNoTensor) continue;  // its root's record
-      STOWAGE_ASSIGN_OR_RETURN(std::string ptr, writer.pointer(static_cast<TensorId>(id), false));
+    for (size_t k = 0; k < guard.records.size(); ++k) {
+      const GuardRecord& r = guard.records[k];
+      STOWAGE_ASSIGN_OR_RETURN(std::string ptr, writer.pointer(r.tensor, false));
       guardInit += fmt::format("guard[{0}].data = (uint8_t*){1};\nguard[{0}].size = {2}u;\nguard[{0}].name = \"{3}\";\n"
-                               "guard[{0}].sum = 0u;\nguard[{0}].live = 0;\n",
-                               guard[id], ptr, g.tensors[id].byteSize(), cStringText(g.tensors[id].name));
+                               "guard[{0}].sum = 0u;\nguard[{0}].live = 0;\nguard[{0}].slice = {4};\n",
+                               k, ptr, r.size, cStringText(g.tensor(r.tensor).name), r.slice ? 1 : 0);
     }
   }
 

@@ -23,6 +23,7 @@ typedef struct {{
   const char* name;
   uint32_t sum;
   int live;
+  int slice; /* inside a group root's bytes: no canaries of its own; the root poisons them */
 }} {0}_guard_buf;
 
 static uint32_t {0}_guard_hash(const uint8_t* d, size_t n) {{
@@ -32,16 +33,20 @@ static uint32_t {0}_guard_hash(const uint8_t* d, size_t n) {{
   return h;
 }}
 
-/* Before the producer runs: canaries on both sides, poison inside. */
+/* Before the group's first producer runs: canaries on both sides, poison inside. A slice is only marked
+ * unwritten: its bytes were poisoned with its root's, and a nested Concat's slices hold data already. */
 static void {0}_guard_arm({0}_guard_buf* b) {{
-  memset(b->data - {2}_GUARD_BYTES, {2}_GUARD_CANARY, {2}_GUARD_BYTES);
-  memset(b->data + b->size, {2}_GUARD_CANARY, {2}_GUARD_BYTES);
-  memset(b->data, {2}_GUARD_POISON, b->size);
+  if (!b->slice) {{
+    memset(b->data - {2}_GUARD_BYTES, {2}_GUARD_CANARY, {2}_GUARD_BYTES);
+    memset(b->data + b->size, {2}_GUARD_CANARY, {2}_GUARD_BYTES);
+    memset(b->data, {2}_GUARD_POISON, b->size);
+  }}
   b->live = 0;
 }}
 
 static void {0}_guard_canaries(const {0}_guard_buf* b, int step) {{
   size_t i;
+  if (b->slice) return;
   for (i = 0; i < {2}_GUARD_BYTES; ++i)
     if ((b->data - {2}_GUARD_BYTES)[i] != {2}_GUARD_CANARY || b->data[b->size + i] != {2}_GUARD_CANARY)
       stowage_guard_fail(b->name, "a canary byte next to it was overwritten", step);
@@ -76,21 +81,58 @@ static void {0}_guard_retire({0}_guard_buf* b) {{
                      p, plan.guardBytes, upperIdentifier(p));
 }
 
-std::vector<int> guardIndex(const Graph& g, const ProgramPlan& plan) {
-  std::vector<int> index(g.tensors.size(), -1);
-  if (plan.guardBytes == 0) return index;
-  int next = 0;
-  for (const PlacedBuffer& b : plan.buffers)
-    if (b.role == BufferRole::Activation && b.sizeBytes > 0 && b.aliasOf == kNoTensor) index[static_cast<size_t>(b.tensor)] = next++;
-  // Declared aliases share their root's record: one buffer, one lifetime.
-  for (const PlacedBuffer& b : plan.buffers)
-    if (b.aliasOf != kNoTensor) index[static_cast<size_t>(b.tensor)] = index[static_cast<size_t>(b.aliasOf)];
-  return index;
+GuardLayout guardLayout(const Graph& g, const ProgramPlan& plan) {
+  GuardLayout out;
+  out.index.assign(g.tensors.size(), -1);
+  if (plan.guardBytes == 0) return out;
+  // Last step reading (or writing) each tensor.
+  std::vector<int> lastUse(g.tensors.size(), -1);
+  for (size_t step = 0; step < g.nodes.size(); ++step) {
+    for (TensorId id : g.nodes[step].inputs)
+      if (id != kNoTensor) lastUse[static_cast<size_t>(id)] = static_cast<int>(step);
+    for (TensorId id : g.nodes[step].outputs)
+      if (id != kNoTensor) lastUse[static_cast<size_t>(id)] = std::max(lastUse[static_cast<size_t>(id)], static_cast<int>(step));
+  }
+  struct Key {
+    TensorId root;
+    size_t offset, size;
+  };
+  std::vector<Key> keys;
+  auto recordFor = [&](const Key& k, TensorId tensor, bool slice) {
+    for (size_t i = 0; i < keys.size(); ++i)
+      if (keys[i].root == k.root && keys[i].offset == k.offset && keys[i].size == k.size) return static_cast<int>(i);
+    keys.push_back(k);
+    GuardRecord r;
+    r.tensor = tensor;
+    r.size = k.size;
+    r.slice = slice;
+    out.records.push_back(r);
+    return static_cast<int>(keys.size() - 1);
+  };
+  // Roots first, in plan order (each gets the whole group's bytes), then the aliases: a member on all of its
+  // root's bytes shares the root's record, a smaller one (a slice) gets one per distinct byte range.
+  for (const PlacedBuffer& b : plan.buffers) {
+    if (b.role != BufferRole::Activation || b.sizeBytes == 0 || b.aliasOf != kNoTensor) continue;
+    const int k = recordFor({b.tensor, 0, b.sizeBytes}, b.tensor, false);
+    out.index[static_cast<size_t>(b.tensor)] = k;
+    out.records[static_cast<size_t>(k)].armStep = b.firstStep;
+    out.records[static_cast<size_t>(k)].retireStep = b.endStep - 1;
+  }
+  for (const PlacedBuffer& b : plan.buffers) {
+    if (b.aliasOf == kNoTensor || b.sizeBytes == 0 || out.index[static_cast<size_t>(b.aliasOf)] < 0) continue;
+    out.index[static_cast<size_t>(b.tensor)] = recordFor({b.aliasOf, b.aliasOffset, b.sizeBytes}, b.tensor, true);
+  }
+  for (size_t id = 0; id < out.index.size(); ++id)
+    if (out.index[id] >= 0) {
+      GuardRecord& r = out.records[static_cast<size_t>(out.index[id])];
+      r.deadStep = std::max(r.deadStep, lastUse[id]);
+    }
+  return out;
 }
 
 namespace {
 
-/// The distinct tensors of `ids` that have a guard record, in order.
+/// The distinct records of `ids`, in order.
 std::vector<int> guarded(const std::vector<TensorId>& ids, const std::vector<int>& guard) {
   std::vector<int> out;
   for (TensorId id : ids)
@@ -102,26 +144,32 @@ std::vector<int> guarded(const std::vector<TensorId>& ids, const std::vector<int
 
 }  // namespace
 
-std::string guardBeforeStep(const Graph& g, const ProgramPlan& plan, const std::vector<int>& guard, int step, const std::string& p) {
+std::string guardBeforeStep(const Graph& g, const ProgramPlan& plan, const GuardLayout& guard, int step, const std::string& p) {
   if (plan.guardBytes == 0) return "";
   const Node& n = g.nodes[static_cast<size_t>(step)];
   std::string s;
-  const std::vector<int> read = guarded(n.inputs, guard);
-  for (int k : guarded(n.outputs, guard))  // an output sharing an input's record (view, in place) keeps its bytes
-    if (std::find(read.begin(), read.end(), k) == read.end()) s += fmt::format("{}_guard_arm(&guard[{}]);\n", p, k);
+  const std::vector<int> read = guarded(n.inputs, guard.index);
+  // Groups starting here (a root's first producer; for a Concat output, its first slice's producer).
+  for (size_t k = 0; k < guard.records.size(); ++k)
+    if (!guard.records[k].slice && guard.records[k].armStep == step) s += fmt::format("{}_guard_arm(&guard[{}]);\n", p, k);
+  // Slices this node writes (an output sharing an input's record, a view or an in-place write, keeps its bytes).
+  for (int k : guarded(n.outputs, guard.index))
+    if (guard.records[static_cast<size_t>(k)].slice && std::find(read.begin(), read.end(), k) == read.end())
+      s += fmt::format("{}_guard_arm(&guard[{}]);\n", p, k);
   for (int k : read) s += fmt::format("{}_guard_read(&guard[{}], {});\n", p, k, step);
   return s;
 }
 
-std::string guardAfterStep(const Graph& g, const ProgramPlan& plan, const std::vector<int>& guard, int step, const std::string& p) {
-  if (plan.guardBytes == 0 || std::none_of(guard.begin(), guard.end(), [](int k) { return k >= 0; })) return "";
+std::string guardAfterStep(const Graph& g, const ProgramPlan& plan, const GuardLayout& guard, int step, const std::string& p) {
+  if (plan.guardBytes == 0 || guard.records.empty()) return "";
   const Node& n = g.nodes[static_cast<size_t>(step)];
   std::string s;
-  for (int k : guarded(n.outputs, guard)) s += fmt::format("{}_guard_wrote(&guard[{}], {});\n", p, k, step);
+  for (int k : guarded(n.outputs, guard.index)) s += fmt::format("{}_guard_wrote(&guard[{}], {});\n", p, k, step);
   s += fmt::format("{}_guard_check(guard, {}_GUARD_COUNT, {});\n", p, upperIdentifier(p), step);
-  for (const PlacedBuffer& b : plan.buffers) {
-    const int k = b.tensor == kNoTensor ? -1 : guard[static_cast<size_t>(b.tensor)];
-    if (k >= 0 && b.aliasOf == kNoTensor && b.endStep == step + 1) s += fmt::format("{}_guard_retire(&guard[{}]);\n", p, k);
+  for (size_t k = 0; k < guard.records.size(); ++k) {
+    const GuardRecord& r = guard.records[k];
+    if (r.retireStep == step) s += fmt::format("{}_guard_retire(&guard[{}]);\n", p, k);
+    else if (r.deadStep == step) s += fmt::format("guard[{}].live = 0;\n", k);
   }
   return s;
 }

@@ -15,16 +15,33 @@ namespace stowage {
 /// The guard helpers for net.c (file scope; `prefix` is the model name). Empty when the plan has no guard.
 std::string guardHelpers(const ProgramPlan& plan, const std::string& prefix);
 
-/// Index of each tensor's guard record (by TensorId; -1 for tensors without one): the plan's non-empty
-/// activation buffers, in plan order.
-std::vector<int> guardIndex(const Graph& g, const ProgramPlan& plan);
+/// One guard record: a run of bytes with one checksum and one live flag.
+struct GuardRecord {
+  TensorId tensor = kNoTensor;  ///< a tensor whose data starts at the record's first byte (the root for a group)
+  size_t size = 0;              ///< bytes covered
+  /// Lies inside a group root's bytes (a Concat slice, or a view of one): no canaries of its own (its
+  /// neighbours are other slices), never poisoned on its own; the root's record poisons the whole group.
+  bool slice = false;
+  int armStep = -1;    ///< a root: its group's first step, where canaries are set and the bytes poisoned
+  int deadStep = 0;    ///< after this step nothing reads the record's tensors: it stops being checked
+  int retireStep = -1; ///< a root: its group's last step, after which the group's bytes are poisoned
+};
 
-/// Statements run before step `step`'s kernel calls: arm (canaries, poison) each buffer the node writes, and
-/// check each buffer it reads is live and intact. `guard` from guardIndex.
-std::string guardBeforeStep(const Graph& g, const ProgramPlan& plan, const std::vector<int>& guard, int step, const std::string& prefix);
+/// The guard records of a plan: one per group root (shared by its views and in-place writes), plus one per
+/// distinct slice of a root (a Concat input written into its output, with its views). `index` gives each
+/// tensor's record (-1 for tensors without one). Empty when the plan has no guard.
+struct GuardLayout {
+  std::vector<int> index;
+  std::vector<GuardRecord> records;
+};
+GuardLayout guardLayout(const Graph& g, const ProgramPlan& plan);
 
-/// Statements run after step `step`: record the checksums of what it wrote, check every live buffer and its
-/// canaries, then poison the buffers whose lifetime ends here.
-std::string guardAfterStep(const Graph& g, const ProgramPlan& plan, const std::vector<int>& guard, int step, const std::string& prefix);
+/// Statements run before step `step`'s kernel calls: arm (canaries, poison) each group that starts here and
+/// mark each slice the node writes unwritten, and check each record it reads is live and intact.
+std::string guardBeforeStep(const Graph& g, const ProgramPlan& plan, const GuardLayout& guard, int step, const std::string& prefix);
+
+/// Statements run after step `step`: record the checksums of what it wrote, check every live record and its
+/// canaries, then stop checking the records whose readers are done and poison the groups that end here.
+std::string guardAfterStep(const Graph& g, const ProgramPlan& plan, const GuardLayout& guard, int step, const std::string& prefix);
 
 }  // namespace stowage

@@ -1,6 +1,6 @@
 // TFLite op converters: one function per builtin op, turning an operator (tensors + builtin options with
 // schema defaults applied) into quantized NHWC IR nodes with TFLite's integer parameters precomputed
-// (TfliteQuant). Float variants of the compute ops are not converted yet (unsupported diagnostics).
+// (TfliteQuant), or into float32 NHWC nodes for float models (int8 weights of hybrid models dequantized).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -95,7 +95,8 @@ Status requireFloat(OpRef& op, std::initializer_list<TensorId> ids) {
   for (TensorId id : ids) {
     const Tensor& t = T(op, id);
     if (t.dtype == DType::Int8)
-      return makeUnsupported(op.loc, fmt::format("tensor '{}' is int8 in a float32 op: hybrid (dynamic-range) quantization is not "
+      return makeUnsupported(op.loc, fmt::format("tensor '{}' is int8 in a float32 op: of hybrid (dynamic-range) models only "
+                                                 "constant int8 weights of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED are "
                                                  "supported; use the fully int8 or the pure float32 model",
                                                  t.name));
     if (t.dtype != DType::Float32)
@@ -103,6 +104,39 @@ Status requireFloat(OpRef& op, std::initializer_list<TensorId> ids) {
                                                  builtinOpName(op.code)));
   }
   return Status::success();
+}
+
+/// The weights of a float op: `w` itself when float32; an int8 constant with (per-tensor or per-channel)
+/// quantization, as in hybrid "dynamic-range" models, becomes a float32 constant scale * (q - zero_point).
+/// TFLite's hybrid kernels instead quantize the activations on the fly and accumulate in int32, so results
+/// agree to float rounding and that activation quantization, not bit for bit.
+Result<TensorId> floatWeights(OpRef& op, TensorId w) {
+  const Tensor& t = T(op, w);
+  if (t.dtype != DType::Int8 || !t.isConstant()) return w;
+  if (!t.quant || t.quant->scales.empty() || t.quant->scales.size() != t.quant->zeroPoints.size())
+    return makeError(op.loc, fmt::format("int8 weights '{}' of a float op have no usable quantization", t.name));
+  const size_t n = static_cast<size_t>(t.numElements()), channels = t.quant->scales.size();
+  size_t inner = 1;
+  if (channels > 1) {
+    if (t.quant->axis < 0 || static_cast<size_t>(t.quant->axis) >= t.shape.size() || t.shape[static_cast<size_t>(t.quant->axis)] !=
+                                                                                          static_cast<int64_t>(channels))
+      return makeError(op.loc, fmt::format("int8 weights '{}' have {} scales that do not match axis {} of shape [{}]", t.name, channels,
+                                           t.quant->axis, shapeToString(t.shape)));
+    for (size_t d = static_cast<size_t>(t.quant->axis) + 1; d < t.shape.size(); ++d) inner *= static_cast<size_t>(t.shape[d]);
+  }
+  Tensor f;
+  f.name = t.name + "/dequantized";
+  f.dtype = DType::Float32;
+  f.shape = t.shape;
+  f.kind = TensorKind::Constant;
+  f.data.resize(n * sizeof(float));
+  const int8_t* q = t.dataAs<int8_t>();
+  float* v = reinterpret_cast<float*>(f.data.data());
+  for (size_t i = 0; i < n; ++i) {
+    const size_t c = channels > 1 ? (i / inner) % channels : 0;
+    v[i] = t.quant->scales[c] * static_cast<float>(static_cast<int64_t>(q[i]) - t.quant->zeroPoints[c]);
+  }
+  return op.ctx.graph().addTensor(std::move(f));
 }
 
 /// Float clamp of a fused activation; ok = false for activations that are not clamps.
@@ -209,8 +243,12 @@ Status convertConv(OpRef& op, bool depthwise) {
   }
   STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
   const bool flt = isFloat(op, x);
-  if (flt) STOWAGE_TRY(requireFloat(op, {x, w, bias, y}));
-  else STOWAGE_TRY(requireInt8(op, {x, w, y}));
+  if (flt) {
+    STOWAGE_ASSIGN_OR_RETURN(w, floatWeights(op, w));
+    STOWAGE_TRY(requireFloat(op, {x, w, bias, y}));
+  } else {
+    STOWAGE_TRY(requireInt8(op, {x, w, y}));
+  }
   const Shape xs = T(op, x).shape;
   const Shape ws = T(op, w).shape;
   const Shape ys = T(op, y).shape;
@@ -265,6 +303,7 @@ Status convertFullyConnected(OpRef& op) {
   if (ws.size() != 2) return makeError(op.loc, fmt::format("weights must be 2-D [out, in], got [{}]", shapeToString(ws)));
   if (isFloat(op, x)) {
     // y = x W^T + b as Gemm(transB) over rows of K, then the fused activation and the output's own shape.
+    STOWAGE_ASSIGN_OR_RETURN(w, floatWeights(op, w));
     STOWAGE_TRY(requireFloat(op, {x, w, bias, y}));
     const int64_t k = ws[1], rows = k > 0 ? T(op, x).numElements() / k : 0;
     if (k < 1 || rows * k != T(op, x).numElements() || rows * ws[0] != T(op, y).numElements())

@@ -116,10 +116,14 @@ class Planner {
       if (r < 0) continue;  // the validator reports it
       const PlacedBuffer& root = bufs[static_cast<size_t>(r)];
       b.slot = root.slot;
-      b.offset = root.offset;
+      b.offset = root.offset + b.aliasOffset;
       b.alignment = root.alignment;
-      b.reason = fmt::format("shares the buffer of '{}' ({})", g_.tensor(root.tensor).name,
-                             g_.nodes[static_cast<size_t>(b.firstStep)].op == OpKind::Reshape ? "a view of it" : "written in place");
+      if (b.aliasOffset != 0 || b.sizeBytes != root.sizeBytes)
+        b.reason = fmt::format("shares bytes [{}, {}) of the buffer of '{}' (a Concat slice, written in place by its producer)",
+                               b.aliasOffset, b.aliasOffset + b.sizeBytes, g_.tensor(root.tensor).name);
+      else
+        b.reason = fmt::format("shares the buffer of '{}' ({})", g_.tensor(root.tensor).name,
+                               g_.nodes[static_cast<size_t>(b.firstStep)].op == OpKind::Reshape ? "a view of it" : "written in place");
     }
   }
 
@@ -359,7 +363,7 @@ Result<ProgramPlan> planProgram(const Graph& g, const Board& board, const PlanOp
   plan.remarks.insert(plan.remarks.end(), targets.remarks.begin(), targets.remarks.end());
   STOWAGE_ASSIGN_OR_RETURN(plan.buffers, analyzeBuffers(g, board, targets));
   if (options.aliasing) {
-    AliasSummary aliases = assignAliases(g, plan.buffers);
+    AliasSummary aliases = assignAliases(g, plan.buffers, options.concatSlices);
     plan.remarks.insert(plan.remarks.end(), aliases.remarks.begin(), aliases.remarks.end());
   }
   Planner planner(g, plan.board, options, plan);

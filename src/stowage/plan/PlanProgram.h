@@ -25,6 +25,9 @@ struct PlanOptions {
   size_t guardBytes = 0;
   /// Views and in-place adds share their input's buffer (analysis/Aliasing.h); off plans every tensor apart.
   bool aliasing = true;
+  /// With aliasing: the inputs of a Concat whose slices of the output are contiguous are written straight into
+  /// them (no copy, no buffer of their own); off keeps views and in-place adds only.
+  bool concatSlices = true;
 };
 
 /// Plans every activation and constant of `g` (verified, scheduled in node order) over `board` (validated).

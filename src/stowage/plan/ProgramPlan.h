@@ -43,6 +43,10 @@ struct PlacedBuffer {
   /// analysis/Aliasing.h), or kNoTensor. A member is not planned: it gets its root's pool, bank and offset, and
   /// the root's lifetime covers the member's. The validator accepts this overlap and no other.
   TensorId aliasOf = kNoTensor;
+  /// Bytes from the start of the root's buffer where this alias begins: 0 for views and in-place writes, the
+  /// slice's position for a Concat input written straight into its output. Always a multiple of the element
+  /// size; offset = root's offset + aliasOffset.
+  size_t aliasOffset = 0;
   // The placement:
   PoolSlot slot;
   size_t offset = 0;     ///< bytes from the start of its pool (banked pools: from the start of bank 0, as if

@@ -27,7 +27,8 @@ Status validateProgramPlan(const ProgramPlan& plan, const std::function<std::str
     const int banks = std::max(1, pool.banks);
     if (b.slot.bank < 0 || b.slot.bank >= banks)
       return makeError(where, fmt::format("buffer '{}' is in bank {}, but the pool has {}", name(b), b.slot.bank, banks));
-    if (pool.alignment > 1 && b.offset % pool.alignment != 0)
+    // A declared alias inside its root (a Concat slice) is aligned only to its element size; the root is checked.
+    if (pool.alignment > 1 && b.offset % pool.alignment != 0 && b.aliasOf == kNoTensor)
       return makeError(where, fmt::format("buffer '{}' at offset {} is not aligned to {} bytes", name(b), b.offset, pool.alignment));
     const size_t end = b.offset + b.sizeBytes;
     if (banks > 1) {
@@ -39,15 +40,15 @@ Status validateProgramPlan(const ProgramPlan& plan, const std::function<std::str
     if (pool.sizeBytes && end > *pool.sizeBytes)
       return makeError(where, fmt::format("buffer '{}' bytes [{}, {}) end past the pool's {} bytes", name(b), b.offset, end, *pool.sizeBytes));
     if (b.aliasOf != kNoTensor) {
-      // A declared alias: exactly its root's bytes (or a prefix), within the root's lifetime. The root stands
-      // for the group in the overlap check below.
+      // A declared alias: bytes [aliasOffset, aliasOffset + size) of its root's, within the root's lifetime. The
+      // root stands for the group in the overlap check below.
       const int r = plan.bufferOf(b.aliasOf);
       const PlacedBuffer* root = r >= 0 ? &plan.buffers[static_cast<size_t>(r)] : nullptr;
       if (root == nullptr || root->aliasOf != kNoTensor || root->role != BufferRole::Activation || b.role != BufferRole::Activation)
         return makeError(where, fmt::format("buffer '{}' is declared an alias of tensor #{}, which is not a planned activation buffer",
                                             name(b), b.aliasOf));
-      if (root->slot != b.slot || root->offset != b.offset || b.sizeBytes > root->sizeBytes || b.firstStep < root->firstStep ||
-          b.endStep > root->endStep)
+      if (root->slot != b.slot || b.aliasOffset > root->sizeBytes || b.sizeBytes > root->sizeBytes - b.aliasOffset ||
+          b.offset != root->offset + b.aliasOffset || b.firstStep < root->firstStep || b.endStep > root->endStep)
         return makeError(where, fmt::format("buffer '{}' (bytes [{}, {}), steps {}..{}) is declared an alias of '{}' but is not "
                                             "inside its bytes [{}, {}) and steps {}..{}",
                                             name(b), b.offset, end, b.firstStep, b.endStep - 1, name(*root), root->offset,

@@ -78,7 +78,10 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
     for (int c : b.candidates) cands.push_back(board.pools[static_cast<size_t>(c)].name);
     j["candidates"] = std::move(cands);
     j["reason"] = b.reason;
-    if (b.aliasOf != kNoTensor) j["alias_of"] = g.tensor(b.aliasOf).name;
+    if (b.aliasOf != kNoTensor) {
+      j["alias_of"] = g.tensor(b.aliasOf).name;
+      j["alias_offset"] = b.aliasOffset;
+    }
     buffers.push_back(std::move(j));
   }
   r["buffers"] = std::move(buffers);
@@ -120,7 +123,7 @@ std::string reportJsonText(const Graph& g, const ProgramPlan& plan, const Report
 std::string poolPlanCsv(const Graph& g, const ProgramPlan& plan, int pool) {
   std::string out = "id,lower,upper,size,offset\n";
   for (const PlacedBuffer& b : plan.buffers) {
-    if (b.slot.pool != pool) continue;  // declared aliases too: one row each, at their root's offset
+    if (b.slot.pool != pool) continue;  // declared aliases too: one row each, on their root's bytes
     std::string id = g.tensor(b.tensor).name;
     for (char& c : id)
       if (c == ',' || c == '"' || c == '\n' || c == '\r') c = '_';

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 
 namespace stowage {
 
@@ -11,10 +12,14 @@ namespace {
 
 class AliasBuilder {
  public:
-  AliasBuilder(const Graph& g, std::vector<PlacedBuffer>& buffers) : g_(g), buffers_(buffers), index_(g.tensors.size(), -1) {
+  AliasBuilder(const Graph& g, std::vector<PlacedBuffer>& buffers, bool concatSlices)
+      : g_(g), buffers_(buffers), index_(g.tensors.size(), -1), concatSlices_(concatSlices) {
+    live_.assign(g.nodes.size() + 1, 0);
     for (size_t i = 0; i < buffers.size(); ++i)
-      if (buffers[i].role == BufferRole::Activation && buffers[i].sizeBytes > 0)
+      if (buffers[i].role == BufferRole::Activation && buffers[i].sizeBytes > 0) {
         index_[static_cast<size_t>(buffers[i].tensor)] = static_cast<int>(i);
+        addLive(buffers[i], 1);
+      }
   }
 
   AliasSummary run() {
@@ -31,12 +36,18 @@ class AliasBuilder {
             ++summary_.inPlace;
             break;
           }
+      } else if (n.op == OpKind::Concat && concatSlices_) {
+        concat(n);
       }
     }
-    if (summary_.views + summary_.inPlace > 0)
-      summary_.remarks.push_back(fmt::format("aliasing: {} view(s) share their input's buffer and {} add(s) write in place, "
-                                             "saving {} bytes of buffers",
-                                             summary_.views, summary_.inPlace, summary_.savedBytes));
+    if (slicesKept_ > 0)
+      summary_.remarks.push_back(fmt::format("aliasing: {} concat input(s) keep a buffer of their own: reserving the whole output "
+                                             "from their producer on would raise the peak of live bytes",
+                                             slicesKept_));
+    if (summary_.views + summary_.inPlace + summary_.slices > 0)
+      summary_.remarks.push_back(fmt::format("aliasing: {} view(s) share their input's buffer, {} add(s) write in place and {} "
+                                             "concat input(s) are written straight into their output, saving {} bytes of buffers",
+                                             summary_.views, summary_.inPlace, summary_.slices, summary_.savedBytes));
     return summary_;
   }
 
@@ -48,6 +59,98 @@ class AliasBuilder {
     while (i >= 0 && buffers_[static_cast<size_t>(i)].aliasOf != kNoTensor)
       i = index_[static_cast<size_t>(buffers_[static_cast<size_t>(i)].aliasOf)];
     return i;
+  }
+
+  /// Adds (sign 1) or removes (-1) root `b`'s bytes from the live-bytes profile over its lifetime.
+  void addLive(const PlacedBuffer& b, int sign) {
+    for (int t = std::max(0, b.firstStep); t < b.endStep && static_cast<size_t>(t) < live_.size(); ++t)
+      live_[static_cast<size_t>(t)] += sign > 0 ? static_cast<int64_t>(b.sizeBytes) : -static_cast<int64_t>(b.sizeBytes);
+  }
+
+  /// Where `id`'s bytes start in its group's root (0 for a root).
+  size_t offsetInRoot(TensorId id) const {
+    const int i = index_[static_cast<size_t>(id)];
+    return i < 0 ? 0 : buffers_[static_cast<size_t>(i)].aliasOffset;
+  }
+
+  /// Merges the group lifetimes, candidates, pin, alignment and reads of root `from` into root `into`; false
+  /// (with a remark naming `member`) when no pool may hold both.
+  bool mergeRoots(PlacedBuffer& into, const PlacedBuffer& from, TensorId member, const char* what) {
+    std::vector<int> common;
+    for (int p : into.candidates)
+      if (std::find(from.candidates.begin(), from.candidates.end(), p) != from.candidates.end()) common.push_back(p);
+    if (common.empty()) {
+      summary_.remarks.push_back(fmt::format("aliasing: {} '{}' keeps a buffer of its own: no pool may hold both it and '{}'", what,
+                                             g_.tensor(member).name, g_.tensor(into.tensor).name));
+      return false;
+    }
+    into.candidates = std::move(common);
+    if (into.pinnedPool < 0 && from.pinnedPool >= 0) {
+      into.pinnedPool = from.pinnedPool;
+      into.pinOrigin = from.pinOrigin;
+    }
+    into.firstStep = std::min(into.firstStep, from.firstStep);
+    into.endStep = std::max(into.endStep, from.endStep);
+    into.alignment = std::max(into.alignment, from.alignment);
+    into.reads += from.reads;
+    return true;
+  }
+
+  /// A Concat whose inputs are contiguous slices of its output: each input's group moves into its slice.
+  void concat(const Node& n) {
+    const TensorId out = n.outputs[0];
+    const int o = rootOf(out);
+    if (o < 0) return;
+    const Tensor& to = g_.tensor(out);
+    const int64_t axis = n.attrs.getInt("axis", 0);
+    if (axis < 0 || axis >= static_cast<int64_t>(to.shape.size())) return;
+    for (int64_t d = 0; d < axis; ++d)
+      if (to.shape[static_cast<size_t>(d)] != 1) return;  // slices interleave: each input would need strided writes
+    size_t at = offsetInRoot(out);
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const TensorId in = n.inputs[k];
+      const size_t bytes = g_.tensor(in).byteSize();
+      const bool first = std::find(n.inputs.begin(), n.inputs.begin() + static_cast<std::ptrdiff_t>(k), in) ==
+                         n.inputs.begin() + static_cast<std::ptrdiff_t>(k);
+      if (first && g_.tensor(in).dtype == to.dtype && moveGroup(in, o, at)) ++summary_.slices;
+      at += bytes;
+    }
+  }
+
+  /// Moves the whole group of `member` (whose root must be exactly `member`'s bytes) into root `into` at byte
+  /// `at`; false when it cannot.
+  bool moveGroup(TensorId member, int into, size_t at) {
+    const int r = rootOf(member);
+    if (r < 0 || r == into) return false;
+    PlacedBuffer &rb = buffers_[static_cast<size_t>(r)], &ib = buffers_[static_cast<size_t>(into)];
+    const size_t bytes = g_.tensor(member).byteSize();
+    if (offsetInRoot(member) != 0 || rb.sizeBytes != bytes || at + bytes > ib.sizeBytes) return false;
+    // The output's bytes are reserved from the earliest slice's producer on: give up when that raises the peak.
+    const int64_t peak = *std::max_element(live_.begin(), live_.end());
+    const int first = std::min(ib.firstStep, rb.firstStep), end = std::max(ib.endStep, rb.endStep);
+    for (int t = std::max(0, first); t < end && static_cast<size_t>(t) < live_.size(); ++t) {
+      auto in = [t](const PlacedBuffer& b) { return b.firstStep <= t && t < b.endStep ? static_cast<int64_t>(b.sizeBytes) : 0; };
+      if (live_[static_cast<size_t>(t)] - in(ib) - in(rb) + static_cast<int64_t>(ib.sizeBytes) > peak) {
+        ++slicesKept_;
+        return false;
+      }
+    }
+    addLive(ib, -1);
+    addLive(rb, -1);
+    if (!mergeRoots(ib, rb, member, "concat input")) {
+      addLive(ib, 1);
+      addLive(rb, 1);
+      return false;
+    }
+    addLive(ib, 1);
+    const TensorId oldRoot = rb.tensor;
+    for (PlacedBuffer& b : buffers_) {
+      if (b.tensor != oldRoot && b.aliasOf != oldRoot) continue;
+      b.aliasOf = ib.tensor;
+      b.aliasOffset += at;
+    }
+    summary_.savedBytes += bytes;
+    return true;
   }
 
   /// An Add at `step` may write `out` over `in`: same shape and dtype, and nothing of `in`'s group is read after
@@ -67,25 +170,18 @@ class AliasBuilder {
     const int m = index_[static_cast<size_t>(member)], r = rootOf(source);
     if (m < 0 || r < 0 || m == r || buffers_[static_cast<size_t>(m)].aliasOf != kNoTensor) return false;
     PlacedBuffer &mb = buffers_[static_cast<size_t>(m)], &rb = buffers_[static_cast<size_t>(r)];
-    if (mb.sizeBytes != g_.tensor(source).byteSize() || mb.sizeBytes > rb.sizeBytes) return false;
-    std::vector<int> common;
-    for (int p : rb.candidates)
-      if (std::find(mb.candidates.begin(), mb.candidates.end(), p) != mb.candidates.end()) common.push_back(p);
-    if (common.empty()) {
-      summary_.remarks.push_back(fmt::format("aliasing: {} '{}' keeps a buffer of its own: no pool may hold both it and '{}'", what,
-                                             g_.tensor(member).name, g_.tensor(rb.tensor).name));
+    const size_t at = offsetInRoot(source);
+    if (mb.sizeBytes != g_.tensor(source).byteSize() || at + mb.sizeBytes > rb.sizeBytes) return false;
+    addLive(rb, -1);
+    addLive(mb, -1);
+    if (!mergeRoots(rb, mb, member, what)) {
+      addLive(rb, 1);
+      addLive(mb, 1);
       return false;
     }
-    rb.candidates = std::move(common);
-    if (rb.pinnedPool < 0 && mb.pinnedPool >= 0) {
-      rb.pinnedPool = mb.pinnedPool;
-      rb.pinOrigin = mb.pinOrigin;
-    }
-    rb.firstStep = std::min(rb.firstStep, mb.firstStep);
-    rb.endStep = std::max(rb.endStep, mb.endStep);
-    rb.alignment = std::max(rb.alignment, mb.alignment);
-    rb.reads += mb.reads;
+    addLive(rb, 1);
     mb.aliasOf = rb.tensor;
+    mb.aliasOffset = at;
     summary_.savedBytes += mb.sizeBytes;
     return true;
   }
@@ -93,11 +189,16 @@ class AliasBuilder {
   const Graph& g_;
   std::vector<PlacedBuffer>& buffers_;
   std::vector<int> index_;  ///< per tensor: its activation buffer, or -1
+  bool concatSlices_;
+  std::vector<int64_t> live_;  ///< per step: bytes of the group roots live there
+  int slicesKept_ = 0;         ///< concat inputs left apart because aliasing them would raise the peak
   AliasSummary summary_;
 };
 
 }  // namespace
 
-AliasSummary assignAliases(const Graph& g, std::vector<PlacedBuffer>& buffers) { return AliasBuilder(g, buffers).run(); }
+AliasSummary assignAliases(const Graph& g, std::vector<PlacedBuffer>& buffers, bool concatSlices) {
+  return AliasBuilder(g, buffers, concatSlices).run();
+}
 
 }  // namespace stowage

@@ -1,6 +1,6 @@
 // Alias analysis: which activation buffers can share memory by design, so that the planner places one buffer per
-// group. Pure views (Reshape, and the ONNX Flatten/Squeeze/Unsqueeze/Identity it stands for) share their input's
-// bytes, and elementwise Add / int8 QAdd writes in place into an input that dies at that node.
+// group. Views (Reshape and what it stands for) share their input's bytes, Add / QAdd writes in place into an input
+// that dies there, and a Concat's inputs are written by their producers straight into their slices of its output.
 #pragma once
 
 #include <string>
@@ -15,17 +15,21 @@ namespace stowage {
 struct AliasSummary {
   int views = 0;          ///< view outputs that share their input's buffer
   int inPlace = 0;        ///< Add/QAdd outputs written into a dying input
+  int slices = 0;         ///< Concat inputs written straight into their slice of the output
   size_t savedBytes = 0;  ///< bytes of buffers no longer planned on their own
   std::vector<std::string> remarks;  ///< one per alias given up (no common candidate pool), then a summary line
 };
 
 /// Decides alias groups over `buffers` (analyzeBuffers' result, activations and constants of `g`) and records
-/// them: a member gets `aliasOf` = its group's root (the earliest buffer of the group, which is the one the
-/// planner places); the root's lifetime becomes the union [min firstStep, max endStep) of its members, its
-/// candidates the intersection of theirs (a member whose intersection would be empty stays a buffer of its own,
-/// with a remark), its reads the sum. Legal only between activations with a buffer (not graph inputs/outputs)
-/// of the same byte size; an in-place Add also needs the same shape and dtype as its output, and its group must
-/// end at that node (nothing reads the old bytes later).
-AliasSummary assignAliases(const Graph& g, std::vector<PlacedBuffer>& buffers);
+/// them: a member gets `aliasOf` = its group's root (the one buffer the planner places) and `aliasOffset` = where
+/// its bytes start in the root; the root's lifetime becomes the union [min firstStep, max endStep) of its
+/// members, its candidates the intersection of theirs (a member whose intersection would be empty stays a buffer
+/// of its own, with a remark), its reads the sum. Legal only between activations with a buffer (not graph
+/// inputs/outputs). A view or an in-place Add takes the bytes of its source (same size; the Add also the same
+/// shape and dtype, and its group must end at that node: nothing reads the old bytes later). With
+/// `concatSlices`, a Concat whose output slices are contiguous (every output dimension before the axis is 1,
+/// e.g. NCHW on axis 1 with batch 1) takes each input's whole group into its slice: the group's root must be
+/// exactly that input's bytes, and an input listed twice is aliased once (the second copy is a real copy).
+AliasSummary assignAliases(const Graph& g, std::vector<PlacedBuffer>& buffers, bool concatSlices = true);
 
 }  // namespace stowage
