@@ -84,8 +84,10 @@ CommandRunner registerCompileCommand(CLI::App& app) {
     }
     if (f->dumpIr) std::fputs(result->irDump.c_str(), stdout);
     const std::string dir = std::filesystem::path(f->outDir).string();
-    std::fputs(fmt::format("compiled {} -> {}/{{{}, {}, {}}}\n", f->model, dir, result->code.header.fileName,
-                           result->code.source.fileName, result->code.weights.fileName)
+    std::string images;
+    for (const GeneratedImage& image : result->code.images) images += ", " + image.fileName;
+    std::fputs(fmt::format("compiled {} -> {}/{{{}, {}, {}{}}}\n", f->model, dir, result->code.header.fileName,
+                           result->code.source.fileName, result->code.weights.fileName, images)
                    .c_str(),
                stdout);
     std::fputs(summaryLines(*result).c_str(), stdout);

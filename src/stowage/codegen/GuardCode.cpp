@@ -113,15 +113,28 @@ std::string guardBeforeStep(const Graph& g, const ProgramPlan& plan, const std::
   return s;
 }
 
+std::string guardInputsWrittenByApplication(const Graph& g, const std::vector<int>& guard, const std::string& p) {
+  const std::string P = upperIdentifier(p);
+  std::string s;
+  for (int k : guarded(g.inputs, guard))
+    s += fmt::format("memset(guard[{0}].data - {2}_GUARD_BYTES, {2}_GUARD_CANARY, {2}_GUARD_BYTES);\n"
+                     "memset(guard[{0}].data + guard[{0}].size, {2}_GUARD_CANARY, {2}_GUARD_BYTES);\n"
+                     "{1}_guard_wrote(&guard[{0}], -1);\n",
+                     k, p, P);
+  return s;
+}
+
 std::string guardAfterStep(const Graph& g, const ProgramPlan& plan, const std::vector<int>& guard, int step, const std::string& p) {
   if (plan.guardBytes == 0 || std::none_of(guard.begin(), guard.end(), [](int k) { return k >= 0; })) return "";
   const Node& n = g.nodes[static_cast<size_t>(step)];
   std::string s;
   for (int k : guarded(n.outputs, guard)) s += fmt::format("{}_guard_wrote(&guard[{}], {});\n", p, k, step);
   s += fmt::format("{}_guard_check(guard, {}_GUARD_COUNT, {});\n", p, upperIdentifier(p), step);
+  const std::vector<int> outputs = guarded(g.outputs, guard);
   for (const PlacedBuffer& b : plan.buffers) {
     const int k = b.tensor == kNoTensor ? -1 : guard[static_cast<size_t>(b.tensor)];
-    if (k >= 0 && b.aliasOf == kNoTensor && b.endStep == step + 1) s += fmt::format("{}_guard_retire(&guard[{}]);\n", p, k);
+    if (k >= 0 && b.aliasOf == kNoTensor && b.endStep == step + 1 && std::find(outputs.begin(), outputs.end(), k) == outputs.end())
+      s += fmt::format("{}_guard_retire(&guard[{}]);\n", p, k);
   }
   return s;
 }

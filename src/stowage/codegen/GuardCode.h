@@ -23,8 +23,13 @@ std::vector<int> guardIndex(const Graph& g, const ProgramPlan& plan);
 /// check each buffer it reads is live and intact. `guard` from guardIndex.
 std::string guardBeforeStep(const Graph& g, const ProgramPlan& plan, const std::vector<int>& guard, int step, const std::string& prefix);
 
+/// --io-in-pools: statements run at the start of <name>_run that treat each graph input (written by the
+/// application before the call) as just written: canaries around it, its checksum taken, marked live.
+std::string guardInputsWrittenByApplication(const Graph& g, const std::vector<int>& guard, const std::string& prefix);
+
 /// Statements run after step `step`: record the checksums of what it wrote, check every live buffer and its
-/// canaries, then poison the buffers whose lifetime ends here.
+/// canaries, then poison the buffers whose lifetime ends here (except graph outputs in pools, which the
+/// application reads after the run).
 std::string guardAfterStep(const Graph& g, const ProgramPlan& plan, const std::vector<int>& guard, int step, const std::string& prefix);
 
 }  // namespace stowage

@@ -25,6 +25,9 @@ struct PlanOptions {
   size_t guardBytes = 0;
   /// Views and in-place adds share their input's buffer (analysis/Aliasing.h); off plans every tensor apart.
   bool aliasing = true;
+  /// `--io-in-pools`: graph inputs and outputs are planned into pools like other activations (see
+  /// analyzeBuffers) instead of living in memory the application passes.
+  bool ioInPools = false;
 };
 
 /// Plans every activation and constant of `g` (verified, scheduled in node order) over `board` (validated).

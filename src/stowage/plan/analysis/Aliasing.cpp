@@ -15,6 +15,10 @@ class AliasBuilder {
     for (size_t i = 0; i < buffers.size(); ++i)
       if (buffers[i].role == BufferRole::Activation && buffers[i].sizeBytes > 0)
         index_[static_cast<size_t>(buffers[i].tensor)] = static_cast<int>(i);
+    // --io-in-pools: graph outputs have buffers, and the application reads them after the run.
+    holdsOutput_.assign(buffers.size(), false);
+    for (TensorId id : g.outputs)
+      if (index_[static_cast<size_t>(id)] >= 0) holdsOutput_[static_cast<size_t>(index_[static_cast<size_t>(id)])] = true;
   }
 
   AliasSummary run() {
@@ -57,7 +61,7 @@ class AliasBuilder {
     if (r < 0 || index_[static_cast<size_t>(out)] < 0) return false;
     const Tensor &to = g_.tensor(out), &ti = g_.tensor(in);
     if (to.shape != ti.shape || to.dtype != ti.dtype) return false;
-    if (buffers_[static_cast<size_t>(r)].endStep != step + 1) return false;
+    if (buffers_[static_cast<size_t>(r)].endStep != step + 1 || holdsOutput_[static_cast<size_t>(r)]) return false;
     return rootOf(other) != r;
   }
 
@@ -86,6 +90,7 @@ class AliasBuilder {
     rb.alignment = std::max(rb.alignment, mb.alignment);
     rb.reads += mb.reads;
     mb.aliasOf = rb.tensor;
+    if (holdsOutput_[static_cast<size_t>(m)]) holdsOutput_[static_cast<size_t>(r)] = true;
     summary_.savedBytes += mb.sizeBytes;
     return true;
   }
@@ -93,6 +98,7 @@ class AliasBuilder {
   const Graph& g_;
   std::vector<PlacedBuffer>& buffers_;
   std::vector<int> index_;  ///< per tensor: its activation buffer, or -1
+  std::vector<bool> holdsOutput_;  ///< per buffer: its group holds a graph output (never written over in place)
   AliasSummary summary_;
 };
 

@@ -23,9 +23,10 @@ struct AliasSummary {
 /// them: a member gets `aliasOf` = its group's root (the earliest buffer of the group, which is the one the
 /// planner places); the root's lifetime becomes the union [min firstStep, max endStep) of its members, its
 /// candidates the intersection of theirs (a member whose intersection would be empty stays a buffer of its own,
-/// with a remark), its reads the sum. Legal only between activations with a buffer (not graph inputs/outputs)
-/// of the same byte size; an in-place Add also needs the same shape and dtype as its output, and its group must
-/// end at that node (nothing reads the old bytes later).
+/// with a remark), its reads the sum. Legal only between activations with a buffer (graph inputs and outputs
+/// have one only with --io-in-pools) of the same byte size; an in-place Add also needs the same shape and dtype
+/// as its output, and its group must end at that node (nothing reads the old bytes later) and hold no graph
+/// output (the application reads those after the run).
 AliasSummary assignAliases(const Graph& g, std::vector<PlacedBuffer>& buffers);
 
 }  // namespace stowage
