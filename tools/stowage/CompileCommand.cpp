@@ -51,7 +51,8 @@ CommandRunner registerCompileCommand(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "compile",
       "Compile an ONNX model to standalone C99: DIR/<name>.h (API), DIR/<name>.c (one kernel call per node, intermediates "
-      "at fixed offsets in the board's memory pools) and DIR/<name>_weights.c (constants). Build them with "
+      "at fixed offsets in the board's memory pools) and DIR/<name>_weights.c (constants as C arrays) and/or "
+      "DIR/<name>_weights_<pool>.bin (constant pools as binary images: --weights). Build them with "
       "runtime/kernels/*.c and -Iruntime/include. Prints a summary: nodes, MACs, weight bytes, and per pool the capacity, "
       "bytes used, lower bound, utilisation and the layer at the peak. "
       "Errors go to stderr with exit code 2; nothing is written then.");

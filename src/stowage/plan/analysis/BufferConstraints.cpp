@@ -159,7 +159,7 @@ Result<std::vector<PlacedBuffer>> analyzeBuffers(const Graph& g, const Board& bo
       Diagnostic d = makeError(board.pins[k].origin, fmt::format("pin '{}={}' matches no tensor the planner places", board.pins[k].tensor,
                                                                  board.pins[k].pool));
       d.hint = "pins name intermediate tensors or constants (see `stowage compile --dump-ir`); graph inputs and outputs are "
-               "passed by the application and are not placed";
+               "passed by the application and are not placed (unless --io-in-pools)";
       return d;
     }
   return buffers;
