@@ -178,24 +178,29 @@ TEST_F(WeightsAndIo, AnApplicationUsesTheMappedInputsAndTheLoadedImages) {
   EXPECT_EQ(slurp(work_ / "app_out.bin"), ref) << "the app's output equals `stowage run` on the default board";
 }
 
-TEST(WeightsAndIoConformance, ConvWithBoundWeightsAndSplitGiveTheSameOutputsInEveryMode) {
+TEST(WeightsAndIoConformance, ConvWithBoundWeightsSplitAndAddGiveTheSameOutputsInEveryMode) {
   const fs::path data = "/usr/share/libonnx-testdata/data/node";
   if (!fs::exists(data / "test_conv_with_strides_padding")) GTEST_SKIP() << "libonnx-testdata is not installed";
   const fs::path work = scratchDir("weights_io_conformance");
   struct Case {
     std::string test, extra;
+    int inputs;  ///< input_0.pb .. input_<inputs-1>.pb are passed with --input
   };
-  // Conv: W bound to a constant so it has weights to put in an image; Split: three outputs in the pools.
+  // Conv: W bound to a constant so it has weights to put in an image; Split: three outputs in the pools; Add:
+  // written in place over one of its inputs (which dies there), so no step arms a guard record.
   const fs::path conv = data / "test_conv_with_strides_padding";
   const std::vector<Case> cases = {
-      {"test_conv_with_strides_padding", "--bind W=" + shellQuote((conv / "test_data_set_0" / "input_1.pb").string())},
-      {"test_split_equal_parts_1d", ""}};
+      {"test_conv_with_strides_padding", "--bind W=" + shellQuote((conv / "test_data_set_0" / "input_1.pb").string()), 1},
+      {"test_split_equal_parts_1d", "", 1},
+      {"test_add", "", 2}};
   for (const Case& c : cases) {
     const fs::path dir = data / c.test;
     auto runMode = [&](const std::string& out, const std::string& flags) {
-      auto r = runCommand(cli() + " run " + shellQuote((dir / "model.onnx").string()) + " " + c.extra + " --input " +
-                          shellQuote((dir / "test_data_set_0" / "input_0.pb").string()) + " --format bin --output-dir " +
-                          shellQuote((work / (c.test + out)).string()) + " " + flags);
+      std::string inputs;
+      for (int i = 0; i < c.inputs; ++i)
+        inputs += " --input " + shellQuote((dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb")).string());
+      auto r = runCommand(cli() + " run " + shellQuote((dir / "model.onnx").string()) + " " + c.extra + inputs +
+                          " --format bin --output-dir " + shellQuote((work / (c.test + out)).string()) + " " + flags);
       EXPECT_EQ(r.exitCode, 0) << c.test << " " << flags << "\n" << r.err;
       std::string all;
       for (int i = 0; fs::exists(work / (c.test + out) / ("output_" + std::to_string(i) + ".bin")); ++i)
@@ -207,6 +212,10 @@ TEST(WeightsAndIoConformance, ConvWithBoundWeightsAndSplitGiveTheSameOutputsInEv
     EXPECT_EQ(runMode("_bin", "--weights bin"), ref) << c.test;
     EXPECT_EQ(runMode("_io", "--io-in-pools"), ref) << c.test;
     EXPECT_EQ(runMode("_both_guard", "--weights bin --io-in-pools --guard"), ref) << c.test;
+    // The conformance suite's tight board: a 1 KiB static TCM, a fixed scratchpad (host-simulated) and user RAM.
+    EXPECT_EQ(runMode("_guard_board", "--weights bin --io-in-pools --guard --board " + shellQuote(source("tests/conformance/guard-board.toml"))),
+              ref)
+        << c.test;
   }
   fs::remove_all(work);
 }

@@ -428,7 +428,7 @@ std::string emitHeader(const Graph& g, const ProgramPlan& plan, const CSymbols& 
     h += fmt::format(
         "/* Sets in->* (out->*) to where the application writes the inputs (reads the outputs) inside the pools. Returns\n"
         " * {0}_OK, {0}_ERR_NULL_ARGUMENT, or {0}_ERR_POOL_<P>_NULL / _MISALIGNED like {1}_run. Pointers stay valid as\n"
-        " * long as ws holds the same pools. */\n"
+        " * long as ws holds the same pools; a tensor with no elements maps to NULL. */\n"
         "int {1}_map_inputs(const {1}_workspaces* ws, {1}_inputs* in);\n"
         "int {1}_map_outputs(const {1}_workspaces* ws, {1}_outputs* out);\n\n"
         "/* Runs the model once on the inputs already written at {1}_map_inputs' pointers and leaves the outputs at\n"
@@ -675,6 +675,10 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
       SourceWriter mapWriter(g, syms, plan, pools);
       std::string sets;
       for (size_t i = 0; i < ids.size(); ++i) {
+        if (g.tensor(ids[i]).byteSize() == 0) {  // no bytes, so no place in any pool
+          sets += fmt::format("{}->{} = NULL; /* no elements */\n", arg, fields[i]);
+          continue;
+        }
         STOWAGE_ASSIGN_OR_RETURN(std::string ptr, mapWriter.pointer(ids[i], true));
         sets += fmt::format("{}->{} = {};\n", arg, fields[i], ptr);
       }
