@@ -51,7 +51,8 @@ CommandRunner registerCompileCommand(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "compile",
       "Compile an ONNX model to standalone C99: DIR/<name>.h (API), DIR/<name>.c (one kernel call per node, intermediates "
-      "at fixed offsets in the board's memory pools) and DIR/<name>_weights.c (constants). Build them with "
+      "at fixed offsets in the board's memory pools) and DIR/<name>_weights.c (constants as C arrays) and/or "
+      "DIR/<name>_weights_<pool>.bin (constant pools as binary images: --weights). Build them with "
       "runtime/kernels/*.c and -Iruntime/include. Prints a summary: nodes, MACs, weight bytes, and per pool the capacity, "
       "bytes used, lower bound, utilisation and the layer at the peak. "
       "Errors go to stderr with exit code 2; nothing is written then.");
@@ -84,8 +85,10 @@ CommandRunner registerCompileCommand(CLI::App& app) {
     }
     if (f->dumpIr) std::fputs(result->irDump.c_str(), stdout);
     const std::string dir = std::filesystem::path(f->outDir).string();
-    std::fputs(fmt::format("compiled {} -> {}/{{{}, {}, {}}}\n", f->model, dir, result->code.header.fileName,
-                           result->code.source.fileName, result->code.weights.fileName)
+    std::string images;
+    for (const GeneratedImage& image : result->code.images) images += ", " + image.fileName;
+    std::fputs(fmt::format("compiled {} -> {}/{{{}, {}, {}{}}}\n", f->model, dir, result->code.header.fileName,
+                           result->code.source.fileName, result->code.weights.fileName, images)
                    .c_str(),
                stdout);
     std::fputs(summaryLines(*result).c_str(), stdout);

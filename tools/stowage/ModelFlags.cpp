@@ -31,6 +31,21 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
   sub->add_flag("--guard", options.guard,
                 "Checked build: canary bytes around every intermediate tensor, its bytes poisoned outside its lifetime and "
                 "checksummed while live; a violation aborts naming the tensor (stowage_guard_fail in stowage_hal.h)");
+  sub->add_option_function<std::string>(
+         "--weights",
+         [&options](const std::string& v) { options.weights = weightsFormatFromName(v).value_or(WeightsFormat::Auto); },
+         "How constants are delivered: auto (default: C arrays in <name>_weights.c for `static` constant pools, a binary "
+         "image <name>_weights_<pool>.bin for `user` and `fixed` ones), c (C arrays only; an error for a `user` or `fixed` "
+         "constant pool), bin (one binary image per constant pool, each constant at its planned offset, padding zeroed, "
+         "for devices that load weights at boot: the application passes each image's address in <name>_workspaces, or "
+         "loads it at a fixed pool's _BASE)")
+      ->check(CLI::IsMember({"auto", "c", "bin"}))
+      ->type_name("auto|c|bin");
+  sub->add_flag("--io-in-pools", options.ioInPools,
+                "Plan graph inputs and outputs into the pools like other tensors (an input is live from the start to its last "
+                "reader, an output from its producer to the end) instead of in application memory: <name>_map_inputs(ws, &in) "
+                "and <name>_map_outputs(ws, &out) give where to write inputs and read outputs, and <name>_run(ws) copies "
+                "nothing");
   sub->add_option("--time-limit", options.planner.timeLimitSeconds, "Seconds the planner may spend in all (exact, hill-climb and auto search within it; greedy plans are kept when it runs out)")
       ->capture_default_str();
 }

@@ -137,11 +137,19 @@ struct PoolCode {
   std::string ident, macro;  ///< "sram", "NET_POOL_SRAM"
   size_t used = 0;           ///< bytes the plan uses (PoolUse::usedBytes)
   bool perBankPointers = false;  ///< fixed pool with explicit bank bases: one pointer per bank
+  bool image = false;            ///< constant pool delivered as a binary image (isImagePool)
+  std::string imageFile;         ///< its file name, "net_weights_flash.bin"
+  /// True when the application passes this pool's address in ws: user workspace pools, and image pools
+  /// that are not at a fixed address.
+  bool inWorkspaces() const {
+    return pool->placement == PoolPlacement::User ? (pool->kind == PoolKind::Workspace || image)
+                                                  : image && pool->placement != PoolPlacement::Fixed;
+  }
   /// The local variable holding bank `bank`'s base (or the pool's, when not per bank).
   std::string pointer(int bank) const { return perBankPointers ? fmt::format("p_{}_b{}", ident, bank) : "p_" + ident; }
 };
 
-std::vector<PoolCode> poolCode(const ProgramPlan& plan, const CSymbols& syms) {
+std::vector<PoolCode> poolCode(const ProgramPlan& plan, const CSymbols& syms, WeightsFormat weights) {
   std::vector<PoolCode> v;
   for (size_t i = 0; i < plan.board.pools.size(); ++i) {
     PoolCode pc;
@@ -150,6 +158,8 @@ std::vector<PoolCode> poolCode(const ProgramPlan& plan, const CSymbols& syms) {
     pc.macro = syms.poolMacros[i];
     pc.used = plan.pools[i].usedBytes;
     pc.perBankPointers = pc.pool->placement == PoolPlacement::Fixed && pc.pool->banks > 1 && !pc.pool->bankBases.empty();
+    pc.image = isImagePool(*pc.pool, weights);
+    if (pc.image) pc.imageFile = fmt::format("{}_weights_{}.bin", syms.prefix, pc.ident);
     v.push_back(pc);
   }
   return v;
@@ -172,17 +182,19 @@ class SourceWriter {
     if (id == kNoTensor) return std::string("NULL");
     const size_t i = static_cast<size_t>(id);
     const Tensor& t = g_.tensor(id);
-    if (inputIndex_[i] >= 0) return "in->" + syms_.inputFields[static_cast<size_t>(inputIndex_[i])];
-    if (outputIndex_[i] >= 0) return "out->" + syms_.outputFields[static_cast<size_t>(outputIndex_[i])];
-    if (t.isConstant()) return syms_.weightArrays[i];
-    if (syms_.offsetMacros[i].empty() || bufferIndex_[i] < 0)
-      return makeError(fmt::format("tensor '{}'", t.name), "has no place in the memory plan");
+    // Graph inputs and outputs have a buffer only with --io-in-pools; otherwise the application's pointers.
+    const bool planned = bufferIndex_[i] >= 0 && !syms_.offsetMacros[i].empty();
+    if (!planned && inputIndex_[i] >= 0) return "in->" + syms_.inputFields[static_cast<size_t>(inputIndex_[i])];
+    if (!planned && outputIndex_[i] >= 0) return "out->" + syms_.outputFields[static_cast<size_t>(outputIndex_[i])];
+    if (!planned && t.isConstant()) return syms_.weightArrays[i];
+    if (!planned) return makeError(fmt::format("tensor '{}'", t.name), "has no place in the memory plan");
     const PlacedBuffer& b = plan_.buffers[static_cast<size_t>(bufferIndex_[i])];
     const PoolCode& pc = pools_[static_cast<size_t>(b.slot.pool)];
     const std::string base = pc.pointer(b.slot.bank);
     usedPointers_.insert(base);
-    if (!typed) return fmt::format("(void*)({} + {})", base, syms_.offsetMacros[i]);
-    return fmt::format("({}*)(void*)({} + {})", dtypeCType(t.dtype), base, syms_.offsetMacros[i]);
+    const char* q = b.role == BufferRole::Constant ? "const " : "";  // constants in an image pool
+    if (!typed) return fmt::format("({}void*)({} + {})", q, base, syms_.offsetMacros[i]);
+    return fmt::format("({}{}*)({}void*)({} + {})", q, dtypeCType(t.dtype), q, base, syms_.offsetMacros[i]);
   }
 
   /// Base-pointer variables some statement used.
@@ -271,7 +283,14 @@ class SourceWriter {
   std::set<std::string> usedPointers_;
 };
 
-std::string placementText(const MemoryPool& pool) {
+std::string placementText(const PoolCode& pc) {
+  const MemoryPool& pool = *pc.pool;
+  if (pc.image)
+    return pool.placement == PoolPlacement::Fixed
+               ? fmt::format("binary image {}, which the application loads at the fixed address _BASE", pc.imageFile)
+               : pool.placement == PoolPlacement::Static
+                   ? fmt::format("binary image {}, which the application loads (into a buffer it may place with _PLACE) and passes in ws", pc.imageFile)
+                   : fmt::format("binary image {}, which the application loads and passes in ws", pc.imageFile);
   switch (pool.placement) {
     case PoolPlacement::User: return "user: the application passes its address in ws";
     case PoolPlacement::Static:
@@ -291,7 +310,8 @@ std::string placeMacro(const std::string& macro, const MemoryPool& pool, size_t 
       macro, attrs);
 }
 
-std::string emitHeader(const Graph& g, const ProgramPlan& plan, const CSymbols& s, const std::vector<PoolCode>& pools) {
+std::string emitHeader(const Graph& g, const ProgramPlan& plan, const CSymbols& s, const std::vector<PoolCode>& pools,
+                       const EmitOptions& options) {
   const std::string& p = s.prefix;
   const std::string& P = s.macroPrefix;
   std::string h = fmt::format(
@@ -308,7 +328,7 @@ std::string emitHeader(const Graph& g, const ProgramPlan& plan, const CSymbols& 
     const MemoryPool& pool = *pc.pool;
     const PoolUse& use = plan.pools[i];
     h += fmt::format("\n/* pool '{}': {} {}; {} buffers, {} bytes used, {} bytes live at the busiest step (lower bound {}) */\n",
-                     commentText(pool.name), pool.kind == PoolKind::Constant ? "constant," : "workspace,", placementText(pool),
+                     commentText(pool.name), pool.kind == PoolKind::Constant ? "constant," : "workspace,", placementText(pc),
                      use.buffers, use.usedBytes, use.peakLiveBytes, use.lowerBoundBytes);
     h += fmt::format("#define {}_SIZE {}u\n#define {}_ALIGN {}u\n", pc.macro, std::max<size_t>(1, use.usedBytes), pc.macro,
                      pool.alignment);
@@ -320,10 +340,11 @@ std::string emitHeader(const Graph& g, const ProgramPlan& plan, const CSymbols& 
       for (int b = 0; b < pool.banks; ++b)
         h += fmt::format("#define {}_BANK{}_BASE ((uintptr_t)0x{:X}u)\n", pc.macro, b, pool.bankBases[static_cast<size_t>(b)]);
     if (pool.placement == PoolPlacement::Static) h += placeMacro(pc.macro, pool, pool.alignment);
+    if (pc.image && use.usedBytes > 0) h += fmt::format("#define {}_IMAGE \"{}\"\n", pc.macro, pc.imageFile);
   }
   h += fmt::format("\n/* Return codes of {}_run. */\n#define {}_OK 0\n#define {}_ERR_NULL_ARGUMENT 1\n", p, P, P);
   for (size_t i = 0; i < pools.size(); ++i) {
-    if (pools[i].pool->placement != PoolPlacement::User || pools[i].pool->kind != PoolKind::Workspace) continue;
+    if (!pools[i].inWorkspaces()) continue;
     const std::string u = upperIdentifier(pools[i].ident);
     h += fmt::format("#define {0}_ERR_POOL_{1}_NULL {2}\n#define {0}_ERR_POOL_{1}_MISALIGNED {3}\n", P, u, 16 + 2 * i, 17 + 2 * i);
   }
@@ -352,8 +373,9 @@ std::string emitHeader(const Graph& g, const ProgramPlan& plan, const CSymbols& 
     return x.tensor < y.tensor;
   });
   if (!order.empty())
-    h += "\n/* Offset of each intermediate tensor in bytes from its pool's base (from its bank's base in pools\n"
-         " * with per-bank base addresses); steps are the half-open range of node steps it is live. */\n";
+    h += fmt::format("\n/* Offset of each {} in bytes from its pool's base (from its bank's base in pools\n"
+                     " * with per-bank base addresses); steps are the half-open range of node steps it is live. */\n",
+                     options.ioInPools ? "intermediate tensor, graph input and graph output" : "intermediate tensor");
   for (size_t i : order) {
     const PlacedBuffer& b = plan.buffers[i];
     const PoolCode& pc = pools[static_cast<size_t>(b.slot.pool)];
@@ -362,6 +384,15 @@ std::string emitHeader(const Graph& g, const ProgramPlan& plan, const CSymbols& 
                      pc.ident, pc.pool->banks > 1 ? fmt::format(" bank {}", b.slot.bank) : "", tensorComment(g.tensor(b.tensor)),
                      b.sizeBytes, b.firstStep, b.endStep);
   }
+  // Constants in image pools: their offsets, so the image can be checked or produced by other tools.
+  std::string constOffsets;
+  for (const PlacedBuffer& b : plan.buffers) {
+    if (b.role != BufferRole::Constant || !pools[static_cast<size_t>(b.slot.pool)].image) continue;
+    constOffsets += fmt::format("#define {} {}u /* pool {}: {}, {} bytes */\n", s.offsetMacros[static_cast<size_t>(b.tensor)], b.offset,
+                                pools[static_cast<size_t>(b.slot.pool)].ident, tensorComment(g.tensor(b.tensor)), b.sizeBytes);
+  }
+  if (!constOffsets.empty())
+    h += "\n/* Offset of each constant in its pool's binary image (the generated code reads it there). */\n" + constOffsets;
   auto fields = [&](bool isConst, const std::vector<TensorId>& ids, const std::vector<std::string>& names, const char* what) {
     std::string body;
     for (size_t i = 0; i < ids.size(); ++i) {
@@ -371,28 +402,64 @@ std::string emitHeader(const Graph& g, const ProgramPlan& plan, const CSymbols& 
     if (body.empty()) body = fmt::format("  char unused; /* the model has no {} */\n", what);
     return body;
   };
-  h += fmt::format("\n/* Input data, read by {}_run; every pointer must be non-NULL and hold _ELEMS elements. */\n", p);
-  h += "typedef struct {\n" + fields(true, g.inputs, s.inputFields, "inputs") + "} " + p + "_inputs;\n\n";
-  h += fmt::format("/* Output buffers, written by {}_run; every pointer must be non-NULL and hold _ELEMS elements. */\n", p);
-  h += "typedef struct {\n" + fields(false, g.outputs, s.outputFields, "outputs") + "} " + p + "_outputs;\n\n";
+  if (options.ioInPools) {
+    h += fmt::format("\n/* --io-in-pools: inputs live in the pools. {}_map_inputs sets these pointers to where the application\n"
+                     " * writes each input (_ELEMS elements) before every {}_run. {}_run may overwrite them. */\n",
+                     p, p, p);
+    h += "typedef struct {\n" + fields(false, g.inputs, s.inputFields, "inputs") + "} " + p + "_inputs;\n\n";
+    h += fmt::format("/* --io-in-pools: outputs live in the pools. {}_map_outputs sets these pointers to where each output\n"
+                     " * (_ELEMS elements) is after {}_run; read them before the next call. */\n",
+                     p, p);
+    h += "typedef struct {\n" + fields(true, g.outputs, s.outputFields, "outputs") + "} " + p + "_outputs;\n\n";
+  } else {
+    h += fmt::format("\n/* Input data, read by {}_run; every pointer must be non-NULL and hold _ELEMS elements. */\n", p);
+    h += "typedef struct {\n" + fields(true, g.inputs, s.inputFields, "inputs") + "} " + p + "_inputs;\n\n";
+    h += fmt::format("/* Output buffers, written by {}_run; every pointer must be non-NULL and hold _ELEMS elements. */\n", p);
+    h += "typedef struct {\n" + fields(false, g.outputs, s.outputFields, "outputs") + "} " + p + "_outputs;\n\n";
+  }
   std::string wsFields;
-  for (const PoolCode& pc : pools)
-    if (pc.pool->placement == PoolPlacement::User && pc.pool->kind == PoolKind::Workspace)
+  bool anyImage = false;
+  for (const PoolCode& pc : pools) {
+    if (!pc.inWorkspaces()) continue;
+    if (pc.image) {
+      anyImage = true;
+      wsFields += fmt::format("  const uint8_t* {}; /* constant pool '{}': the bytes of {} ({}_SIZE), aligned to {}_ALIGN{} */\n",
+                              pc.ident, commentText(pc.pool->name), pc.imageFile, pc.macro, pc.macro,
+                              pc.used == 0 ? "; unused by this model, may be NULL" : "");
+    } else {
       wsFields += fmt::format("  uint8_t* {}; /* pool '{}': {}_SIZE bytes aligned to {}_ALIGN{} */\n", pc.ident, commentText(pc.pool->name),
                               pc.macro, pc.macro, pc.used == 0 ? "; unused by this model, may be NULL" : "");
+    }
+  }
   if (wsFields.empty()) wsFields = "  char unused; /* every pool of this model is static or fixed: ws may be NULL */\n";
   h += fmt::format(
-      "/* The memory the application provides: one pointer per `user` pool. Pools hold no state between calls;\n"
+      "/* The memory the application provides: one pointer per `user` pool{}. Pools hold no state between calls;\n"
       " * concurrent calls need separate pools (and static or fixed pools make {}_run non-reentrant). */\n",
+      anyImage ? ", and one per constant pool delivered as a binary\n * image (--weights: load the file at boot, pass its address; fixed-address images are loaded at _BASE)" : "",
       p);
   h += "typedef struct {\n" + wsFields + "} " + p + "_workspaces;\n\n";
-  h += fmt::format(
-      "/* Runs the model once: reads *in, writes *out, uses the pools as scratch. Returns {0}_OK, or\n"
-      " * {0}_ERR_NULL_ARGUMENT when an argument or input/output pointer is NULL, or {0}_ERR_POOL_<P>_NULL /\n"
-      " * {0}_ERR_POOL_<P>_MISALIGNED when a user pool's pointer is NULL or not aligned to its _ALIGN; nothing is\n"
-      " * written on error. Outputs must not overlap inputs or the pools. */\n"
-      "int {1}_run(const {1}_inputs* in, {1}_outputs* out, const {1}_workspaces* ws);\n\n",
-      P, p);
+  if (options.ioInPools) {
+    h += fmt::format(
+        "/* Sets in->* (out->*) to where the application writes the inputs (reads the outputs) inside the pools. Returns\n"
+        " * {0}_OK, {0}_ERR_NULL_ARGUMENT, or {0}_ERR_POOL_<P>_NULL / _MISALIGNED like {1}_run. Pointers stay valid as\n"
+        " * long as ws holds the same pools; a tensor with no elements maps to NULL. */\n"
+        "int {1}_map_inputs(const {1}_workspaces* ws, {1}_inputs* in);\n"
+        "int {1}_map_outputs(const {1}_workspaces* ws, {1}_outputs* out);\n\n"
+        "/* Runs the model once on the inputs already written at {1}_map_inputs' pointers and leaves the outputs at\n"
+        " * {1}_map_outputs' pointers; nothing is copied. Returns {0}_OK, or {0}_ERR_NULL_ARGUMENT when ws is NULL\n"
+        " * but needed, or {0}_ERR_POOL_<P>_NULL / {0}_ERR_POOL_<P>_MISALIGNED when a pool pointer in ws is NULL or not\n"
+        " * aligned to its _ALIGN; nothing is written on error. */\n"
+        "int {1}_run(const {1}_workspaces* ws);\n\n",
+        P, p);
+  } else {
+    h += fmt::format(
+        "/* Runs the model once: reads *in, writes *out, uses the pools as scratch. Returns {0}_OK, or\n"
+        " * {0}_ERR_NULL_ARGUMENT when an argument or input/output pointer is NULL, or {0}_ERR_POOL_<P>_NULL /\n"
+        " * {0}_ERR_POOL_<P>_MISALIGNED when a {2} pointer is NULL or not aligned to its _ALIGN; nothing is\n"
+        " * written on error. Outputs must not overlap inputs or the pools. */\n"
+        "int {1}_run(const {1}_inputs* in, {1}_outputs* out, const {1}_workspaces* ws);\n\n",
+        P, p, anyImage ? "pool" : "user pool's");
+  }
   h += fmt::format("#ifdef __cplusplus\n}}\n#endif\n\n#endif /* {}_H_INCLUDED */\n", P);
   return h;
 }
@@ -415,28 +482,75 @@ std::string indent(const std::string& text, size_t spaces) {
 
 std::string stowageVersion() { return STOWAGE_VERSION; }
 
-Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::string& name) {
-  STOWAGE_TRY(validateModelName(name));
-  std::vector<TensorId> wsTensors;
+std::optional<WeightsFormat> weightsFormatFromName(std::string_view name) {
+  if (name == "auto") return WeightsFormat::Auto;
+  if (name == "c") return WeightsFormat::C;
+  if (name == "bin") return WeightsFormat::Bin;
+  return std::nullopt;
+}
+
+bool isImagePool(const MemoryPool& pool, WeightsFormat format) {
+  if (pool.kind != PoolKind::Constant) return false;
+  return format == WeightsFormat::Bin || pool.placement != PoolPlacement::Static;
+}
+
+namespace {
+
+/// Errors for --weights / --io-in-pools choices that do not fit this board or plan.
+Status checkEmitOptions(const Graph& g, const ProgramPlan& plan, const EmitOptions& options) {
+  std::vector<bool> holdsConstants(plan.board.pools.size(), false);
   for (const PlacedBuffer& b : plan.buffers)
-    if (b.role == BufferRole::Activation) wsTensors.push_back(b.tensor);
-  std::vector<std::string> poolNames;
-  for (const MemoryPool& pool : plan.board.pools) poolNames.push_back(pool.name);
-  const CSymbols syms = assignSymbols(g, name, wsTensors, poolNames);
-  const std::string& p = syms.prefix;
-  const std::string& P = syms.macroPrefix;
-  const std::vector<PoolCode> pools = poolCode(plan, syms);
-  for (const PlacedBuffer& b : plan.buffers) {
-    const MemoryPool& pool = plan.board.pools[static_cast<size_t>(b.slot.pool)];
-    if (b.role == BufferRole::Constant && pool.placement != PoolPlacement::Static) {
-      Diagnostic d = makeUnsupported(fmt::format("pool '{}'", pool.name),
-                                     fmt::format("holds constant '{}', but constants are emitted as C arrays and only `static` constant "
-                                                 "pools can hold them today",
-                                                 g.tensor(b.tensor).name));
-      d.hint = "make the constant pool `placement = \"static\"` (with a `section` for flash or ITCM)";
+    if (b.role == BufferRole::Constant) holdsConstants[static_cast<size_t>(b.slot.pool)] = true;
+  for (size_t i = 0; i < plan.board.pools.size(); ++i) {
+    const MemoryPool& pool = plan.board.pools[i];
+    if (pool.kind != PoolKind::Constant || !holdsConstants[i]) continue;
+    const std::string where = pool.origin.empty() ? fmt::format("pool '{}'", pool.name) : fmt::format("{}: pool '{}'", pool.origin, pool.name);
+    if (options.weights == WeightsFormat::C && pool.placement != PoolPlacement::Static) {
+      Diagnostic d = makeError(where, fmt::format("is a `{}` constant pool, so its weights cannot be C arrays (the compiler and "
+                                                  "linker cannot put an array at memory the application chooses or at a device address)",
+                                                  poolPlacementName(pool.placement)));
+      d.hint = "use --weights bin (or the default --weights auto) to get the pool as a binary image, or make the pool "
+               "`placement = \"static\"`";
+      return d;
+    }
+    if (isImagePool(pool, options.weights) && pool.placement == PoolPlacement::Fixed && pool.banks > 1 && !pool.bankBases.empty()) {
+      Diagnostic d = makeUnsupported(where, "is a fixed constant pool with per-bank base addresses; its binary image would not be "
+                                            "one contiguous range");
+      d.hint = "describe each bank as its own fixed constant pool, or drop `bank_bases` so the banks are contiguous from `base`";
       return d;
     }
   }
+  for (const PlacedBuffer& b : plan.buffers) {
+    const bool io = std::find(g.inputs.begin(), g.inputs.end(), b.tensor) != g.inputs.end() ||
+                    std::find(g.outputs.begin(), g.outputs.end(), b.tensor) != g.outputs.end();
+    if (io && !options.ioInPools)
+      return makeError(fmt::format("tensor '{}'", g.tensor(b.tensor).name),
+                       "is a graph input or output with a place in the memory plan, but C was asked without --io-in-pools");
+  }
+  if (options.ioInPools)
+    for (const std::vector<TensorId>* ids : {&g.inputs, &g.outputs})
+      for (TensorId id : *ids)
+        if (plan.bufferOf(id) < 0)
+          return makeError(fmt::format("tensor '{}'", g.tensor(id).name),
+                           "--io-in-pools needs every graph input and output planned into a pool, but this one has no place");
+  return Status::success();
+}
+
+}  // namespace
+
+Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::string& name, const EmitOptions& options) {
+  STOWAGE_TRY(validateModelName(name));
+  STOWAGE_TRY(checkEmitOptions(g, plan, options));
+  std::vector<std::string> poolNames;
+  for (const MemoryPool& pool : plan.board.pools) poolNames.push_back(pool.name);
+  std::vector<TensorId> wsTensors;  // tensors with an offset macro: activations, and constants in image pools
+  for (const PlacedBuffer& b : plan.buffers)
+    if (b.role == BufferRole::Activation || isImagePool(plan.board.pools[static_cast<size_t>(b.slot.pool)], options.weights))
+      wsTensors.push_back(b.tensor);
+  const CSymbols syms = assignSymbols(g, name, wsTensors, poolNames);
+  const std::string& p = syms.prefix;
+  const std::string& P = syms.macroPrefix;
+  const std::vector<PoolCode> pools = poolCode(plan, syms, options.weights);
   SourceWriter writer(g, syms, plan, pools);
 
   // Lower every node first: the parameter structs go at file scope, the calls inside <name>_run.
@@ -480,10 +594,32 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
     }
   }
 
+  if (guardCount > 0 && options.ioInPools) guardInit += guardInputsWrittenByApplication(g, guard, p);
+
   GeneratedC out;
   out.kernelCalls = numCalls;
-  out.header = {p + ".h", emitHeader(g, plan, syms, pools)};
-  out.weights = {p + "_weights.c", emitWeightsFile(g, syms, stowageVersion(), plan)};
+  out.options = options;
+  out.header = {p + ".h", emitHeader(g, plan, syms, pools, options)};
+  std::vector<bool> inImage(g.tensors.size(), false);
+  for (const PlacedBuffer& b : plan.buffers)
+    if (b.role == BufferRole::Constant && pools[static_cast<size_t>(b.slot.pool)].image) inImage[static_cast<size_t>(b.tensor)] = true;
+  // --weights bin: no C arrays at all (constants no node reads are dropped rather than written as arrays).
+  std::vector<bool> skipArray = inImage;
+  if (options.weights == WeightsFormat::Bin) skipArray.assign(g.tensors.size(), true);
+  out.weights = {p + "_weights.c", emitWeightsFile(g, syms, stowageVersion(), plan, skipArray)};
+  for (const PoolCode& pc : pools) {
+    if (!pc.image || pc.used == 0) continue;
+    GeneratedImage image;
+    image.fileName = pc.imageFile;
+    image.pool = static_cast<int>(&pc - pools.data());
+    image.bytes.assign(pc.used, '\0');
+    for (const PlacedBuffer& b : plan.buffers) {
+      if (b.role != BufferRole::Constant || b.slot.pool != image.pool) continue;
+      const Tensor& t = g.tensor(b.tensor);
+      std::copy(t.data.begin(), t.data.end(), image.bytes.begin() + static_cast<std::ptrdiff_t>(b.offset));
+    }
+    out.images.push_back(std::move(image));
+  }
 
   size_t totalUsed = 0;
   for (const PoolUse& u : plan.pools)
@@ -501,41 +637,86 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
   if (guardCount > 0) c += guardHelpers(plan, p) + fmt::format("#define {}_GUARD_COUNT {}\n", P, guardCount);
   std::string decls;
   for (size_t i = 0; i < g.tensors.size(); ++i)
-    if (weightUsed[i])
+    if (weightUsed[i] && !inImage[i])
       decls += fmt::format("{} /* {} */\n", weightDeclaration(g, syms, static_cast<TensorId>(i)), tensorComment(g.tensors[i]));
   if (!decls.empty()) c += fmt::format("\n/* Weights, defined in {}_weights.c. */\n{}", p, decls);
   if (!params.empty()) c += "\n/* Kernel parameters. */\n" + params;
 
-  c += fmt::format("\nint {0}_run(const {0}_inputs* in, {0}_outputs* out, const {0}_workspaces* ws) {{\n", p);
+  // The pointer checks and base-pointer locals every entry point starts with.
   bool needWs = false;
-  for (const PoolCode& pc : pools)
-    needWs = needWs || (pc.pool->kind == PoolKind::Workspace && pc.pool->placement == PoolPlacement::User && pc.used > 0);
-  c += fmt::format("  if (in == NULL || out == NULL{}) return {}_ERR_NULL_ARGUMENT;\n", needWs ? " || ws == NULL" : "", P);
-  for (const auto& f : syms.inputFields) c += fmt::format("  if (in->{} == NULL) return {}_ERR_NULL_ARGUMENT;\n", f, P);
-  for (const auto& f : syms.outputFields) c += fmt::format("  if (out->{} == NULL) return {}_ERR_NULL_ARGUMENT;\n", f, P);
-  if (!needWs) c += "  (void)ws;\n";
-  std::string locals;
-  const auto& used = writer.usedPointers();
-  for (const PoolCode& pc : pools) {
-    if (pc.pool->kind != PoolKind::Workspace || pc.used == 0) continue;
-    const MemoryPool& pool = *pc.pool;
-    const std::string u = upperIdentifier(pc.ident);
-    if (pool.placement == PoolPlacement::User) {
-      c += fmt::format("  if (ws->{0} == NULL) return {1}_ERR_POOL_{2}_NULL;\n"
-                       "  if ((uintptr_t)ws->{0} % {3}_ALIGN != 0u) return {1}_ERR_POOL_{2}_MISALIGNED;\n",
-                       pc.ident, P, u, pc.macro);
-      if (used.count(pc.pointer(0))) locals += fmt::format("uint8_t* const {} = ws->{};\n", pc.pointer(0), pc.ident);
-    } else if (pool.placement == PoolPlacement::Static) {
-      if (used.count(pc.pointer(0))) locals += fmt::format("uint8_t* const {} = {}_pool_{};\n", pc.pointer(0), p, pc.ident);
-    } else if (pc.perBankPointers) {
-      for (int b = 0; b < pool.banks; ++b)
-        if (used.count(pc.pointer(b)))
-          locals += fmt::format("uint8_t* const {0} = (uint8_t*)STOWAGE_FIXED_ADDRESS({1}_BANK{2}_BASE, {1}_BANK_SIZE);\n",
-                                pc.pointer(b), pc.macro, b);
-    } else if (used.count(pc.pointer(0))) {
-      locals += fmt::format("uint8_t* const {0} = (uint8_t*)STOWAGE_FIXED_ADDRESS({1}_BASE, {1}_SIZE);\n", pc.pointer(0), pc.macro);
+  for (const PoolCode& pc : pools) needWs = needWs || (pc.inWorkspaces() && pc.used > 0);
+  // Checks of the ws pointers: every pool <name>_run uses, or (`only`) the pools whose base pointers are in it.
+  auto poolChecks = [&](const std::set<std::string>* only) {
+    std::string checks;
+    for (const PoolCode& pc : pools) {
+      if (!pc.inWorkspaces() || pc.used == 0 || (only && !only->count(pc.pointer(0)))) continue;
+      checks += fmt::format("  if (ws->{0} == NULL) return {1}_ERR_POOL_{2}_NULL;\n"
+                            "  if ((uintptr_t)ws->{0} % {3}_ALIGN != 0u) return {1}_ERR_POOL_{2}_MISALIGNED;\n",
+                            pc.ident, P, upperIdentifier(pc.ident), pc.macro);
     }
+    return checks;
+  };
+  auto baseLocals = [&](const std::set<std::string>& used) {
+    std::string locals;
+    for (const PoolCode& pc : pools) {
+      if (pc.used == 0) continue;
+      const MemoryPool& pool = *pc.pool;
+      const char* q = pc.image ? "const " : "";
+      if (pc.pool->kind == PoolKind::Constant && !pc.image) continue;  // C arrays
+      if (pc.inWorkspaces()) {
+        if (used.count(pc.pointer(0))) locals += fmt::format("{}uint8_t* const {} = ws->{};\n", q, pc.pointer(0), pc.ident);
+      } else if (pool.placement == PoolPlacement::Static) {
+        if (used.count(pc.pointer(0))) locals += fmt::format("uint8_t* const {} = {}_pool_{};\n", pc.pointer(0), p, pc.ident);
+      } else if (pc.perBankPointers) {
+        for (int b = 0; b < pool.banks; ++b)
+          if (used.count(pc.pointer(b)))
+            locals += fmt::format("{3}uint8_t* const {0} = ({3}uint8_t*)STOWAGE_FIXED_ADDRESS({1}_BANK{2}_BASE, {1}_BANK_SIZE);\n",
+                                  pc.pointer(b), pc.macro, b, q);
+      } else if (used.count(pc.pointer(0))) {
+        locals += fmt::format("{2}uint8_t* const {0} = ({2}uint8_t*)STOWAGE_FIXED_ADDRESS({1}_BASE, {1}_SIZE);\n", pc.pointer(0),
+                              pc.macro, q);
+      }
+    }
+    return locals;
+  };
+
+  if (options.ioInPools) {
+    // <name>_map_inputs / <name>_map_outputs: pointers into the pools, computed as <name>_run computes them.
+    auto mapFunction = [&](const char* fn, const char* arg, const char* type, const std::vector<TensorId>& ids,
+                           const std::vector<std::string>& fields) -> Result<std::string> {
+      SourceWriter mapWriter(g, syms, plan, pools);
+      std::string sets;
+      for (size_t i = 0; i < ids.size(); ++i) {
+        if (g.tensor(ids[i]).byteSize() == 0) {  // no bytes, so no place in any pool
+          sets += fmt::format("{}->{} = NULL; /* no elements */\n", arg, fields[i]);
+          continue;
+        }
+        STOWAGE_ASSIGN_OR_RETURN(std::string ptr, mapWriter.pointer(ids[i], true));
+        sets += fmt::format("{}->{} = {};\n", arg, fields[i], ptr);
+      }
+      std::string f = fmt::format("\nint {0}_{1}(const {0}_workspaces* ws, {0}_{2}* {3}) {{\n", p, fn, type, arg);
+      f += fmt::format("  if ({}{} == NULL) return {}_ERR_NULL_ARGUMENT;\n", needWs ? "ws == NULL || " : "", arg, P);
+      if (!needWs) f += "  (void)ws;\n";
+      f += poolChecks(&mapWriter.usedPointers());
+      const std::string locals = baseLocals(mapWriter.usedPointers());
+      if (ids.empty()) f += fmt::format("  (void){};\n", arg);
+      f += locals.empty() ? indent(sets, 2) : "  {\n" + indent(locals + sets, 4) + "  }\n";
+      return f + fmt::format("  return {}_OK;\n}}\n", P);
+    };
+    STOWAGE_ASSIGN_OR_RETURN(std::string mapIn, mapFunction("map_inputs", "in", "inputs", g.inputs, syms.inputFields));
+    STOWAGE_ASSIGN_OR_RETURN(std::string mapOut, mapFunction("map_outputs", "out", "outputs", g.outputs, syms.outputFields));
+    c += mapIn + mapOut;
+    c += fmt::format("\nint {0}_run(const {0}_workspaces* ws) {{\n", p);
+    if (needWs) c += fmt::format("  if (ws == NULL) return {}_ERR_NULL_ARGUMENT;\n", P);
+  } else {
+    c += fmt::format("\nint {0}_run(const {0}_inputs* in, {0}_outputs* out, const {0}_workspaces* ws) {{\n", p);
+    c += fmt::format("  if (in == NULL || out == NULL{}) return {}_ERR_NULL_ARGUMENT;\n", needWs ? " || ws == NULL" : "", P);
+    for (const auto& f : syms.inputFields) c += fmt::format("  if (in->{} == NULL) return {}_ERR_NULL_ARGUMENT;\n", f, P);
+    for (const auto& f : syms.outputFields) c += fmt::format("  if (out->{} == NULL) return {}_ERR_NULL_ARGUMENT;\n", f, P);
   }
+  if (!needWs) c += "  (void)ws;\n";
+  c += poolChecks(nullptr);
+  const std::string locals = baseLocals(writer.usedPointers());
   if (!locals.empty()) {
     c += "  {\n" + indent(locals + guardInit, 4) + indent(calls.empty() ? calls : calls.substr(1), 4) + "  }\n";
   } else {

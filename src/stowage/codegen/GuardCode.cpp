@@ -122,6 +122,14 @@ GuardLayout guardLayout(const Graph& g, const ProgramPlan& plan) {
     if (b.aliasOf == kNoTensor || b.sizeBytes == 0 || out.index[static_cast<size_t>(b.aliasOf)] < 0) continue;
     out.index[static_cast<size_t>(b.tensor)] = recordFor({b.aliasOf, b.aliasOffset, b.sizeBytes}, b.tensor, true);
   }
+  // --io-in-pools: the application writes graph inputs before the run, so no step arms (poisons) their group.
+  for (TensorId id : g.inputs) {
+    const int k = plan.bufferOf(id) < 0 ? -1 : out.index[static_cast<size_t>(id)];
+    if (k < 0) continue;
+    const PlacedBuffer& b = plan.buffers[static_cast<size_t>(plan.bufferOf(id))];
+    const TensorId root = b.aliasOf == kNoTensor ? id : b.aliasOf;
+    out.records[static_cast<size_t>(out.index[static_cast<size_t>(root)])].armStep = -1;
+  }
   for (size_t id = 0; id < out.index.size(); ++id)
     if (out.index[id] >= 0) {
       GuardRecord& r = out.records[static_cast<size_t>(out.index[id])];
@@ -160,14 +168,34 @@ std::string guardBeforeStep(const Graph& g, const ProgramPlan& plan, const Guard
   return s;
 }
 
+std::string guardInputsWrittenByApplication(const Graph& g, const GuardLayout& guard, const std::string& p) {
+  const std::string P = upperIdentifier(p);
+  // With inputs and outputs planned, a graph can have guard records that no step arms, reads or retires (e.g. an
+  // Add written in place over its input): mark the helpers used so -Wunused-function stays quiet.
+  std::string s = fmt::format("(void){0}_guard_arm;\n(void){0}_guard_read;\n(void){0}_guard_wrote;\n(void){0}_guard_check;\n"
+                              "(void){0}_guard_retire;\n",
+                              p);
+  for (int k : guarded(g.inputs, guard.index)) {
+    if (!guard.records[static_cast<size_t>(k)].slice)
+      s += fmt::format("memset(guard[{0}].data - {1}_GUARD_BYTES, {1}_GUARD_CANARY, {1}_GUARD_BYTES);\n"
+                       "memset(guard[{0}].data + guard[{0}].size, {1}_GUARD_CANARY, {1}_GUARD_BYTES);\n",
+                       k, P);
+    s += fmt::format("{}_guard_wrote(&guard[{}], -1);\n", p, k);
+  }
+  return s;
+}
+
 std::string guardAfterStep(const Graph& g, const ProgramPlan& plan, const GuardLayout& guard, int step, const std::string& p) {
   if (plan.guardBytes == 0 || guard.records.empty()) return "";
   const Node& n = g.nodes[static_cast<size_t>(step)];
   std::string s;
   for (int k : guarded(n.outputs, guard.index)) s += fmt::format("{}_guard_wrote(&guard[{}], {});\n", p, k, step);
   s += fmt::format("{}_guard_check(guard, {}_GUARD_COUNT, {});\n", p, upperIdentifier(p), step);
+  // Graph outputs in pools (--io-in-pools) stay intact after the run: the application reads them.
+  const std::vector<int> outputs = guarded(g.outputs, guard.index);
   for (size_t k = 0; k < guard.records.size(); ++k) {
     const GuardRecord& r = guard.records[k];
+    if (std::find(outputs.begin(), outputs.end(), static_cast<int>(k)) != outputs.end()) continue;
     if (r.retireStep == step) s += fmt::format("{}_guard_retire(&guard[{}]);\n", p, k);
     else if (r.deadStep == step) s += fmt::format("guard[{}].live = 0;\n", k);
   }

@@ -44,4 +44,9 @@ std::string guardBeforeStep(const Graph& g, const ProgramPlan& plan, const Guard
 /// canaries, then stop checking the records whose readers are done and poison the groups that end here.
 std::string guardAfterStep(const Graph& g, const ProgramPlan& plan, const GuardLayout& guard, int step, const std::string& prefix);
 
+/// --io-in-pools: statements run at the start of <name>_run that treat each graph input (written by the
+/// application before the call) as just written: canaries around it, its checksum taken, marked live. (Groups
+/// holding a graph input are never armed by a step; see guardLayout.)
+std::string guardInputsWrittenByApplication(const Graph& g, const GuardLayout& guard, const std::string& prefix);
+
 }  // namespace stowage

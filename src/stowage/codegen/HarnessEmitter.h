@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "stowage/codegen/CEmitter.h"
 #include "stowage/ir/Graph.h"
 #include "stowage/plan/ProgramPlan.h"
 
@@ -15,9 +16,14 @@ namespace stowage {
 inline constexpr int kHarnessUsage = 64, kHarnessBadInput = 66, kHarnessNoMemory = 71, kHarnessRunFailed = 70,
                      kHarnessWriteFailed = 73;
 
-/// main.c for model `name` (same graph and plan as given to emitC). Usage: prog IN_0 .. IN_k OUT_0 .. OUT_m,
-/// inputs as exact raw little-endian bytes in graph input order, outputs written likewise.
+/// main.c for model `name` (same graph, plan and `options` as given to emitC). Usage: prog IN_0 .. IN_k OUT_0 ..
+/// OUT_m IMG_0 .. IMG_n, inputs as exact raw little-endian bytes in graph input order, outputs written likewise,
+/// then one weights image file per entry of `images` (emitC's, in order).
 /// User pools are allocated on the heap with their alignment; fixed pools are mapped by the host simulator.
-std::string emitHostHarness(const Graph& g, const ProgramPlan& plan, const std::string& name);
+/// Images are read into an aligned heap block passed in ws, or copied to their fixed pool's simulated address.
+/// With options.ioInPools the inputs are read to <name>_map_inputs' pointers and the outputs written from
+/// <name>_map_outputs' ones.
+std::string emitHostHarness(const Graph& g, const ProgramPlan& plan, const std::string& name, const EmitOptions& options = {},
+                            const std::vector<GeneratedImage>& images = {});
 
 }  // namespace stowage

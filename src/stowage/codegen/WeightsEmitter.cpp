@@ -106,7 +106,8 @@ std::string weightDeclaration(const Graph& g, const CSymbols& syms, TensorId id)
   return fmt::format("extern const {} {}[{}];", dtypeCType(t.dtype), syms.weightArrays[static_cast<size_t>(id)], arrayLength(t));
 }
 
-std::string emitWeightsFile(const Graph& g, const CSymbols& syms, const std::string& version, const ProgramPlan& plan) {
+std::string emitWeightsFile(const Graph& g, const CSymbols& syms, const std::string& version, const ProgramPlan& plan,
+                            const std::vector<bool>& skip) {
   const std::string& P = syms.macroPrefix;
   std::vector<std::string> place(g.tensors.size(), P + "_ALIGNED");
   for (const PlacedBuffer& b : plan.buffers) {
@@ -117,9 +118,14 @@ std::string emitWeightsFile(const Graph& g, const CSymbols& syms, const std::str
   std::string body;
   size_t maxPow10 = 0, totalBytes = 0, count = 0;
   bool needsMath = false;
+  size_t skipped = 0;
   for (size_t i = 0; i < g.tensors.size(); ++i) {
     const Tensor& t = g.tensors[i];
     if (!t.isConstant()) continue;
+    if (i < skip.size() && skip[i]) {
+      ++skipped;
+      continue;
+    }
     ++count;
     totalBytes += t.byteSize();
     if (t.dtype == DType::Float32)
@@ -154,8 +160,10 @@ std::string emitWeightsFile(const Graph& g, const CSymbols& syms, const std::str
   }
   if (count == 0) {
     // An empty translation unit is not valid ISO C; keep one declaration.
-    out += fmt::format("\n/* The model has no constants. */\nextern const int {}_no_weights;\nconst int {}_no_weights = 0;\n",
-                       syms.prefix, syms.prefix);
+    const std::string why = skipped > 0 ? fmt::format("Every constant is in a binary weights image ({}_weights_<pool>.bin)", syms.prefix)
+                                        : std::string("The model has no constants");
+    out += fmt::format("\n/* {}. */\nextern const int {}_no_weights;\nconst int {}_no_weights = 0;\n", why, syms.prefix,
+                       syms.prefix);
   }
   out += body;
   return out;

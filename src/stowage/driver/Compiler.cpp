@@ -34,6 +34,7 @@ Result<CompileResult> compileModel(const CompileOptions& options) {
       return commitOutputDir(options.outDir, [&](const std::filesystem::path& tmp) -> Status {
         for (const GeneratedFile* f : {&result.code.header, &result.code.source, &result.code.weights})
           STOWAGE_TRY(writeTextFile(tmp / f->fileName, f->text));
+        for (const GeneratedImage& image : result.code.images) STOWAGE_TRY(writeTextFile(tmp / image.fileName, image.bytes));
         // The reports: report.json, report.html and one plan_<pool>.csv per pool holding buffers.
         const ReportContext context{options.modelPath, options.name};
         STOWAGE_TRY(writeTextFile(tmp / "report.json", reportJsonText(result.graph, result.plan, context)));

@@ -18,7 +18,7 @@ namespace stowage {
 
 struct CompileOptions {
   std::string modelPath;  ///< the ONNX model file
-  /// Folder receiving <name>.h, <name>.c, <name>_weights.c; empty: emit in memory only (`stowage run`).
+  /// Folder receiving <name>.h, <name>.c, <name>_weights.c (and any <name>_weights_<pool>.bin); empty: emit in memory only (`stowage run`).
   /// Written through a temporary folder beside it and renamed into place only when everything succeeded.
   std::string outDir;
   std::string name = "net";                    ///< prefix of every generated symbol (a C identifier)
@@ -28,6 +28,11 @@ struct CompileOptions {
   BoardFlags board;                            ///< `--board FILE`, `--pool`, `--rule`, `--pin`; empty: default board
   PlanOptions planner;                         ///< `--planner NAME`, `--time-limit S`
   bool guard = false;                          ///< `--guard`: canaries, poison and checksums in the generated C
+  /// `--weights auto|c|bin`: constants as C arrays in <name>_weights.c or as one binary image per constant pool
+  /// (<name>_weights_<pool>.bin), see WeightsFormat.
+  WeightsFormat weights = WeightsFormat::Auto;
+  /// `--io-in-pools`: graph inputs and outputs planned into the pools; the API maps them (<name>_map_inputs).
+  bool ioInPools = false;
 };
 
 /// Wall time of one pipeline stage.

@@ -31,8 +31,12 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const
   // Liveness, constraints, pool assignment, offsets and the validator all run inside planProgram.
   PlanOptions planner = options.planner;
   if (options.guard) planner.guardBytes = kGuardCanaryBytes;
+  planner.ioInPools = options.ioInPools;
+  EmitOptions emit;
+  emit.weights = options.weights;
+  emit.ioInPools = options.ioInPools;
   STOWAGE_ASSIGN_OR_RETURN(r.plan, timeStage(timings, "plan", [&] { return planProgram(graph, board, planner); }));
-  STOWAGE_ASSIGN_OR_RETURN(r.code, timeStage(timings, "emit-c", [&] { return emitC(graph, r.plan, options.name); }));
+  STOWAGE_ASSIGN_OR_RETURN(r.code, timeStage(timings, "emit-c", [&] { return emitC(graph, r.plan, options.name, emit); }));
 
   for (const Node& n : graph.nodes) r.macs += macCount(graph, n);
   for (const Tensor& t : graph.tensors)

@@ -120,7 +120,7 @@ Result<std::vector<Tensor>> runOnHost(const CompileResult& compiled, const std::
   // Sources, harness and input files.
   for (const GeneratedFile* f : {&compiled.code.header, &compiled.code.source, &compiled.code.weights})
     STOWAGE_TRY(writeTextFile(dir / f->fileName, f->text));
-  STOWAGE_TRY(writeTextFile(dir / "main.c", emitHostHarness(g, compiled.plan, compiled.name)));
+  STOWAGE_TRY(writeTextFile(dir / "main.c", emitHostHarness(g, compiled.plan, compiled.name, compiled.code.options, compiled.code.images)));
   std::vector<std::string> runArgs = {(dir / "harness").string()};
   for (size_t i = 0; i < inputs.size(); ++i) {
     const fs::path p = dir / fmt::format("input_{}.bin", i);
@@ -128,6 +128,11 @@ Result<std::vector<Tensor>> runOnHost(const CompileResult& compiled, const std::
     runArgs.push_back(p.string());
   }
   for (size_t i = 0; i < g.outputs.size(); ++i) runArgs.push_back((dir / fmt::format("output_{}.bin", i)).string());
+  // Weights images (--weights bin, user/fixed constant pools): the harness loads them as boot code would.
+  for (const GeneratedImage& image : compiled.code.images) {
+    STOWAGE_TRY(writeTextFile(dir / image.fileName, image.bytes));
+    runArgs.push_back((dir / image.fileName).string());
+  }
 
   // Compile: the weights (data only, so -O0 saves time on large models) and the code in parallel.
   std::string cc = options.compiler;

@@ -361,7 +361,7 @@ Result<ProgramPlan> planProgram(const Graph& g, const Board& board, const PlanOp
   const NodeTargets targets = assignNodeTargets(g, board);
   plan.remarks = board.notes;
   plan.remarks.insert(plan.remarks.end(), targets.remarks.begin(), targets.remarks.end());
-  STOWAGE_ASSIGN_OR_RETURN(plan.buffers, analyzeBuffers(g, board, targets));
+  STOWAGE_ASSIGN_OR_RETURN(plan.buffers, analyzeBuffers(g, board, targets, options.ioInPools));
   if (options.aliasing) {
     AliasSummary aliases = assignAliases(g, plan.buffers, options.concatSlices);
     plan.remarks.insert(plan.remarks.end(), aliases.remarks.begin(), aliases.remarks.end());

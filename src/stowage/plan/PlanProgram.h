@@ -28,6 +28,9 @@ struct PlanOptions {
   /// With aliasing: the inputs of a Concat whose slices of the output are contiguous are written straight into
   /// them (no copy, no buffer of their own); off keeps views and in-place adds only.
   bool concatSlices = true;
+  /// `--io-in-pools`: graph inputs and outputs are planned into pools like other activations (see
+  /// analyzeBuffers) instead of living in memory the application passes.
+  bool ioInPools = false;
 };
 
 /// Plans every activation and constant of `g` (verified, scheduled in node order) over `board` (validated).

@@ -20,6 +20,10 @@ class AliasBuilder {
         index_[static_cast<size_t>(buffers[i].tensor)] = static_cast<int>(i);
         addLive(buffers[i], 1);
       }
+    // --io-in-pools: graph outputs have buffers, and the application reads them after the run.
+    holdsOutput_.assign(buffers.size(), false);
+    for (TensorId id : g.outputs)
+      if (index_[static_cast<size_t>(id)] >= 0) holdsOutput_[static_cast<size_t>(index_[static_cast<size_t>(id)])] = true;
   }
 
   AliasSummary run() {
@@ -112,7 +116,10 @@ class AliasBuilder {
       const size_t bytes = g_.tensor(in).byteSize();
       const bool first = std::find(n.inputs.begin(), n.inputs.begin() + static_cast<std::ptrdiff_t>(k), in) ==
                          n.inputs.begin() + static_cast<std::ptrdiff_t>(k);
-      if (first && g_.tensor(in).dtype == to.dtype && moveGroup(in, o, at)) ++summary_.slices;
+      // Graph inputs and outputs in pools (--io-in-pools) keep their own bytes: the application writes or reads them.
+      const bool io = std::find(g_.inputs.begin(), g_.inputs.end(), in) != g_.inputs.end() ||
+                      std::find(g_.outputs.begin(), g_.outputs.end(), in) != g_.outputs.end();
+      if (first && !io && g_.tensor(in).dtype == to.dtype && moveGroup(in, o, at)) ++summary_.slices;
       at += bytes;
     }
   }
@@ -143,6 +150,7 @@ class AliasBuilder {
       return false;
     }
     addLive(ib, 1);
+    if (holdsOutput_[static_cast<size_t>(r)]) holdsOutput_[static_cast<size_t>(into)] = true;
     const TensorId oldRoot = rb.tensor;
     for (PlacedBuffer& b : buffers_) {
       if (b.tensor != oldRoot && b.aliasOf != oldRoot) continue;
@@ -160,7 +168,7 @@ class AliasBuilder {
     if (r < 0 || index_[static_cast<size_t>(out)] < 0) return false;
     const Tensor &to = g_.tensor(out), &ti = g_.tensor(in);
     if (to.shape != ti.shape || to.dtype != ti.dtype) return false;
-    if (buffers_[static_cast<size_t>(r)].endStep != step + 1) return false;
+    if (buffers_[static_cast<size_t>(r)].endStep != step + 1 || holdsOutput_[static_cast<size_t>(r)]) return false;
     return rootOf(other) != r;
   }
 
@@ -182,6 +190,7 @@ class AliasBuilder {
     addLive(rb, 1);
     mb.aliasOf = rb.tensor;
     mb.aliasOffset = at;
+    if (holdsOutput_[static_cast<size_t>(m)]) holdsOutput_[static_cast<size_t>(r)] = true;
     summary_.savedBytes += mb.sizeBytes;
     return true;
   }
@@ -192,6 +201,7 @@ class AliasBuilder {
   bool concatSlices_;
   std::vector<int64_t> live_;  ///< per step: bytes of the group roots live there
   int slicesKept_ = 0;         ///< concat inputs left apart because aliasing them would raise the peak
+  std::vector<bool> holdsOutput_;  ///< per buffer: its group holds a graph output (never written over in place)
   AliasSummary summary_;
 };
 

@@ -24,8 +24,9 @@ struct AliasSummary {
 /// them: a member gets `aliasOf` = its group's root (the one buffer the planner places) and `aliasOffset` = where
 /// its bytes start in the root; the root's lifetime becomes the union [min firstStep, max endStep) of its
 /// members, its candidates the intersection of theirs (a member whose intersection would be empty stays a buffer
-/// of its own, with a remark), its reads the sum. Legal only between activations with a buffer (not graph
-/// inputs/outputs). A view or an in-place Add takes the bytes of its source (same size; the Add also the same
+/// of its own, with a remark), its reads the sum. Legal only between activations with a buffer (graph inputs
+/// and outputs have one only with --io-in-pools); an in-place Add's group must hold no graph output (the
+/// application reads those after the run). A view or an in-place Add takes the bytes of its source (same size; the Add also the same
 /// shape and dtype, and its group must end at that node: nothing reads the old bytes later). With
 /// `concatSlices`, a Concat whose output slices are contiguous (every output dimension before the axis is 1,
 /// e.g. NCHW on axis 1 with batch 1) takes each input's whole group into its slice: the group's root must be

@@ -39,7 +39,8 @@ const std::vector<std::string>* ruleList(const PlacementRule& rule, BufferRole r
 
 }  // namespace
 
-Result<std::vector<PlacedBuffer>> analyzeBuffers(const Graph& g, const Board& board, const NodeTargets& targets) {
+Result<std::vector<PlacedBuffer>> analyzeBuffers(const Graph& g, const Board& board, const NodeTargets& targets,
+                                                 bool ioInPools) {
   const std::vector<int> producer = g.producers();
   std::vector<std::vector<int>> readers(g.tensors.size());
   for (size_t step = 0; step < g.nodes.size(); ++step)
@@ -57,6 +58,26 @@ Result<std::vector<PlacedBuffer>> analyzeBuffers(const Graph& g, const Board& bo
     buffers.push_back(p);
   }
   const int steps = static_cast<int>(g.nodes.size());
+  if (ioInPools) {
+    std::vector<bool> added(g.tensors.size(), false);
+    for (const std::vector<TensorId>* ids : {&g.inputs, &g.outputs})
+      for (TensorId id : *ids) {
+        const size_t ti = static_cast<size_t>(id);
+        if (added[ti] || g.tensors[ti].isConstant()) continue;
+        added[ti] = true;
+        const bool isOutput = std::find(g.outputs.begin(), g.outputs.end(), id) != g.outputs.end();
+        PlacedBuffer p;
+        p.tensor = id;
+        p.role = BufferRole::Activation;
+        p.sizeBytes = g.tensors[ti].byteSize();
+        p.firstStep = producer[ti] >= 0 ? producer[ti] : 0;
+        int last = producer[ti];
+        for (int step : readers[ti]) last = std::max(last, step);
+        p.endStep = isOutput ? std::max(1, steps) : std::max(last + 1, p.firstStep + 1);
+        buffers.push_back(p);
+      }
+    std::sort(buffers.begin(), buffers.end(), [](const PlacedBuffer& a, const PlacedBuffer& b) { return a.tensor < b.tensor; });
+  }
   for (size_t i = 0; i < g.tensors.size(); ++i) {
     if (!g.tensors[i].isConstant() || readers[i].empty()) continue;
     PlacedBuffer p;
@@ -138,7 +159,7 @@ Result<std::vector<PlacedBuffer>> analyzeBuffers(const Graph& g, const Board& bo
       Diagnostic d = makeError(board.pins[k].origin, fmt::format("pin '{}={}' matches no tensor the planner places", board.pins[k].tensor,
                                                                  board.pins[k].pool));
       d.hint = "pins name intermediate tensors or constants (see `stowage compile --dump-ir`); graph inputs and outputs are "
-               "passed by the application and are not placed";
+               "passed by the application and are not placed (unless --io-in-pools)";
       return d;
     }
   return buffers;

@@ -18,7 +18,10 @@ namespace stowage {
 /// inputs or outputs, which the application passes as pointers) come first in tensor-id order, then every
 /// constant some node reads, live over the whole run [0, steps). Errors: a buffer no pool can hold (names
 /// the tensor and why each pool was excluded), a pin naming a pool the tensor cannot use, a pin that matches
-/// no tensor.
-Result<std::vector<PlacedBuffer>> analyzeBuffers(const Graph& g, const Board& board, const NodeTargets& targets);
+/// no tensor. With `ioInPools` (--io-in-pools) graph inputs and outputs are activation buffers too: an input is
+/// live from step 0 (the application writes it before the run) to its last reader, an output from its producer
+/// to the end of the run (the application reads it after).
+Result<std::vector<PlacedBuffer>> analyzeBuffers(const Graph& g, const Board& board, const NodeTargets& targets,
+                                                 bool ioInPools = false);
 
 }  // namespace stowage
