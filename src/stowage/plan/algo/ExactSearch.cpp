@@ -23,9 +23,9 @@
 //    size above the lowest offset any of them can still take: the lowest minimum offset among them (kept
 //    exact per section, and recomputed only where the buffer holding it rose or was placed), and at least the
 //    current offset, since placements never go down;
-//  - the same bound before propagation, evaluated once per candidate offset at a node: the sections failing
-//    it must all lie under the candidate and its size must cover their largest deficit, an O(1) test per
-//    candidate that rejects most failing placements before any propagation.
+//  - the same bound at the offset of the next placement, before any propagation: no candidate can start above
+//    the capacity minus the largest remaining section total, and as candidates come by offset, the first one
+//    above ends the node (this rejects most failing placements without propagating them).
 // Minimum offsets, lowest minimum offsets and remaining sizes are updated incrementally on every placement and
 // restored from trails on backtrack. When the placements leave a section boundary that no unplaced buffer
 // crosses, the two sides are independent and are solved one after the other, each from scratch (its buffers
@@ -244,43 +244,31 @@ class Search {
       return minOff_[a] != minOff_[b] ? minOff_[a] < minOff_[b] : rank_[a] < rank_[b];
     });
     std::vector<uint32_t> tried;
-    // The section bound at offset `off` before propagation (lowest minimum offsets only rise): the sections
-    // [negFirst, negLast] that would fail it even without the candidate, and by how much at most. A candidate
-    // passes only when it covers them all and its size makes up the deficit; place() then propagates.
-    size_t boundOff = kNone, deficit = 0;
-    uint32_t negFirst = 0, negLast = 0;
+    // Placements never go down, so the unplaced buffers over a section all end up at or above the offset of
+    // the next placement; they overlap pairwise there, so that offset must leave room for their summed size
+    // in every section: no candidate above cap - (largest remaining section total) can succeed.
+    size_t fullest = 0;
+    for (uint32_t s = lo; s < hi; ++s) fullest = std::max(fullest, total_[s]);
+    if (fullest > cap_) return Outcome::Infeasible;
+    const size_t highestStart = cap_ - fullest;
     for (uint32_t b : order) {
       const size_t off = minOff_[b];
-      if (off >= minHeight) break;  // dominated, and so is every later buffer
+      if (off >= minHeight) break;     // dominated, and so is every later buffer
+      if (off > highestStart) break;  // and so is every later buffer (the order is by offset)
       if (off < lastOff || (off == lastOff && rank_[b] < lastRank)) continue;  // not canonical
       if (std::find(tried.begin(), tried.end(), klass_[b]) != tried.end()) continue;
       tried.push_back(klass_[b]);
-      if (off != boundOff) {
-        boundOff = off;
-        deficit = 0;
-        negFirst = hi, negLast = lo;
-        for (uint32_t s = lo; s < hi; ++s) {
-          if (total_[s] == 0) continue;
-          const size_t need = std::max(lowest_[s], off) + total_[s];  // no overflow: both are at most ~2 x cap
-          if (need <= cap_) continue;
-          deficit = std::max(deficit, need - cap_);
-          negFirst = std::min(negFirst, s), negLast = s;
-        }
-      }
-      const bool passes = deficit == 0 || (first_[b] <= negFirst && negLast < end_[b] && size_[b] >= deficit);
       const size_t offMark = offTrail_.size(), lowestMark = lowestTrail_.size();
       Outcome o = Outcome::Infeasible;
-      if (passes) {
-        if (place(b, lo, hi)) {
-          solution_[b] = off;
-          bool split = false;
-          for (uint32_t s = first_[b]; s + 1 < end_[b]; ++s)
-            if (--cuts_[s] == 0 && lo <= s && s + 1 < hi) split = true;
-          o = split ? solveSplit(lo, hi, order) : search(lo, hi, order, off, rank_[b]);
-          for (uint32_t s = first_[b]; s + 1 < end_[b]; ++s) ++cuts_[s];
-        }
-        unplace(b, offMark, lowestMark);
+      if (place(b, lo, hi)) {
+        solution_[b] = off;
+        bool split = false;
+        for (uint32_t s = first_[b]; s + 1 < end_[b]; ++s)
+          if (--cuts_[s] == 0 && lo <= s && s + 1 < hi) split = true;
+        o = split ? solveSplit(lo, hi, order) : search(lo, hi, order, off, rank_[b]);
+        for (uint32_t s = first_[b]; s + 1 < end_[b]; ++s) ++cuts_[s];
       }
+      unplace(b, offMark, lowestMark);
       if (o != Outcome::Infeasible) return o;
       // Nothing unplaced overlaps b: its minimum offset can never rise, so after any later sibling it could
       // no longer be placed canonically. Its own branch covered every completion.
@@ -618,15 +606,17 @@ constexpr int kGapOrders = 4;
 /// with each of its orderings, all under the same node limit, which doubles every round (a deterministic
 /// schedule). Every run that ends within its limit is complete, so the first such run decides; only the
 /// overall deadline yields TimedOut.
-Outcome decide(Search& search, GapSearch& gap, size_t capacity, const Deadline& deadline,
+Outcome decide(Search& search, GapSearch& gap, ExactEngines engines, size_t capacity, const Deadline& deadline,
                std::vector<size_t>& offsets, size_t& nodes) {
   if (deadline.expired()) return Outcome::TimedOut;
+  const int orders = engines == ExactEngines::GapOnly ? 0 : kOrders;
+  const int gapOrders = engines == ExactEngines::CanonicalOnly ? 0 : kGapOrders;
   for (size_t limit = std::max<size_t>(search.bufferCount(), 64);; limit *= 2) {
-    for (int order = 0; order < kOrders; ++order) {
+    for (int order = 0; order < orders; ++order) {
       const Outcome o = search.run(capacity, order, limit, deadline, offsets, nodes);
       if (o != Outcome::NodeLimit) return o;
     }
-    for (int order = 0; order < kGapOrders; ++order) {
+    for (int order = 0; order < gapOrders; ++order) {
       const Outcome o = gap.run(capacity, order, limit, deadline, offsets, nodes);
       if (o != Outcome::NodeLimit) return o;
     }
@@ -636,7 +626,7 @@ Outcome decide(Search& search, GapSearch& gap, size_t capacity, const Deadline& 
 }  // namespace
 
 OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, const OffsetResult* incumbent,
-                        ExactStats* stats) {
+                        ExactStats* stats, ExactEngines engines) {
   Deadline deadline(options.timeLimitSeconds);
   ExactStats local;
   ExactStats& st = stats ? *stats : local;
@@ -663,7 +653,8 @@ OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, co
     if (size_t peak = peakOf(p, other.offsets); peak < bestPeak) best = std::move(other), bestPeak = peak;
   }
   const bool minimise = cap == std::numeric_limits<size_t>::max();
-  if (bestPeak == p.lowerBoundBytes || (!minimise && bestPeak <= cap)) {  // a heuristic already decides
+  const bool shortcut = engines == ExactEngines::Portfolio;
+  if ((minimise && bestPeak == p.lowerBoundBytes) || (shortcut && !minimise && bestPeak <= cap)) {  // a heuristic already decides
     r.offsets = std::move(best.offsets);
     r.status = bestPeak == p.lowerBoundBytes ? OffsetStatus::Optimal : OffsetStatus::Feasible;
     return r;
@@ -675,7 +666,7 @@ OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, co
   std::vector<size_t> offsets;
   if (!minimise) {
     st.decisions = 1;
-    const Outcome o = prepared ? decide(search, gap, cap, deadline, offsets, st.nodes) : Outcome::TimedOut;
+    const Outcome o = prepared ? decide(search, gap, engines, cap, deadline, offsets, st.nodes) : Outcome::TimedOut;
     switch (o) {
       case Outcome::Found:
         r.offsets = std::move(offsets);
@@ -692,7 +683,7 @@ OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, co
   while (!timedOut && lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
     ++st.decisions;
-    const Outcome o = decide(search, gap, mid, deadline, offsets, st.nodes);
+    const Outcome o = decide(search, gap, engines, mid, deadline, offsets, st.nodes);
     if (o == Outcome::Infeasible) {
       lo = mid + 1;
     } else if (o == Outcome::Found) {
