@@ -75,7 +75,8 @@ class Search {
     std::vector<uint8_t> starts(p_.sections + 1, 0), ends(p_.sections + 1, 0);
     for (uint32_t i : p_.active) starts[p_.first[i]] = 1, ends[p_.end[i]] = 1;
     std::vector<uint32_t> cliqueBefore(p_.sections + 1, 0);  // maximal sections before each fine boundary
-    for (uint32_t s = 0; s < p_.sections; ++s) cliqueBefore[s + 1] = cliqueBefore[s] + (starts[s] && ends[s + 1] ? 1 : 0);
+    for (uint32_t s = 0; s < p_.sections; ++s)
+      cliqueBefore[s + 1] = cliqueBefore[s] + (starts[s] && ends[s + 1] ? 1 : 0);
     S_ = cliqueBefore[p_.sections];
     for (uint32_t i : p_.active) {
       size_.push_back(p_.size[i]);
@@ -654,7 +655,8 @@ OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, co
   }
   const bool minimise = cap == std::numeric_limits<size_t>::max();
   const bool shortcut = engines == ExactEngines::Portfolio;
-  if ((minimise && bestPeak == p.lowerBoundBytes) || (shortcut && !minimise && bestPeak <= cap)) {  // a heuristic already decides
+  // A heuristic already decides: its plan reaches the lower bound, or fits the capacity (when one is asked).
+  if ((minimise && bestPeak == p.lowerBoundBytes) || (shortcut && !minimise && bestPeak <= cap)) {
     r.offsets = std::move(best.offsets);
     r.status = bestPeak == p.lowerBoundBytes ? OffsetStatus::Optimal : OffsetStatus::Feasible;
     return r;
