@@ -679,13 +679,17 @@ OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, co
     }
     return r;
   }
-  // Minimise: the optimum lies in [lo, hi]; hi is always achieved by best.
+  // Minimise by bisection: hi is always achieved by best, and the optimum is proved to lie in [lo, hi] until a
+  // probe times out. Each probe gets a quarter of the remaining time (at least 10 ms); a probe that times out
+  // leaves the lower half unproved and the search goes on in the upper half, so a hard capacity does not stop
+  // the search for better plans above it.
   size_t lo = p.lowerBoundBytes, hi = bestPeak;
   bool timedOut = !prepared;
-  while (!timedOut && lo < hi) {
+  while (prepared && lo < hi && !deadline.expired()) {
     const size_t mid = lo + (hi - lo) / 2;
     ++st.decisions;
-    const Outcome o = decide(search, gap, engines, mid, deadline, offsets, st.nodes);
+    const Deadline probe(std::min(deadline.remaining(), std::max(0.01, deadline.remaining() / 4)));
+    const Outcome o = decide(search, gap, engines, mid, probe, offsets, st.nodes);
     if (o == Outcome::Infeasible) {
       lo = mid + 1;
     } else if (o == Outcome::Found) {
@@ -693,8 +697,10 @@ OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, co
       hi = peakOf(p, offsets);
     } else {
       timedOut = true;
+      lo = mid + 1;
     }
   }
+  if (lo < hi) timedOut = true;  // the deadline ended the bisection
   r.offsets = std::move(best.offsets);
   r.status = timedOut ? OffsetStatus::Feasible : OffsetStatus::Optimal;
   return r;
