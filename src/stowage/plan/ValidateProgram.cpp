@@ -6,76 +6,138 @@
 #include <algorithm>
 #include <limits>
 
-#include "stowage/plan/Validate.h"
-
 namespace stowage {
 
-Status validateProgramPlan(const ProgramPlan& plan, const std::function<std::string(TensorId)>& nameOf) {
+const char* programPlanFailureName(ProgramPlanFailure failure) {
+  switch (failure) {
+    case ProgramPlanFailure::None: return "none";
+    case ProgramPlanFailure::NoPool: return "no-pool";
+    case ProgramPlanFailure::NotACandidate: return "not-a-candidate";
+    case ProgramPlanFailure::NotInPinnedPool: return "not-in-pinned-pool";
+    case ProgramPlanFailure::NoSuchBank: return "no-such-bank";
+    case ProgramPlanFailure::Misaligned: return "misaligned";
+    case ProgramPlanFailure::OutOfBank: return "out-of-bank";
+    case ProgramPlanFailure::OutOfPool: return "out-of-pool";
+    case ProgramPlanFailure::BadAlias: return "bad-alias";
+    case ProgramPlanFailure::AliasOutsideRoot: return "alias-outside-root";
+    case ProgramPlanFailure::EmptyLifetime: return "empty-lifetime";
+    case ProgramPlanFailure::Overlap: return "overlap";
+  }
+  return "?";
+}
+
+ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<std::string(TensorId)>& nameOf) {
   const Board& board = plan.board;
   auto name = [&](const PlacedBuffer& b) { return nameOf ? nameOf(b.tensor) : fmt::format("tensor #{}", b.tensor); };
-  std::vector<MemoryPlan> perPool(board.pools.size());
-  for (const PlacedBuffer& b : plan.buffers) {
+  auto fail = [](ProgramPlanFailure kind, size_t first, size_t second, int pool, std::string location,
+                 std::string message) {
+    ProgramPlanCheck c;
+    c.failure = kind;
+    c.first = first;
+    c.second = second;
+    c.pool = pool;
+    c.diagnostic = makeError(std::move(location), std::move(message));
+    return c;
+  };
+  // Per pool: the planned (non-alias) buffers flattened for checkOffsets, and their indices in plan.buffers.
+  std::vector<std::vector<Buffer>> flatOf(board.pools.size());
+  std::vector<std::vector<size_t>> offsetsOf(board.pools.size()), indexOf(board.pools.size());
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const PlacedBuffer& b = plan.buffers[i];
     if (b.slot.pool < 0 || static_cast<size_t>(b.slot.pool) >= board.pools.size())
-      return makeError("memory plan", fmt::format("buffer '{}' has no pool", name(b)));
-    const MemoryPool& pool = board.pools[static_cast<size_t>(b.slot.pool)];
+      return fail(ProgramPlanFailure::NoPool, i, kNoBufferIndex, -1, "memory plan",
+                  fmt::format("buffer '{}' has no pool", name(b)));
+    const int p = b.slot.pool;
+    const MemoryPool& pool = board.pools[static_cast<size_t>(p)];
     const std::string where = fmt::format("memory plan: pool '{}'", pool.name);
-    if (std::find(b.candidates.begin(), b.candidates.end(), b.slot.pool) == b.candidates.end())
-      return makeError(where, fmt::format("buffer '{}' is in a pool that is not one of its candidates", name(b)));
-    if (b.pinnedPool >= 0 && b.pinnedPool != b.slot.pool)
-      return makeError(where, fmt::format("buffer '{}' is pinned to pool '{}' but placed here", name(b),
-                                          board.pools[static_cast<size_t>(b.pinnedPool)].name));
+    auto failHere = [&](ProgramPlanFailure kind, std::string message, size_t second = kNoBufferIndex) {
+      return fail(kind, i, second, p, where, std::move(message));
+    };
+    if (std::find(b.candidates.begin(), b.candidates.end(), p) == b.candidates.end())
+      return failHere(ProgramPlanFailure::NotACandidate,
+                      fmt::format("buffer '{}' is in a pool that is not one of its candidates", name(b)));
+    if (b.pinnedPool >= 0 && b.pinnedPool != p)
+      return failHere(ProgramPlanFailure::NotInPinnedPool,
+                      fmt::format("buffer '{}' is pinned to pool '{}' but placed here", name(b),
+                                  static_cast<size_t>(b.pinnedPool) < board.pools.size()
+                                      ? board.pools[static_cast<size_t>(b.pinnedPool)].name
+                                      : fmt::format("#{}", b.pinnedPool)));
     const int banks = std::max(1, pool.banks);
     if (b.slot.bank < 0 || b.slot.bank >= banks)
-      return makeError(where, fmt::format("buffer '{}' is in bank {}, but the pool has {}", name(b), b.slot.bank, banks));
+      return failHere(ProgramPlanFailure::NoSuchBank,
+                      fmt::format("buffer '{}' is in bank {}, but the pool has {}", name(b), b.slot.bank, banks));
     // A declared alias inside its root (a Concat slice) is aligned only to its element size; the root is checked.
     if (pool.alignment > 1 && b.offset % pool.alignment != 0 && b.aliasOf == kNoTensor)
-      return makeError(where, fmt::format("buffer '{}' at offset {} is not aligned to {} bytes", name(b), b.offset, pool.alignment));
+      return failHere(ProgramPlanFailure::Misaligned, fmt::format("buffer '{}' at offset {} is not aligned to {} bytes",
+                                                                  name(b), b.offset, pool.alignment));
     const size_t end = b.offset + b.sizeBytes;
+    if (end < b.offset)
+      return failHere(ProgramPlanFailure::OutOfPool,
+                      fmt::format("buffer '{}' at offset {} with {} bytes overflows the address space", name(b),
+                                  b.offset, b.sizeBytes));
     if (banks > 1) {
       const size_t bankStart = static_cast<size_t>(b.slot.bank) * pool.bankSizeBytes;
       if (b.offset < bankStart || end > bankStart + pool.bankSizeBytes)
-        return makeError(where, fmt::format("buffer '{}' bytes [{}, {}) leave bank {} [{}, {})", name(b), b.offset, end, b.slot.bank,
-                                            bankStart, bankStart + pool.bankSizeBytes));
+        return failHere(ProgramPlanFailure::OutOfBank,
+                        fmt::format("buffer '{}' bytes [{}, {}) leave bank {} [{}, {})", name(b), b.offset, end,
+                                    b.slot.bank, bankStart, bankStart + pool.bankSizeBytes));
     }
     if (pool.sizeBytes && end > *pool.sizeBytes)
-      return makeError(where, fmt::format("buffer '{}' bytes [{}, {}) end past the pool's {} bytes", name(b), b.offset, end, *pool.sizeBytes));
+      return failHere(ProgramPlanFailure::OutOfPool, fmt::format("buffer '{}' bytes [{}, {}) end past the pool's {} bytes",
+                                                                 name(b), b.offset, end, *pool.sizeBytes));
     if (b.aliasOf != kNoTensor) {
       // A declared alias: bytes [aliasOffset, aliasOffset + size) of its root's, within the root's lifetime. The
       // root stands for the group in the overlap check below.
       const int r = plan.bufferOf(b.aliasOf);
       const PlacedBuffer* root = r >= 0 ? &plan.buffers[static_cast<size_t>(r)] : nullptr;
-      if (root == nullptr || root->aliasOf != kNoTensor || root->role != BufferRole::Activation || b.role != BufferRole::Activation)
-        return makeError(where, fmt::format("buffer '{}' is declared an alias of tensor #{}, which is not a planned activation buffer",
-                                            name(b), b.aliasOf));
+      if (root == nullptr || root->aliasOf != kNoTensor || root->role != BufferRole::Activation ||
+          b.role != BufferRole::Activation)
+        return failHere(ProgramPlanFailure::BadAlias,
+                        fmt::format("buffer '{}' is declared an alias of tensor #{}, which is not a planned activation "
+                                    "buffer",
+                                    name(b), b.aliasOf),
+                        r >= 0 ? static_cast<size_t>(r) : kNoBufferIndex);
       if (root->slot != b.slot || b.aliasOffset > root->sizeBytes || b.sizeBytes > root->sizeBytes - b.aliasOffset ||
           b.offset != root->offset + b.aliasOffset || b.firstStep < root->firstStep || b.endStep > root->endStep)
-        return makeError(where, fmt::format("buffer '{}' (bytes [{}, {}), steps {}..{}) is declared an alias of '{}' but is not "
-                                            "inside its bytes [{}, {}) and steps {}..{}",
-                                            name(b), b.offset, end, b.firstStep, b.endStep - 1, name(*root), root->offset,
-                                            root->offset + root->sizeBytes, root->firstStep, root->endStep - 1));
+        return failHere(ProgramPlanFailure::AliasOutsideRoot,
+                        fmt::format("buffer '{}' (bytes [{}, {}), steps {}..{}) is declared an alias of '{}' but is not "
+                                    "inside its bytes [{}, {}) and steps {}..{}",
+                                    name(b), b.offset, end, b.firstStep, b.endStep - 1, name(*root), root->offset,
+                                    root->offset + root->sizeBytes, root->firstStep, root->endStep - 1),
+                        static_cast<size_t>(r));
       continue;
     }
     Buffer flat;
     flat.tensor = b.tensor;
     flat.sizeBytes = b.sizeBytes;
-    flat.alignment = std::max<size_t>(1, pool.alignment);
+    flat.alignment = 1;  // checked above against the pool's alignment
     flat.firstStep = b.firstStep;
     flat.endStep = b.endStep;
-    MemoryPlan& mp = perPool[static_cast<size_t>(b.slot.pool)];
-    mp.buffers.push_back(flat);
-    mp.offsets.push_back(b.offset);
-    mp.workspaceBytes = std::max(mp.workspaceBytes, end);
+    flatOf[static_cast<size_t>(p)].push_back(flat);
+    offsetsOf[static_cast<size_t>(p)].push_back(b.offset);
+    indexOf[static_cast<size_t>(p)].push_back(i);
   }
   // Overlap in address while live, per pool (banks are disjoint ranges of the pool's offsets).
-  for (size_t pi = 0; pi < perPool.size(); ++pi) {
-    Status s = validatePlan(perPool[pi], nameOf);
-    if (!s.ok()) {
-      Diagnostic d = s.error();
-      d.location = fmt::format("memory plan: pool '{}'", board.pools[pi].name);
-      return d;
-    }
+  for (size_t p = 0; p < board.pools.size(); ++p) {
+    const std::vector<size_t>& index = indexOf[p];
+    PlanCheck c = checkOffsets(flatOf[p], offsetsOf[p], std::numeric_limits<size_t>::max(),
+                               [&](size_t k) { return name(plan.buffers[index[k]]); });
+    if (c.ok()) continue;
+    // Offsets are present, alignment 1 and the capacity unlimited, so only these three remain possible.
+    const ProgramPlanFailure kind = c.failure == PlanFailure::Overlap         ? ProgramPlanFailure::Overlap
+                                    : c.failure == PlanFailure::EmptyLifetime ? ProgramPlanFailure::EmptyLifetime
+                                                                              : ProgramPlanFailure::OutOfPool;
+    return fail(kind, c.first == kNoBufferIndex ? kNoBufferIndex : index[c.first],
+                c.second == kNoBufferIndex ? kNoBufferIndex : index[c.second], static_cast<int>(p),
+                fmt::format("memory plan: pool '{}'", board.pools[p].name), c.message);
   }
-  return Status::success();
+  return ProgramPlanCheck{};
+}
+
+Status validateProgramPlan(const ProgramPlan& plan, const std::function<std::string(TensorId)>& nameOf) {
+  ProgramPlanCheck c = checkProgramPlan(plan, nameOf);
+  if (c.ok()) return Status::success();
+  return c.diagnostic;
 }
 
 }  // namespace stowage

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "stowage/plan/Validate.h"
+#include "stowage/plan/algo/ExactSearch.h"
 #include "stowage/plan/algo/FirstFit.h"
 #include "stowage/plan/algo/GreedySize.h"
 #include "stowage/plan/algo/OffsetAlgorithm.h"
@@ -77,6 +78,22 @@ size_t bruteForceOptimum(const std::vector<Buffer>& b) {
   };
   recurse(recurse, 0);
   return best;
+}
+
+/// One engine of exact alone (no greedy shortcut), its plan checked by the validator.
+OffsetResult runEngine(ExactEngines engine, const std::vector<Buffer>& buffers, size_t capacity = kUnlimited) {
+  OffsetOptions o;
+  o.capacityBytes = capacity;
+  o.timeLimitSeconds = 10.0;
+  OffsetResult r = placeExact(makeOffsetProblem(buffers), o, nullptr, nullptr, engine);
+  if (!r.offsets.empty()) {
+    PlanCheck c = checkOffsets(buffers, r.offsets, capacity);
+    EXPECT_TRUE(c.ok()) << "engine " << static_cast<int>(engine) << ": " << c.message;
+    size_t peak = 0;
+    for (size_t i = 0; i < buffers.size(); ++i) peak = std::max(peak, r.offsets[i] + buffers[i].sizeBytes);
+    r.peakBytes = peak;
+  }
+  return r;
 }
 
 /// splitmix64 for reproducible random instances.
@@ -194,6 +211,21 @@ TEST(OffsetAlgorithms, RandomSmallInstancesMatchBruteForce) {
       }
       if (std::string(name) == "greedy-size" && r.peakBytes > optimum) ++greedyMissed;
     }
+    // Each engine of the portfolio alone (the canonical search, the gap search) reaches the optimum too, and
+    // decides the capacity at the optimum (fits) and one byte below (proved infeasible) without the greedy
+    // shortcut.
+    for (ExactEngines engine : {ExactEngines::CanonicalOnly, ExactEngines::GapOnly}) {
+      SCOPED_TRACE(::testing::Message() << "engine " << static_cast<int>(engine));
+      OffsetResult alone = runEngine(engine, b);
+      ASSERT_EQ(alone.peakBytes, optimum);
+      ASSERT_EQ(alone.status, OffsetStatus::Optimal);
+      OffsetResult at = runEngine(engine, b, optimum);
+      ASSERT_FALSE(at.offsets.empty());
+      ASSERT_LE(at.peakBytes, optimum);
+      if (optimum > 0) {
+        ASSERT_EQ(runEngine(engine, b, optimum - 1).status, OffsetStatus::Infeasible);
+      }
+    }
     // Decision mode: the optimum fits, one byte less is proved infeasible.
     OffsetResult fits = run("exact", b, optimum);
     ASSERT_NE(fits.status, OffsetStatus::Infeasible);
@@ -207,6 +239,33 @@ TEST(OffsetAlgorithms, RandomSmallInstancesMatchBruteForce) {
   // The sample must include instances where the proof needed search, and where greedy is not optimal.
   EXPECT_GT(provedInfeasibleAboveBound, 10);
   EXPECT_GT(greedyMissed, 10);
+}
+
+TEST(OffsetAlgorithms, ExactEnginesAgreeOnLargerRandomInstances) {
+  // Too many buffers for brute force: the two engines, both complete and built differently, must agree on the
+  // optimum and on the infeasibility one byte below it; every plan passes the validator (in runEngine).
+  Rng rng{31337};
+  int searched = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    const int n = 9 + rng.below(3);  // 9..11 buffers
+    std::vector<Buffer> b = randomInstance(rng, n, iter % 2 == 1);
+    SCOPED_TRACE(::testing::Message() << "instance " << iter << " (" << n << " buffers)");
+    OffsetResult canonical = runEngine(ExactEngines::CanonicalOnly, b);
+    OffsetResult gap = runEngine(ExactEngines::GapOnly, b);
+    ASSERT_EQ(canonical.status, OffsetStatus::Optimal);
+    ASSERT_EQ(gap.status, OffsetStatus::Optimal);
+    ASSERT_EQ(canonical.peakBytes, gap.peakBytes);
+    ASSERT_GE(canonical.peakBytes, canonical.lowerBoundBytes);
+    if (canonical.peakBytes > canonical.lowerBoundBytes) {
+      ++searched;
+      for (ExactEngines engine : {ExactEngines::CanonicalOnly, ExactEngines::GapOnly}) {
+        ASSERT_EQ(runEngine(engine, b, canonical.peakBytes - 1).status, OffsetStatus::Infeasible)
+            << "engine " << static_cast<int>(engine);
+      }
+    }
+    ASSERT_EQ(run("exact", b).peakBytes, canonical.peakBytes);
+  }
+  EXPECT_GT(searched, 30) << "the sample must include instances whose optimum is above the lower bound";
 }
 
 TEST(OffsetAlgorithms, ExactSolvesIndependentPartsAndIdenticalBuffers) {

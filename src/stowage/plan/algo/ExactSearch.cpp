@@ -9,21 +9,29 @@
 // minimum offset, and a branch places one of them there, never going back below (offset, rank) of the
 // previous placement.
 //
+// Sections. The search works on the maximal sections only: those whose set of live buffers is not contained
+// in a neighbour's (a buffer starts at the left boundary and one ends at the right one), the maximal cliques of
+// the interval graph. Two buffers overlap in time exactly when they share one, each buffer's ones are
+// consecutive, and the bound below on any other section is implied by a maximal one.
+//
 // Pruning, all valid for the minimum-sum plan above:
 //  - dominance: a buffer is not placed at an offset at or above the lowest top (minimum offset + size) of
 //    another unplaced buffer: that buffer would fit entirely below, so a smaller-sum plan exists;
 //  - identical buffers (same size, alignment and sections) are branched on once per node;
 //  - inference: a buffer whose minimum offset + size exceeds the capacity fails the branch;
 //  - section bound: in a section, the unplaced buffers crossing it overlap pairwise, so they need their summed
-//    size above the section's floor. The floor is the top of the last buffer placed over the section (and at
-//    least the current offset, since placements never go down), lifted to the lowest minimum offset of an
-//    unplaced buffer crossing it.
-// Floors, minimum offsets and remaining sizes are updated incrementally on every placement and restored from
-// trails on backtrack. When the placements leave a section boundary that no unplaced buffer crosses, the two
-// sides are independent and are solved one after the other, each from scratch (its buffers re-ranked with
-// the current remaining sizes); a failing side fails the branch. Several preorderings are run in turn with
-// doubling node limits, interleaved with the previous engine (GapSearch below) under doubling time slices: a
-// portfolio. Any run that finishes is complete and decides.
+//    size above the lowest offset any of them can still take: the lowest minimum offset among them (kept
+//    exact per section, and recomputed only where the buffer holding it rose or was placed), and at least the
+//    current offset, since placements never go down;
+//  - the same bound at the offset of the next placement, before any propagation: no candidate can start above
+//    the capacity minus the largest remaining section total, and as candidates come by offset, the first one
+//    above ends the node (this rejects most failing placements without propagating them).
+// Minimum offsets, lowest minimum offsets and remaining sizes are updated incrementally on every placement and
+// restored from trails on backtrack. When the placements leave a section boundary that no unplaced buffer
+// crosses, the two sides are independent and are solved one after the other, each from scratch (its buffers
+// re-ranked with the current remaining sizes); a failing side fails the branch. Several preorderings are run
+// in turn, interleaved with the previous engine (GapSearch below), every run under the same node limit,
+// doubling each round: a deterministic portfolio. Any run that finishes is complete and decides.
 #include "stowage/plan/algo/ExactSearch.h"
 
 #include <algorithm>
@@ -50,7 +58,7 @@ size_t alignUpTo(size_t v, size_t a) { return (v + a - 1) / a * a; }
 enum class Outcome { Found, Infeasible, TimedOut, NodeLimit };
 
 /// The preorderings of the portfolio: keys compared in turn, larger first. T: the largest initial sum of
-/// sizes over the buffer's sections; A: size x sections; Z: size; W: sections (the lifetime's width).
+/// sizes over the buffer's sections; A: size x width; Z: size; W: the lifetime's width in time steps.
 constexpr const char* kHeuristics[] = {"WAT", "TAW", "TWA"};
 
 class Search {
@@ -61,13 +69,23 @@ class Search {
   bool prepare(const Deadline& deadline) {
     m_ = p_.active.size();
     if (m_ > kMaxSearchBuffers) return false;
+    // Only the sections whose live set is a maximal clique matter: every other section's buffers are a
+    // subset of a neighbour's, whose bound is at least as strong, and every overlap is witnessed in one of
+    // them. A section is maximal when a buffer starts at its left boundary and one ends at its right one.
+    std::vector<uint8_t> starts(p_.sections + 1, 0), ends(p_.sections + 1, 0);
+    for (uint32_t i : p_.active) starts[p_.first[i]] = 1, ends[p_.end[i]] = 1;
+    std::vector<uint32_t> cliqueBefore(p_.sections + 1, 0);  // maximal sections before each fine boundary
+    for (uint32_t s = 0; s < p_.sections; ++s)
+      cliqueBefore[s + 1] = cliqueBefore[s] + (starts[s] && ends[s + 1] ? 1 : 0);
+    S_ = cliqueBefore[p_.sections];
     for (uint32_t i : p_.active) {
       size_.push_back(p_.size[i]);
       align_.push_back(p_.alignment[i]);
-      first_.push_back(p_.first[i]);
-      end_.push_back(p_.end[i]);
+      first_.push_back(cliqueBefore[p_.first[i]]);
+      end_.push_back(cliqueBefore[p_.end[i]]);
+      width_.push_back(static_cast<uint64_t>(std::max(1, p_.endStep[i] - p_.firstStep[i])));
     }
-    const uint32_t S = p_.sections;
+    const uint32_t S = S_;
     // Buffers crossing each section (CSR).
     secStart_.assign(S + 1, 0);
     size_t entries = 0;
@@ -119,23 +137,6 @@ class Search {
       klass_[b] = classes.emplace(std::make_tuple(size_[b], align_[b], first_[b], end_[b]),
                                   static_cast<uint32_t>(classes.size()))
                       .first->second;
-    // Lifetime widths in time steps for the preorderings. Only the start steps are kept in the problem, so a
-    // boundary where no buffer starts gets its time interpolated between its neighbours.
-    {
-      std::vector<double> t(S + 1, -1.0);
-      for (size_t b = 0; b < m_; ++b) t[first_[b]] = p_.firstStep[p_.active[b]];
-      int lastKnown = -1;
-      for (int k = 0; k <= static_cast<int>(S); ++k) {
-        if (t[k] < 0) continue;
-        for (int j = lastKnown + 1; j < k; ++j)
-          t[j] = lastKnown < 0 ? t[k] - (k - j) : t[lastKnown] + (t[k] - t[lastKnown]) * (j - lastKnown) / (k - lastKnown);
-        lastKnown = k;
-      }
-      const double step = lastKnown > 0 ? (t[lastKnown] - t[0]) / lastKnown : 1.0;
-      for (int j = lastKnown + 1; j <= static_cast<int>(S); ++j) t[j] = (lastKnown < 0 ? 0.0 : t[lastKnown]) + step * (j - lastKnown);
-      width_.resize(m_);
-      for (size_t b = 0; b < m_; ++b) width_[b] = static_cast<uint64_t>(std::max(1.0, t[end_[b]] - t[first_[b]]));
-    }
     // Initial sum of sizes per section, and the keys of the preorderings.
     initialTotal_.assign(S, 0);
     for (size_t b = 0; b < m_; ++b)
@@ -154,16 +155,16 @@ class Search {
               std::vector<size_t>& offsets, size_t& nodes) {
     cap_ = capacity;
     setRanks(heuristic);
-    const uint32_t S = p_.sections;
-    floor_.assign(S, 0);
+    const uint32_t S = S_;
+    lowest_.assign(S, 0);
     total_ = initialTotal_;
     offset_.assign(m_, kNone);
     solution_.assign(m_, 0);
     minOff_.assign(m_, 0);
-    stamp_.assign(S, 0);
-    stampNow_ = 0;
+    reach_.assign(m_, 0);
+    stale_.assign(S, 0);
     offTrail_.clear();
-    floorTrail_.clear();
+    lowestTrail_.clear();
     cuts_.assign(S, 0);
     for (size_t b = 0; b < m_; ++b)
       for (uint32_t s = first_[b]; s + 1 < end_[b]; ++s) ++cuts_[s];
@@ -244,13 +245,21 @@ class Search {
       return minOff_[a] != minOff_[b] ? minOff_[a] < minOff_[b] : rank_[a] < rank_[b];
     });
     std::vector<uint32_t> tried;
+    // Placements never go down, so the unplaced buffers over a section all end up at or above the offset of
+    // the next placement; they overlap pairwise there, so that offset must leave room for their summed size
+    // in every section: no candidate above cap - (largest remaining section total) can succeed.
+    size_t fullest = 0;
+    for (uint32_t s = lo; s < hi; ++s) fullest = std::max(fullest, total_[s]);
+    if (fullest > cap_) return Outcome::Infeasible;
+    const size_t highestStart = cap_ - fullest;
     for (uint32_t b : order) {
       const size_t off = minOff_[b];
-      if (off >= minHeight) break;  // dominated, and so is every later buffer
+      if (off >= minHeight) break;     // dominated, and so is every later buffer
+      if (off > highestStart) break;  // and so is every later buffer (the order is by offset)
       if (off < lastOff || (off == lastOff && rank_[b] < lastRank)) continue;  // not canonical
       if (std::find(tried.begin(), tried.end(), klass_[b]) != tried.end()) continue;
       tried.push_back(klass_[b]);
-      const size_t offMark = offTrail_.size(), floorMark = floorTrail_.size();
+      const size_t offMark = offTrail_.size(), lowestMark = lowestTrail_.size();
       Outcome o = Outcome::Infeasible;
       if (place(b, lo, hi)) {
         solution_[b] = off;
@@ -260,7 +269,7 @@ class Search {
         o = split ? solveSplit(lo, hi, order) : search(lo, hi, order, off, rank_[b]);
         for (uint32_t s = first_[b]; s + 1 < end_[b]; ++s) ++cuts_[s];
       }
-      unplace(b, offMark, floorMark);
+      unplace(b, offMark, lowestMark);
       if (o != Outcome::Infeasible) return o;
       // Nothing unplaced overlaps b: its minimum offset can never rise, so after any later sibling it could
       // no longer be placed canonically. Its own branch covered every completion.
@@ -307,58 +316,58 @@ class Search {
     const size_t off = minOff_[b];
     const size_t top = off + size_[b];
     offset_[b] = off;
-    ++stampNow_;
+    reach_[b] = kNone;
+    for (uint32_t s = first_[b]; s < end_[b]; ++s) total_[s] -= size_[b];
+    dirty_.clear();
+    // A section's lowest minimum offset can only change where the buffer holding it rose or was placed.
+    auto touch = [&](uint32_t s, size_t old) {
+      if (lowest_[s] == old && !stale_[s]) stale_[s] = 1, dirty_.push_back(s);
+    };
     for (size_t k = ovStart_[b]; k < ovStart_[b + 1]; ++k) {
       const uint32_t o = ovList_[k];
       if (offset_[o] != kNone || minOff_[o] >= top) continue;
-      offTrail_.emplace_back(o, minOff_[o]);
-      minOff_[o] = alignUpTo(top, align_[o]);
-      for (uint32_t s = first_[o]; s < end_[o]; ++s) stamp_[s] = stampNow_;
+      const size_t old = minOff_[o];
+      offTrail_.emplace_back(o, old);
+      minOff_[o] = reach_[o] = alignUpTo(top, align_[o]);
+      for (uint32_t s = first_[o]; s < end_[o]; ++s) touch(s, old);
     }
-    for (uint32_t s = first_[b]; s < end_[b]; ++s) {
-      floorTrail_.emplace_back(s, floor_[s]);
-      floor_[s] = top;
-      total_[s] -= size_[b];
-      stamp_[s] = stampNow_;
+    for (uint32_t s = first_[b]; s < end_[b]; ++s) touch(s, off);
+    for (uint32_t s : dirty_) {
+      stale_[s] = 0;
+      size_t lowest = kNone;
+      for (size_t k = secStart_[s]; k < secStart_[s + 1]; ++k) lowest = std::min(lowest, reach_[secList_[k]]);
+      if (lowest != lowest_[s]) {
+        lowestTrail_.emplace_back(s, lowest_[s]);
+        lowest_[s] = lowest;
+      }
     }
-    bool ok = true;
+    // Every unplaced buffer over a section lies at or above the section's lowest minimum offset and (placements
+    // never go down) at or above `off`; they overlap pairwise there, so they need their summed size above it.
     for (uint32_t s = lo; s < hi; ++s) {
       if (total_[s] == 0) continue;
-      if (stamp_[s] == stampNow_) {
-        size_t lowest = kNone;
-        for (size_t k = secStart_[s]; k < secStart_[s + 1]; ++k) {
-          const uint32_t o = secList_[k];
-          if (offset_[o] == kNone) lowest = std::min(lowest, minOff_[o]);
-        }
-        if (lowest != kNone && floor_[s] < lowest) {
-          floorTrail_.emplace_back(s, floor_[s]);
-          floor_[s] = lowest;
-        }
-      }
-      const size_t fl = std::max(floor_[s], off);
-      if (fl > cap_ || total_[s] > cap_ - fl) {
-        ok = false;
-        break;
-      }
+      const size_t fl = std::max(lowest_[s], off);
+      if (fl > cap_ || total_[s] > cap_ - fl) return false;
     }
-    return ok;
+    return true;
   }
 
-  void unplace(uint32_t b, size_t offMark, size_t floorMark) {
-    while (floorTrail_.size() > floorMark) {
-      floor_[floorTrail_.back().first] = floorTrail_.back().second;
-      floorTrail_.pop_back();
+  void unplace(uint32_t b, size_t offMark, size_t lowestMark) {
+    while (lowestTrail_.size() > lowestMark) {
+      lowest_[lowestTrail_.back().first] = lowestTrail_.back().second;
+      lowestTrail_.pop_back();
     }
     while (offTrail_.size() > offMark) {
-      minOff_[offTrail_.back().first] = offTrail_.back().second;
+      minOff_[offTrail_.back().first] = reach_[offTrail_.back().first] = offTrail_.back().second;
       offTrail_.pop_back();
     }
+    reach_[b] = minOff_[b];
     for (uint32_t s = first_[b]; s < end_[b]; ++s) total_[s] += size_[b];
     offset_[b] = kNone;
   }
 
   const OffsetProblem& p_;
   size_t m_ = 0, cap_ = 0, nodeLimit_ = 0, used_ = 0;
+  uint32_t S_ = 0;  ///< maximal sections (the search's sections; first_/end_ index them)
   size_t* nodes_ = nullptr;
   const char* keys_ = "";
   const Deadline* deadline_ = nullptr;
@@ -368,10 +377,12 @@ class Search {
   std::vector<uint32_t> secList_, ovList_;
   std::vector<size_t> initialTotal_, maxTotal_;
   std::vector<uint64_t> width_;
-  std::vector<size_t> floor_, total_, offset_, minOff_, solution_;
-  std::vector<uint64_t> stamp_;
-  uint64_t stampNow_ = 0;
-  std::vector<std::pair<uint32_t, size_t>> offTrail_, floorTrail_;
+  std::vector<size_t> total_, offset_, minOff_, solution_;
+  std::vector<size_t> lowest_;  ///< per section: the lowest minimum offset of an unplaced buffer over it (kNone: none)
+  std::vector<size_t> reach_;   ///< per buffer: its minimum offset while unplaced, kNone once placed
+  std::vector<uint8_t> stale_;  ///< per section: queued in dirty_
+  std::vector<uint32_t> dirty_;  ///< sections whose lowest minimum offset may have changed in place()
+  std::vector<std::pair<uint32_t, size_t>> offTrail_, lowestTrail_;
 };
 
 /// The previous engine, kept as a second member of the portfolio (it solves some instances the canonical
@@ -392,8 +403,10 @@ class GapSearch {
     }
   }
 
-  /// One complete search at `capacity` with value ordering `order` (0..kOrders-1), stopped by `deadline`.
-  Outcome run(size_t capacity, int order, const Deadline& deadline, std::vector<size_t>& offsets, size_t& nodes) {
+  /// One complete search at `capacity` with value ordering `order` (0..kGapOrders-1), stopped by `deadline`
+  /// or after `nodeLimit` nodes.
+  Outcome run(size_t capacity, int order, size_t nodeLimit, const Deadline& deadline, std::vector<size_t>& offsets,
+              size_t& nodes) {
     cap_ = capacity;
     order_ = order;
     deadline_ = &deadline;
@@ -410,14 +423,17 @@ class GapSearch {
     blockTrail_.clear();
     frames_.clear();
     placedCount_ = 0;
+    used_ = 0;
+    nodeLimit_ = nodeLimit;
     nodes_ = &nodes;
 
     if (m_ == 0) return finish(offsets);
     Frame root;
     if (!evaluate(0, root)) return Outcome::Infeasible;
     frames_.push_back(std::move(root));
-    while (!frames_.empty()) {
-      if (deadline_->expired()) return Outcome::TimedOut;
+    for (size_t step = 1; !frames_.empty(); ++step) {
+      if (used_ > nodeLimit_) return Outcome::NodeLimit;
+      if ((step & 15) == 0 && deadline_->expired()) return Outcome::TimedOut;
       Frame& f = frames_.back();
       if (f.placed != kNone) {  // back from the branch "f.placed is next at f.level": block it
         unplace(f.placed);
@@ -509,6 +525,7 @@ class GapSearch {
   /// be completed within the capacity.
   bool evaluate(size_t minLevel, Frame& f) {
     ++*nodes_;
+    ++used_;
     f.blockMark = blockTrail_.size();
     size_t level = kNone;
     bool anyEligible = false;
@@ -572,7 +589,7 @@ class GapSearch {
   const OffsetProblem& p_;
   const Deadline* deadline_ = nullptr;
   int order_ = 0;
-  size_t m_ = 0, cap_ = 0, placedCount_ = 0;
+  size_t m_ = 0, cap_ = 0, placedCount_ = 0, nodeLimit_ = 0, used_ = 0;
   size_t* nodes_ = nullptr;
   std::vector<size_t> size_, align_;
   std::vector<uint32_t> first_, end_;
@@ -586,26 +603,23 @@ class GapSearch {
 constexpr int kOrders = static_cast<int>(sizeof(kHeuristics) / sizeof(kHeuristics[0]));
 constexpr int kGapOrders = 4;
 
-/// Runs the portfolio at `capacity` in rounds: the canonical search with each preordering under a node limit,
-/// then the gap search with each of its orderings under a time slice; limits double every round. Every run
-/// that ends within its limit is complete, so the first such run decides; only the overall deadline yields
-/// TimedOut.
-Outcome decide(Search& search, GapSearch& gap, size_t capacity, const Deadline& deadline,
+/// Runs the portfolio at `capacity` in rounds: the canonical search with each preordering, then the gap search
+/// with each of its orderings, all under the same node limit, which doubles every round (a deterministic
+/// schedule). Every run that ends within its limit is complete, so the first such run decides; only the
+/// overall deadline yields TimedOut.
+Outcome decide(Search& search, GapSearch& gap, ExactEngines engines, size_t capacity, const Deadline& deadline,
                std::vector<size_t>& offsets, size_t& nodes) {
   if (deadline.expired()) return Outcome::TimedOut;
-  size_t limit = std::max<size_t>(search.bufferCount(), 64);
-  for (double slice = 0.01;; slice *= 2, limit *= 2) {
-    for (int order = 0; order < kOrders; ++order) {
+  const int orders = engines == ExactEngines::GapOnly ? 0 : kOrders;
+  const int gapOrders = engines == ExactEngines::CanonicalOnly ? 0 : kGapOrders;
+  for (size_t limit = std::max<size_t>(search.bufferCount(), 64);; limit *= 2) {
+    for (int order = 0; order < orders; ++order) {
       const Outcome o = search.run(capacity, order, limit, deadline, offsets, nodes);
       if (o != Outcome::NodeLimit) return o;
     }
-    for (int order = 0; order < kGapOrders; ++order) {
-      const double budget = std::min(slice, deadline.remaining());
-      const bool last = budget < slice;  // the overall deadline cuts this run
-      Deadline runDeadline(budget);
-      const Outcome o = gap.run(capacity, order, runDeadline, offsets, nodes);
-      if (o != Outcome::TimedOut) return o;
-      if (last || deadline.expired()) return Outcome::TimedOut;
+    for (int order = 0; order < gapOrders; ++order) {
+      const Outcome o = gap.run(capacity, order, limit, deadline, offsets, nodes);
+      if (o != Outcome::NodeLimit) return o;
     }
   }
 }
@@ -613,7 +627,7 @@ Outcome decide(Search& search, GapSearch& gap, size_t capacity, const Deadline& 
 }  // namespace
 
 OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, const OffsetResult* incumbent,
-                        ExactStats* stats) {
+                        ExactStats* stats, ExactEngines engines) {
   Deadline deadline(options.timeLimitSeconds);
   ExactStats local;
   ExactStats& st = stats ? *stats : local;
@@ -640,7 +654,9 @@ OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, co
     if (size_t peak = peakOf(p, other.offsets); peak < bestPeak) best = std::move(other), bestPeak = peak;
   }
   const bool minimise = cap == std::numeric_limits<size_t>::max();
-  if (bestPeak == p.lowerBoundBytes || (!minimise && bestPeak <= cap)) {  // a heuristic already decides
+  const bool shortcut = engines == ExactEngines::Portfolio;
+  // A heuristic already decides: its plan reaches the lower bound, or fits the capacity (when one is asked).
+  if ((minimise && bestPeak == p.lowerBoundBytes) || (shortcut && !minimise && bestPeak <= cap)) {
     r.offsets = std::move(best.offsets);
     r.status = bestPeak == p.lowerBoundBytes ? OffsetStatus::Optimal : OffsetStatus::Feasible;
     return r;
@@ -652,7 +668,7 @@ OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, co
   std::vector<size_t> offsets;
   if (!minimise) {
     st.decisions = 1;
-    const Outcome o = prepared ? decide(search, gap, cap, deadline, offsets, st.nodes) : Outcome::TimedOut;
+    const Outcome o = prepared ? decide(search, gap, engines, cap, deadline, offsets, st.nodes) : Outcome::TimedOut;
     switch (o) {
       case Outcome::Found:
         r.offsets = std::move(offsets);
@@ -663,13 +679,17 @@ OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, co
     }
     return r;
   }
-  // Minimise: the optimum lies in [lo, hi]; hi is always achieved by best.
+  // Minimise by bisection: hi is always achieved by best, and the optimum is proved to lie in [lo, hi] until a
+  // probe times out. Each probe gets a quarter of the remaining time (at least 10 ms); a probe that times out
+  // leaves the lower half unproved and the search goes on in the upper half, so a hard capacity does not stop
+  // the search for better plans above it.
   size_t lo = p.lowerBoundBytes, hi = bestPeak;
   bool timedOut = !prepared;
-  while (!timedOut && lo < hi) {
+  while (prepared && lo < hi && !deadline.expired()) {
     const size_t mid = lo + (hi - lo) / 2;
     ++st.decisions;
-    const Outcome o = decide(search, gap, mid, deadline, offsets, st.nodes);
+    const Deadline probe(std::min(deadline.remaining(), std::max(0.01, deadline.remaining() / 4)));
+    const Outcome o = decide(search, gap, engines, mid, probe, offsets, st.nodes);
     if (o == Outcome::Infeasible) {
       lo = mid + 1;
     } else if (o == Outcome::Found) {
@@ -677,8 +697,10 @@ OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, co
       hi = peakOf(p, offsets);
     } else {
       timedOut = true;
+      lo = mid + 1;
     }
   }
+  if (lo < hi) timedOut = true;  // the deadline ended the bisection
   r.offsets = std::move(best.offsets);
   r.status = timedOut ? OffsetStatus::Feasible : OffsetStatus::Optimal;
   return r;

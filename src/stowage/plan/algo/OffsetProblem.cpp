@@ -13,6 +13,7 @@ OffsetProblem makeOffsetProblem(const std::vector<Buffer>& buffers) {
   p.first.assign(n, 0);
   p.end.assign(n, 0);
   p.firstStep.resize(n);
+  p.endStep.resize(n);
   std::vector<int> points;
   points.reserve(2 * n);
   for (size_t i = 0; i < n; ++i) {
@@ -20,6 +21,7 @@ OffsetProblem makeOffsetProblem(const std::vector<Buffer>& buffers) {
     p.size[i] = b.sizeBytes;
     p.alignment[i] = std::max<size_t>(b.alignment, 1);
     p.firstStep[i] = b.firstStep;
+    p.endStep[i] = b.endStep;
     if (b.sizeBytes == 0 || b.endStep <= b.firstStep) continue;  // occupies nothing: offset 0
     p.active.push_back(static_cast<uint32_t>(i));
     points.push_back(b.firstStep);

@@ -21,6 +21,7 @@ struct OffsetProblem {
   std::vector<uint32_t> first;    ///< first section of the lifetime
   std::vector<uint32_t> end;      ///< one past the last section
   std::vector<int> firstStep;     ///< the original lifetime start, for tie-breaking like the old planner
+  std::vector<int> endStep;       ///< the original lifetime end (exclusive), for lifetime widths in steps
   std::vector<uint32_t> active;   ///< indices of the buffers with size > 0, ascending
   uint32_t sections = 0;          ///< number of sections
   size_t lowerBoundBytes = 0;     ///< max over sections of the bytes live there
