@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "OnnxTestModels.h"
+#include "stowage/driver/Compiler.h"
 #include "stowage/frontend/OnnxImporter.h"
 #include "stowage/ir/Printer.h"
 #include "stowage/ir/Verifier.h"
@@ -188,6 +189,30 @@ TEST(OnnxQuantImporter, QLinearMatMulBatchedPerColumnWeights) {
   EXPECT_EQ(inputNames(g, *n), (std::vector<std::string>{"a", "b", "as", "az", "bs", "bz", "ys", "yz"}));
   EXPECT_EQ(g.tensor(n->outputs[0]).dtype, DType::UInt8);
   EXPECT_EQ(g.tensor(n->outputs[0]).shape, (Shape{3, 2, 4}));
+}
+
+TEST(OnnxQuantImporter, QdqWeightsFoldToFloatConstantsAtCompileTime) {
+  // The QDQ form: int8 weights -> DequantizeLinear (per output channel) -> float Conv. The dequantization runs
+  // once, at compile time, with the same kernel the generated code would use.
+  ModelBuilder m(13);
+  m.input("x", {1, 2, 3, 3}).output("y");
+  init(m, "wq", kI8, {2, 2, 1, 1}, {10, -20, 30, -128});
+  init(m, "ws", kF32, {2}, {0.5, 0.25});
+  init(m, "wz", kI8, {2}, {0, -8});
+  auto& dq = m.node("DequantizeLinear", {"wq", "ws", "wz"}, {"w"}, "dq");
+  ModelBuilder::attr(dq, "axis", int64_t{0});
+  m.node("Conv", {"x", "w"}, {"y"}, "conv");
+  auto compiled = compileGraph(importOk(m), CompileOptions{});
+  ASSERT_TRUE(compiled.ok()) << compiled.error().render();
+  EXPECT_EQ(findNode(compiled->graph, OpKind::DequantizeLinear), nullptr);
+  const Node* conv = findNode(compiled->graph, OpKind::Conv);
+  ASSERT_NE(conv, nullptr);
+  const Tensor& w = compiled->graph.tensor(conv->inputs[1]);
+  ASSERT_TRUE(w.isConstant());
+  ASSERT_EQ(w.dtype, DType::Float32);
+  std::vector<float> got(4);
+  std::memcpy(got.data(), w.data.data(), 16);
+  EXPECT_EQ(got, (std::vector<float>{5.0f, -10.0f, 9.5f, -30.0f}));
 }
 
 TEST(OnnxQuantImporter, TheIntegerOpsAreListedAsSupported) {
