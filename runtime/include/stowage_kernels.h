@@ -213,5 +213,7 @@ void stowage_reduce_f32(stowage_reduce_op op, const float* x, float* y, const st
 #include "stowage_kernels_int8.h"
 /* Float32 NHWC kernels (TFLite float models). */
 #include "stowage_kernels_nhwc.h"
+/* ONNX integer / quantized-linear kernels (QLinearConv, QLinearMatMul, ...). */
+#include "stowage_kernels_qlinear.h"
 
 #endif /* STOWAGE_KERNELS_H */

@@ -126,6 +126,7 @@ std::string paramsInitializer(const KernelCall& call) {
           },
           [](const QuantCall& c) { return quantParamsInitializer(c); },
           [](const NhwcCall& c) { return nhwcParamsInitializer(c); },
+          [](const QLinearCall& c) { return qlinearParamsInitializer(c); },
           [](const auto&) { return std::string(); },
       },
       call.params);

@@ -432,6 +432,7 @@ std::string kernelFunctionName(const KernelCall& call) {
                         [](const CopyCall&) -> std::string { return "memcpy"; },
                         [](const QuantCall& c) -> std::string { return quantKernelFunctionName(c); },
                         [](const NhwcCall& c) -> std::string { return nhwcKernelFunctionName(c); },
+                        [](const QLinearCall& c) -> std::string { return qlinearKernelFunctionName(c); },
                     },
                     call.params);
 }
@@ -448,6 +449,7 @@ std::string kernelParamsTypeName(const KernelCall& call) {
                         [](const ReduceCall&) -> std::string { return "stowage_reduce_params"; },
                         [](const QuantCall& c) -> std::string { return quantParamsTypeName(c); },
                         [](const NhwcCall& c) -> std::string { return nhwcParamsTypeName(c); },
+                        [](const QLinearCall& c) -> std::string { return qlinearParamsTypeName(c); },
                         [](const auto&) -> std::string { return ""; },
                     },
                     call.params);
@@ -564,6 +566,12 @@ Result<std::vector<KernelCall>> lowerNode(const Graph& g, const Node& n) {
     case OpKind::DepthwiseConvNhwc:
     case OpKind::AveragePoolNhwc:
     case OpKind::MaxPoolNhwc: return lowerNhwcNode(g, n);
+    case OpKind::QuantizeLinear:
+    case OpKind::DequantizeLinear:
+    case OpKind::ConvInteger:
+    case OpKind::QLinearConv:
+    case OpKind::MatMulInteger:
+    case OpKind::QLinearMatMul: return lowerQLinearNode(g, n);
   }
   return makeUnsupported(nodeLoc(n), "has no kernel");
 }
@@ -603,6 +611,7 @@ void executeKernelCall(const KernelCall& call, const std::vector<const void*>& i
                  },
                  [&](const QuantCall& c) { executeQuantCall(c, in, out); },
                  [&](const NhwcCall& c) { executeNhwcCall(c, in, out); },
+                 [&](const QLinearCall& c) { executeQLinearCall(c, in, out); },
              },
              call.params);
 }

@@ -110,9 +110,17 @@ struct NhwcCall {
   std::variant<stowage_nhwc_conv_params, stowage_nhwc_pool_params> params;
 };
 
+/// One call of an ONNX integer / quantized-linear kernel of stowage_kernels_qlinear.h: `fn(inputs..., y, &params)`.
+/// See QLinearKernelCall.cpp.
+enum class QLinearKernel { QuantizeLinear, DequantizeLinear, ConvInteger, QLinearConv, MatMulInteger, QLinearMatMul };
+struct QLinearCall {
+  QLinearKernel kernel = QLinearKernel::QLinearConv;
+  std::variant<stowage_qlinear_quant_params, stowage_qlinear_conv_params, stowage_qlinear_matmul_params> params;
+};
+
 using KernelParams = std::variant<ConvCall, GemmCall, MatMulCall, BinaryCall, UnaryCall, SoftmaxCall, BatchNormCall,
                                   LrnCall, PoolCall, GlobalPoolCall, GatherCall, ConcatPartCall, PadCall, ReduceCall,
-                                  CopyCall, QuantCall, NhwcCall>;
+                                  CopyCall, QuantCall, NhwcCall, QLinearCall>;
 
 /// One call of one C kernel. `inputs` are the tensor arguments read by the kernel in the C signature's order
 /// (kNoTensor passes NULL, e.g. an absent bias); `output` is the tensor it writes.
@@ -154,5 +162,12 @@ std::string nhwcKernelFunctionName(const NhwcCall& call);
 std::string nhwcParamsTypeName(const NhwcCall& call);
 std::string nhwcParamsInitializer(const NhwcCall& call);
 void executeNhwcCall(const NhwcCall& call, const std::vector<const void*>& inputs, void* output);
+
+// The ONNX integer ops (QuantizeLinear ... QLinearMatMul in Ops.def), implemented in QLinearKernelCall.cpp; same roles.
+Result<std::vector<KernelCall>> lowerQLinearNode(const Graph& g, const Node& node);
+std::string qlinearKernelFunctionName(const QLinearCall& call);
+std::string qlinearParamsTypeName(const QLinearCall& call);
+std::string qlinearParamsInitializer(const QLinearCall& call);
+void executeQLinearCall(const QLinearCall& call, const std::vector<const void*>& inputs, void* output);
 
 }  // namespace stowage

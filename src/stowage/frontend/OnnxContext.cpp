@@ -265,7 +265,7 @@ Status checkAttrBounds(const std::string& where, const Attributes& attrs) {
 }  // namespace
 
 Status emit(Context& ctx, NodeRef& node, OpKind op, const std::vector<std::string>& inputs, Attributes attrs,
-            const std::string& output) {
+            const std::string& output, std::optional<DType> outputDType) {
   STOWAGE_TRY(checkAttrBounds(node.loc, attrs));
   if (ctx.known(output))
     return makeError(node.loc, fmt::format("output '{}' is defined twice (ONNX values must be assigned once)", output));
@@ -326,7 +326,7 @@ Status emit(Context& ctx, NodeRef& node, OpKind op, const std::vector<std::strin
     }
     STOWAGE_ASSIGN_OR_RETURN(TensorId id, ctx.materialize(in, node.loc));
     const Tensor& t = ctx.graph.tensor(id);
-    if (t.dtype != DType::Float32 && op != OpKind::Reshape)
+    if (t.dtype != DType::Float32 && op != OpKind::Reshape && !outputDType)
       return makeUnsupported(node.loc,
                              fmt::format("tensor '{}' has element type {}; only float32 compute is supported so far", t.name,
                                          dtypeName(t.dtype)),
@@ -346,7 +346,7 @@ Status emit(Context& ctx, NodeRef& node, OpKind op, const std::vector<std::strin
     return makeError(node.loc, fmt::format("output '{}' would be too large", output));
   Tensor out;
   out.name = output;
-  out.dtype = n.inputs.empty() ? DType::Float32 : ctx.graph.tensor(n.inputs[0]).dtype;
+  out.dtype = outputDType ? *outputDType : n.inputs.empty() ? DType::Float32 : ctx.graph.tensor(n.inputs[0]).dtype;
   out.shape = shapes->front();
   out.kind = TensorKind::Activation;
   TensorId oid = ctx.graph.addTensor(std::move(out));

@@ -97,9 +97,10 @@ std::string intsString(const std::vector<int64_t>& v);
 /// Adds IR node `op` reading `inputs` (ONNX or invented value names; "" = absent optional input) and
 /// producing `output`, with its output shape from the op's shape rule. Data-movement and elementwise ops
 /// whose inputs are all constants are evaluated instead (the result becomes a known constant). Compute ops
-/// on non-float32 tensors give makeUnsupported.
+/// on non-float32 tensors give makeUnsupported, unless `outputDType` is given: then the caller has checked the
+/// input dtypes (the integer ops) and the output gets that dtype (else input 0's).
 Status emit(Context& ctx, NodeRef& node, OpKind op, const std::vector<std::string>& inputs, Attributes attrs,
-            const std::string& output);
+            const std::string& output, std::optional<DType> outputDType = std::nullopt);
 
 /// Evaluates IR op `op` on constant inputs (data movement of any dtype: Reshape, Slice, Concat, Expand,
 /// Transpose; elementwise arithmetic). nullopt when the op is not evaluated here.

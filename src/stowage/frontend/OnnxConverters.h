@@ -15,6 +15,8 @@ using ConverterTable = std::map<std::string, ConverterFn>;
 
 void addComputeConverters(ConverterTable& table);
 void addLayoutConverters(ConverterTable& table);
+/// QuantizeLinear, DequantizeLinear, ConvInteger, QLinearConv, MatMulInteger, QLinearMatMul (OnnxQuantConverters.cpp).
+void addQuantConverters(ConverterTable& table);
 
 /// Shape of input i, or an error naming the node when the input is absent or unknown.
 Result<Shape> inputShape(Context& ctx, NodeRef& node, int i);
@@ -25,6 +27,12 @@ Result<const Tensor*> constInput(Context& ctx, NodeRef& node, int i, const std::
 Result<std::vector<int64_t>> constIntsInput(Context& ctx, NodeRef& node, int i, const std::string& role);
 /// Normalizes a possibly negative axis against `rank`; error naming the node when out of range.
 Result<int64_t> normalizeAxis(NodeRef& node, int64_t axis, int64_t rank, const std::string& what = "axis");
+/// Conv / pool window attributes of an ONNX node resolved to explicit pads (auto_pad applied), checked against
+/// the input shape [N, C, spatial...] (1 or 2 spatial dims).
+struct WindowSpec {
+  std::vector<int64_t> kernel, strides, dilations, pads;
+};
+Result<WindowSpec> readWindow(Context& ctx, NodeRef& node, const Shape& x, std::vector<int64_t> kernel);
 /// Emits a Reshape of `in` to `shape` producing `out` (Flatten, Squeeze, Identity, ... become this).
 Status emitReshape(Context& ctx, NodeRef& node, const std::string& in, const Shape& shape, const std::string& out);
 

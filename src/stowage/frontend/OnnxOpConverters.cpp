@@ -211,9 +211,7 @@ Status convertSoftmax(Context& ctx, NodeRef& node) {
 /// Floor division as Python does it (the ONNX reference formulas use it).
 int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
-struct WindowSpec {
-  std::vector<int64_t> kernel, strides, dilations, pads;
-};
+}  // namespace
 
 Result<WindowSpec> readWindow(Context& ctx, NodeRef& node, const Shape& x, std::vector<int64_t> kernel) {
   if (x.size() < 3) return makeError(node.loc, fmt::format("input has shape [{}]; expected [N, C, spatial...]", shapeToString(x)));
@@ -256,6 +254,8 @@ Result<WindowSpec> readWindow(Context& ctx, NodeRef& node, const Shape& x, std::
   (void)ctx;
   return w;
 }
+
+namespace {
 
 Status convertConv(Context& ctx, NodeRef& node) {
   STOWAGE_ASSIGN_OR_RETURN(Shape x, inputShape(ctx, node, 0));
@@ -466,6 +466,7 @@ const ConverterTable& converters() {
     ConverterTable t;
     addComputeConverters(t);
     addLayoutConverters(t);
+    addQuantConverters(t);
     return t;
   }();
   return table;

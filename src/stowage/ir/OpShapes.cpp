@@ -124,7 +124,9 @@ Shapes inferShapeConv(const Graph& g, const Node& n) {
   if (group < 1 || w[0] % group != 0 || x[1] != w[1] * group)
     return bad(n, fmt::format("input has {} channels, weight [{}] with group {} expects {}", x[1], shapeToString(w), group,
                               w[1] * group));
-  if (const Shape* b = inShape(g, n, 2); b && shapeElements(*b) != w[0])
+  // The bias: input 2 of Conv, the last input of QLinearConv (after the quantization inputs), none in ConvInteger.
+  const size_t biasInput = n.op == OpKind::QLinearConv ? 8 : (n.op == OpKind::ConvInteger ? n.inputs.size() : 2);
+  if (const Shape* b = inShape(g, n, biasInput); b && shapeElements(*b) != w[0])
     return bad(n, fmt::format("bias has shape [{}] but the conv has {} output channels", shapeToString(*b), w[0]));
   Shape out{x[0], w[0]};
   const size_t sp = x.size() - 2;

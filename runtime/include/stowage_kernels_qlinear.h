@@ -1,0 +1,88 @@
+/* ONNX integer and quantized-linear kernels (QuantizeLinear, DequantizeLinear, ConvInteger, MatMulInteger,
+ * QLinearConv, QLinearMatMul) with the arithmetic of ONNX's reference: int32 accumulation of
+ * (x - x_zero_point) * (w - w_zero_point); requantization as round-half-to-even of
+ * acc * (x_scale * w_scale / y_scale) (the multiplier in float32, the product in double) plus the output zero
+ * point, saturated. Layout NCHW as ONNX defines. Operands are int8 or uint8 (STOWAGE_ELEM_*); scales (float)
+ * and zero points (the operand's type) are tensors read at run time, so they may be constants or inputs; a
+ * NULL zero point means 0. Included from stowage_kernels.h; implemented in runtime/kernels/onnx_qlinear.c
+ * (C99, no malloc). */
+#ifndef STOWAGE_KERNELS_QLINEAR_H
+#define STOWAGE_KERNELS_QLINEAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element type codes of integer operands. */
+#define STOWAGE_ELEM_S8 0
+#define STOWAGE_ELEM_U8 1
+#define STOWAGE_ELEM_S32 2
+
+/* Round half to even (ONNX's rounding for QuantizeLinear, QLinearConv, QLinearMatMul). */
+double stowage_round_half_even(double v);
+
+/* QuantizeLinear: y = saturate(round_half_even(x / scale) + zero_point), the division in float32.
+ * DequantizeLinear: y = ((float)x - (float)zero_point) * scale, in float32.
+ * The tensor is [outer, axis_len, inner]; scale and zero_point hold axis_len entries (1: per tensor).
+ * q_type is the quantized side's type: S8 or U8 (quantize), S8, U8 or S32 (dequantize). NaN quantizes to the
+ * type's minimum, +-infinity saturates. */
+typedef struct {
+  int64_t outer;
+  int32_t axis_len;
+  int64_t inner;
+  int32_t q_type;
+} stowage_qlinear_quant_params;
+
+void stowage_quantize_linear_f32(const float* x, const float* scale, const void* zero_point, void* y,
+                                 const stowage_qlinear_quant_params* p);
+void stowage_dequantize_linear_f32(const void* x, const float* scale, const void* zero_point, float* y,
+                                   const stowage_qlinear_quant_params* p);
+
+/* 2-D (or, with h = kh = 1, 1-D) convolution, NCHW. x is [n, c, h, w]; w is [m, c / group, kh, kw]; y is
+ * [n, m, oh, ow]. Pads (top, left) in pixels; padded taps read x_zero_point (they contribute 0).
+ * x_zero_point is per tensor; w_scale and w_zero_point hold w_quant_count entries (1, or m: per output
+ * channel). ConvInteger writes the int32 accumulators; QLinearConv adds bias (int32 [m] or NULL) and
+ * requantizes to y_type (S8 or U8). */
+typedef struct {
+  int32_t n, c, h, w;
+  int32_t m, oh, ow;
+  int32_t kh, kw, group;
+  int32_t stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;
+  int32_t x_type, w_type, y_type;
+  int32_t w_quant_count;
+} stowage_qlinear_conv_params;
+
+void stowage_conv_integer(const void* x, const void* w, const void* x_zero_point, const void* w_zero_point, int32_t* y,
+                          const stowage_qlinear_conv_params* p);
+void stowage_qlinear_conv(const void* x, const void* w, const float* x_scale, const void* x_zero_point, const float* w_scale,
+                          const void* w_zero_point, const float* y_scale, const void* y_zero_point, const int32_t* bias,
+                          void* y, const stowage_qlinear_conv_params* p);
+
+/* Batched matrix product y[batch][m][n] = a[.][m][k] * b[.][k][n] with the batch walk of stowage_matmul_f32
+ * (batch_shape over batch_rank dims, element strides per dim, 0 = broadcast). a's scale / zero point hold
+ * a_quant_count entries (1, or m: per row), b's b_quant_count (1, or n: per column), y's y_quant_count
+ * (1, or m: per row). MatMulInteger writes int32; QLinearMatMul requantizes to y_type (S8 or U8). */
+typedef struct {
+  int32_t batch_rank;
+  int32_t batch_shape[STOWAGE_MAX_RANK];
+  int64_t a_stride[STOWAGE_MAX_RANK];
+  int64_t b_stride[STOWAGE_MAX_RANK];
+  int32_t m, n, k;
+  int32_t a_type, b_type, y_type;
+  int32_t a_quant_count, b_quant_count, y_quant_count;
+} stowage_qlinear_matmul_params;
+
+void stowage_matmul_integer(const void* a, const void* b, const void* a_zero_point, const void* b_zero_point, int32_t* y,
+                            const stowage_qlinear_matmul_params* p);
+void stowage_qlinear_matmul(const void* a, const void* b, const float* a_scale, const void* a_zero_point,
+                            const float* b_scale, const void* b_zero_point, const float* y_scale, const void* y_zero_point,
+                            void* y, const stowage_qlinear_matmul_params* p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STOWAGE_KERNELS_QLINEAR_H */

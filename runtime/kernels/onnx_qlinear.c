@@ -1,0 +1,209 @@
+/* ONNX QuantizeLinear / DequantizeLinear and the integer convolution and matrix product kernels shared by
+ * ConvInteger / QLinearConv and MatMulInteger / QLinearMatMul: one int32 accumulation loop per layout, the
+ * QLinear variants then requantize with ONNX's round-half-to-even. Declared in stowage_kernels_qlinear.h. */
+#include <math.h>
+
+#include "stowage_kernels.h"
+
+double stowage_round_half_even(double v) {
+  double r = floor(v);
+  const double d = v - r;
+  if (d > 0.5 || (d == 0.5 && fmod(r, 2.0) != 0.0)) r += 1.0;
+  return r;
+}
+
+/* Element i of an integer operand of type `type`. */
+static int32_t load_int(const void* p, int32_t type, int64_t i) {
+  switch (type) {
+    case STOWAGE_ELEM_S8: return ((const int8_t*)p)[i];
+    case STOWAGE_ELEM_U8: return ((const uint8_t*)p)[i];
+    default: return ((const int32_t*)p)[i];
+  }
+}
+
+static int32_t zero_point_at(const void* zp, int32_t type, int64_t i) { return zp == NULL ? 0 : load_int(zp, type, i); }
+
+/* Converts a rounded value to the range of `type` (saturating; NaN gives the minimum) and stores it. */
+static void store_saturated(void* y, int32_t type, int64_t i, double v) {
+  const double lo = type == STOWAGE_ELEM_U8 ? 0.0 : -128.0;
+  const double hi = type == STOWAGE_ELEM_U8 ? 255.0 : 127.0;
+  const double c = !(v >= lo) ? lo : (v > hi ? hi : v);
+  if (type == STOWAGE_ELEM_U8) ((uint8_t*)y)[i] = (uint8_t)c;
+  else ((int8_t*)y)[i] = (int8_t)c;
+}
+
+/* Two's-complement wrap of a 32-bit accumulator sum (ONNX's int32 accumulation), without signed overflow. */
+static int32_t wrap_s32(uint32_t u) { return u <= 0x7FFFFFFFu ? (int32_t)u : (int32_t)(-(int64_t)(0xFFFFFFFFu - u) - 1); }
+
+/* round_half_even(acc * multiplier) + zero_point, saturated to `type`, stored at y[i]. */
+static void requantize_store(void* y, int32_t type, int64_t i, int32_t acc, float multiplier, int32_t zero_point) {
+  store_saturated(y, type, i, stowage_round_half_even((double)acc * (double)multiplier) + (double)zero_point);
+}
+
+/* x_scale * w_scale / y_scale, each step rounded to float as ONNX's reference computes it. */
+static float requant_multiplier(float x_scale, float w_scale, float y_scale) {
+  const float xw = x_scale * w_scale;
+  const float m = xw / y_scale;
+  return m;
+}
+
+/* ---- QuantizeLinear / DequantizeLinear ---- */
+
+void stowage_quantize_linear_f32(const float* x, const float* scale, const void* zero_point, void* y,
+                                 const stowage_qlinear_quant_params* p) {
+  int64_t o, in, i = 0;
+  int32_t a;
+  for (o = 0; o < p->outer; ++o)
+    for (a = 0; a < p->axis_len; ++a) {
+      const float s = scale[a];
+      const int32_t zp = zero_point_at(zero_point, p->q_type, a);
+      for (in = 0; in < p->inner; ++in, ++i) {
+        const float q = x[i] / s;
+        store_saturated(y, p->q_type, i, stowage_round_half_even((double)q) + (double)zp);
+      }
+    }
+}
+
+void stowage_dequantize_linear_f32(const void* x, const float* scale, const void* zero_point, float* y,
+                                   const stowage_qlinear_quant_params* p) {
+  int64_t o, in, i = 0;
+  int32_t a;
+  for (o = 0; o < p->outer; ++o)
+    for (a = 0; a < p->axis_len; ++a) {
+      const float s = scale[a];
+      const float zp = (float)zero_point_at(zero_point, p->q_type, a);
+      for (in = 0; in < p->inner; ++in, ++i) {
+        const float d = (float)load_int(x, p->q_type, i) - zp;
+        y[i] = d * s;
+      }
+    }
+}
+
+/* ---- convolution (ConvInteger, QLinearConv) ---- */
+
+/* The int32 accumulator of output (b, oc, oy, ox): sum over the group's input channels and the kernel window
+ * of (x - x_zp) * (w - w_zp); taps in the padding hold x_zp and add nothing. */
+static int32_t conv_accumulate(const void* x, const void* w, int32_t x_zp, int32_t w_zp, const stowage_qlinear_conv_params* p,
+                               int32_t b, int32_t oc, int32_t oy, int32_t ox) {
+  const int32_t cpg = p->c / p->group;
+  const int32_t c0 = (oc / (p->m / p->group)) * cpg;
+  const int32_t iy0 = oy * p->stride_h - p->pad_top;
+  const int32_t ix0 = ox * p->stride_w - p->pad_left;
+  uint32_t acc = 0;
+  int32_t ic, fy, fx;
+  for (ic = 0; ic < cpg; ++ic) {
+    const int64_t x_plane = ((int64_t)b * p->c + c0 + ic) * p->h;
+    const int64_t w_plane = ((int64_t)oc * cpg + ic) * p->kh;
+    for (fy = 0; fy < p->kh; ++fy) {
+      const int32_t iy = iy0 + p->dil_h * fy;
+      if (iy < 0 || iy >= p->h) continue;
+      for (fx = 0; fx < p->kw; ++fx) {
+        const int32_t ix = ix0 + p->dil_w * fx;
+        int32_t xv, wv;
+        if (ix < 0 || ix >= p->w) continue;
+        xv = load_int(x, p->x_type, (x_plane + iy) * p->w + ix) - x_zp;
+        wv = load_int(w, p->w_type, (w_plane + fy) * p->kw + fx) - w_zp;
+        acc += (uint32_t)(xv * wv);
+      }
+    }
+  }
+  return wrap_s32(acc);
+}
+
+void stowage_conv_integer(const void* x, const void* w, const void* x_zero_point, const void* w_zero_point, int32_t* y,
+                          const stowage_qlinear_conv_params* p) {
+  const int32_t x_zp = zero_point_at(x_zero_point, p->x_type, 0);
+  int32_t b, oc, oy, ox;
+  int64_t i = 0;
+  for (b = 0; b < p->n; ++b)
+    for (oc = 0; oc < p->m; ++oc) {
+      const int32_t w_zp = zero_point_at(w_zero_point, p->w_type, p->w_quant_count > 1 ? oc : 0);
+      for (oy = 0; oy < p->oh; ++oy)
+        for (ox = 0; ox < p->ow; ++ox) y[i++] = conv_accumulate(x, w, x_zp, w_zp, p, b, oc, oy, ox);
+    }
+}
+
+void stowage_qlinear_conv(const void* x, const void* w, const float* x_scale, const void* x_zero_point, const float* w_scale,
+                          const void* w_zero_point, const float* y_scale, const void* y_zero_point, const int32_t* bias,
+                          void* y, const stowage_qlinear_conv_params* p) {
+  const int32_t x_zp = zero_point_at(x_zero_point, p->x_type, 0);
+  const int32_t y_zp = zero_point_at(y_zero_point, p->y_type, 0);
+  int32_t b, oc, oy, ox;
+  int64_t i = 0;
+  for (b = 0; b < p->n; ++b)
+    for (oc = 0; oc < p->m; ++oc) {
+      const int32_t q = p->w_quant_count > 1 ? oc : 0;
+      const int32_t w_zp = zero_point_at(w_zero_point, p->w_type, q);
+      const float multiplier = requant_multiplier(x_scale[0], w_scale[q], y_scale[0]);
+      const uint32_t bv = bias != NULL ? (uint32_t)bias[oc] : 0u;
+      for (oy = 0; oy < p->oh; ++oy)
+        for (ox = 0; ox < p->ow; ++ox, ++i) {
+          const int32_t acc = wrap_s32((uint32_t)conv_accumulate(x, w, x_zp, w_zp, p, b, oc, oy, ox) + bv);
+          requantize_store(y, p->y_type, i, acc, multiplier, y_zp);
+        }
+    }
+}
+
+/* ---- matrix product (MatMulInteger, QLinearMatMul) ---- */
+
+/* The int32 accumulator of row i, column j of one matrix pair: sum over k of (a - a_zp) * (b - b_zp). */
+static int32_t matmul_accumulate(const void* a, int64_t a_off, const void* b, int64_t b_off, int32_t a_zp, int32_t b_zp,
+                                 const stowage_qlinear_matmul_params* p, int32_t i, int32_t j) {
+  uint32_t acc = 0;
+  int32_t t;
+  for (t = 0; t < p->k; ++t) {
+    const int32_t av = load_int(a, p->a_type, a_off + (int64_t)i * p->k + t) - a_zp;
+    const int32_t bv = load_int(b, p->b_type, b_off + (int64_t)t * p->n + j) - b_zp;
+    acc += (uint32_t)(av * bv);
+  }
+  return wrap_s32(acc);
+}
+
+/* Walks the batch (stowage_matmul_f32's order, last batch dim fastest) and calls matmul_accumulate for every
+ * output element; `requant` selects QLinearMatMul's output (else int32 accumulators). */
+static void matmul_run(const void* a, const void* b, const float* a_scale, const void* a_zero_point, const float* b_scale,
+                       const void* b_zero_point, const float* y_scale, const void* y_zero_point, void* y, int requant,
+                       const stowage_qlinear_matmul_params* p) {
+  int32_t idx[STOWAGE_MAX_RANK];
+  int64_t a_off = 0, b_off = 0, batch = 1, t, o = 0;
+  int32_t d, i, j;
+  for (d = 0; d < p->batch_rank; ++d) {
+    idx[d] = 0;
+    batch *= p->batch_shape[d];
+  }
+  for (t = 0; t < batch; ++t) {
+    for (i = 0; i < p->m; ++i) {
+      const int32_t qa = p->a_quant_count > 1 ? i : 0;
+      const int32_t qy = p->y_quant_count > 1 ? i : 0;
+      const int32_t a_zp = zero_point_at(a_zero_point, p->a_type, qa);
+      for (j = 0; j < p->n; ++j, ++o) {
+        const int32_t qb = p->b_quant_count > 1 ? j : 0;
+        const int32_t acc = matmul_accumulate(a, a_off, b, b_off, a_zp, zero_point_at(b_zero_point, p->b_type, qb), p, i, j);
+        if (requant)
+          requantize_store(y, p->y_type, o, acc, requant_multiplier(a_scale[qa], b_scale[qb], y_scale[qy]),
+                           zero_point_at(y_zero_point, p->y_type, qy));
+        else
+          ((int32_t*)y)[o] = acc;
+      }
+    }
+    for (d = p->batch_rank - 1; d >= 0; --d) {
+      a_off += p->a_stride[d];
+      b_off += p->b_stride[d];
+      if (++idx[d] < p->batch_shape[d]) break;
+      a_off -= p->a_stride[d] * p->batch_shape[d];
+      b_off -= p->b_stride[d] * p->batch_shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+void stowage_matmul_integer(const void* a, const void* b, const void* a_zero_point, const void* b_zero_point, int32_t* y,
+                            const stowage_qlinear_matmul_params* p) {
+  matmul_run(a, b, NULL, a_zero_point, NULL, b_zero_point, NULL, NULL, y, 0, p);
+}
+
+void stowage_qlinear_matmul(const void* a, const void* b, const float* a_scale, const void* a_zero_point,
+                            const float* b_scale, const void* b_zero_point, const float* y_scale, const void* y_zero_point,
+                            void* y, const stowage_qlinear_matmul_params* p) {
+  matmul_run(a, b, a_scale, a_zero_point, b_scale, b_zero_point, y_scale, y_zero_point, y, 1, p);
+}
