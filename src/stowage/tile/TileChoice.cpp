@@ -30,8 +30,11 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
                                       bool doubleBuffer, std::string& whyNot) {
   const Target& target = board.targets[static_cast<size_t>(targetIndex)];
   const bool engine = target.engineDim > 0;
-  const int cores = engine ? 1 : target.cores;
+  // Cores mode may use fewer cores than the target has when their tiles do not fit (or it is cheaper).
+  std::vector<int> coreCounts;
+  for (int c = engine ? 1 : target.cores; c >= 1; c /= 2) coreCounts.push_back(c);
   std::optional<TileChoice> best;
+  for (int cores : coreCounts)
   for (int64_t tn : tileSizes(s.channels, s.channelStep, engine ? target.engineDim : 0)) {
     for (int64_t th : tileSizes(s.rows, 1, 0)) {
       const TileBytes bytes = tileBytes(s, th, tn);
@@ -45,6 +48,7 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
       auto layout = layoutScratch(board, pools, need, step, c.coreStride);
       if (!layout) continue;
       c.rowTile = th;
+      c.cores = cores;
       c.channelTile = tn;
       c.bytes = bytes;
       c.scratch = std::move(*layout);
@@ -52,6 +56,7 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
       c.cost = estimateLayer(target, s, c.schedule, doubleBuffer);
       auto better = [](const TileChoice& a, const TileChoice& b) {
         if (a.cost.total != b.cost.total) return a.cost.total < b.cost.total;
+        if (a.cores != b.cores) return a.cores > b.cores;
         if (a.schedule.tiles.size() != b.schedule.tiles.size()) return a.schedule.tiles.size() < b.schedule.tiles.size();
         return a.rowTile > b.rowTile;
       };
@@ -65,7 +70,7 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
     whyNot = fmt::format("even the smallest tile (1 row x {} channels: input {} + weights {} + output {} bytes{}{}) does not fit the "
                          "scratch pools {}",
                          s.channelStep, smallest.x, smallest.w, smallest.y, doubleBuffer ? ", twice for double buffering" : "",
-                         cores > 1 ? fmt::format(", per core x {}", cores) : "", poolNames);
+                         "", poolNames);
   }
   return best;
 }

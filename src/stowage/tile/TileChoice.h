@@ -15,6 +15,7 @@ namespace stowage {
 
 struct TileChoice {
   int64_t rowTile = 0, channelTile = 0;
+  int cores = 1;  ///< cores the tiles are split over (cores mode may use fewer than the target has)
   TileSchedule schedule;
   LayerCost cost;
   TileBytes bytes;

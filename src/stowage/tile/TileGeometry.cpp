@@ -179,13 +179,6 @@ LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
   }
   LayerShape s;
   s.call = lowered->front();
-  for (size_t i = 1; i < s.call.inputs.size(); ++i) {
-    const TensorId id = s.call.inputs[i];
-    if (id != kNoTensor && !g.tensor(id).isConstant()) {
-      r.whyNot = "its weights are not constants (tiles stream constant weights only)";
-      return r;
-    }
-  }
   if (const auto* q = std::get_if<QuantCall>(&s.call.params)) {
     s.elemBytes = 1;
     if (q->kernel == QuantKernel::Conv2d || q->kernel == QuantKernel::DepthwiseConv2d) {
@@ -242,6 +235,13 @@ LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
   } else {
     r.whyNot = "no tiled lowering for this op";
     return r;
+  }
+  for (size_t i = 1; i < s.call.inputs.size(); ++i) {
+    const TensorId id = s.call.inputs[i];
+    if (id != kNoTensor && !g.tensor(id).isConstant()) {
+      r.whyNot = "its weights are not constants (tiles stream constant weights only)";
+      return r;
+    }
   }
   if (s.rows <= 0 || s.channels <= 0 || s.reduction <= 0) {
     r.whyNot = "the layer is empty";

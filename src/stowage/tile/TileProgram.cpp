@@ -101,7 +101,7 @@ TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& 
     L.target = accel;
     L.mode = target.engineDim > 0 ? "engine" : "cores";
     L.kernel = tileKernelIntrinsic(shape.shape->kernel);
-    L.cores = target.engineDim > 0 ? 1 : target.cores;
+    L.cores = choice->cores;
     L.rowTile = choice->rowTile;
     L.channelTile = choice->channelTile;
     L.tiles = static_cast<int>(choice->schedule.tiles.size());
