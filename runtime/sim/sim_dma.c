@@ -1,6 +1,6 @@
 /* Host simulator of core-driven DMA: stowage_dma_start copies at issue (bounds-checked against the fixed
  * pools) and times the transfer on the calling core's channel (start = max(core clock, channel free), length =
- * setup + bytes / bandwidth); stowage_dma_wait moves the core's clock to the transfer's end, counting the stall. */
+ * ceil(setup) + ceil(bytes / bandwidth)); stowage_dma_wait moves the core's clock to the transfer's end, counting the stall. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,8 @@
 #include "stowage_accel.h"
 
 uint64_t sim_transfer_cycles(double setup_cycles, double bytes_per_cycle, uint64_t bytes) {
-  return (uint64_t)ceil(setup_cycles + (double)bytes / bytes_per_cycle);
+  if (bytes == 0u) return 0u;
+  return (uint64_t)ceil(setup_cycles) + (uint64_t)ceil((double)bytes / bytes_per_cycle);
 }
 
 void sim_copy_2d(void* dst, const void* src, size_t row_bytes, size_t rows, size_t dst_stride, size_t src_stride) {

@@ -149,7 +149,7 @@ void sim_check_access(const char* what, const void* ptr, size_t row_bytes, size_
                device_hi, (unsigned long)(device_hi - (unsigned long)(p->base + p->bytes)), p->name,
                (unsigned long)p->base, (unsigned long)(p->base + p->bytes));
     }
-    if (p->copies > 1 && c->run != NULL && c->cores == p->copies && copy != c->core) {
+    if (p->copies > 1 && c->run != NULL && c->core < p->copies && copy != c->core) {
       sim_unlock();
       sim_fail("%s [0x%lx, 0x%lx) by core %d of target %d is in core %d's copy of pool '%s' (each core has its own)",
                what, device_lo, device_hi, c->core, c->target, copy, p->name);

@@ -114,7 +114,7 @@ void sim_check_access(const char* what, const void* p, size_t row_bytes, size_t 
 void sim_pools_reset(void);
 
 /* ---- sim_dma.c */
-/* Cycles of one transfer of `bytes` bytes with the given DMA parameters: ceil(setup + bytes / bytes_per_cycle). */
+/* Cycles of one transfer of `bytes` bytes: ceil(setup) + ceil(bytes / bytes_per_cycle), 0 for an empty one. */
 uint64_t sim_transfer_cycles(double setup_cycles, double bytes_per_cycle, uint64_t bytes);
 /* The functional 2-D copy shared by the DMA and the engine's mvin/mvout (memmove per row). */
 void sim_copy_2d(void* dst, const void* src, size_t row_bytes, size_t rows, size_t dst_stride, size_t src_stride);

@@ -55,10 +55,12 @@ TEST_F(SimDma, OneChannelSerializesTwoChannelsOverlap) {
 
 TEST_F(SimDma, FractionalBandwidthRoundsUp) {
   stowage_sim_target(0, "host", 1, 0);
-  stowage_sim_dma(0, 1, 3.0, 2.0);
+  stowage_sim_dma(0, 1, 3.0, 1.5);
   uint8_t s[10] = {0}, t[10];
   stowage_dma_wait(stowage_dma_start(0, t, s, 10, 1, 10, 10));
-  EXPECT_EQ(stowage_sim_now(), 6u);  // ceil(2 + 10 / 3)
+  EXPECT_EQ(stowage_sim_now(), 6u);  // ceil(1.5) + ceil(10 / 3), as the compiler's cost model
+  stowage_dma_wait(stowage_dma_start(0, t, s, 0, 1, 10, 10));
+  EXPECT_EQ(stowage_sim_now(), 6u);  // an empty transfer takes no time
 }
 
 /// Streams `tiles` tiles of `tileBytes` through a fast buffer and computes `computeCycles` on each; with
