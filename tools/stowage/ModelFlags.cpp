@@ -31,6 +31,9 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
   sub->add_flag("--guard", options.guard,
                 "Checked build: canary bytes around every intermediate tensor, its bytes poisoned outside its lifetime and "
                 "checksummed while live; a violation aborts naming the tensor (stowage_guard_fail in stowage_hal.h)");
+  sub->add_flag("--no-double-buffer{false}", options.doubleBuffer,
+                "Layers offloaded to accelerators or cores use one buffer per tile instead of two (DMA then no longer "
+                "overlaps compute); for comparison");
   sub->add_option("--time-limit", options.planner.timeLimitSeconds, "Seconds the planner may spend in all (exact, hill-climb and auto search within it; greedy plans are kept when it runs out)")
       ->capture_default_str();
 }

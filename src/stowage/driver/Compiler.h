@@ -28,6 +28,7 @@ struct CompileOptions {
   BoardFlags board;                            ///< `--board FILE`, `--pool`, `--rule`, `--pin`; empty: default board
   PlanOptions planner;                         ///< `--planner NAME`, `--time-limit S`
   bool guard = false;                          ///< `--guard`: canaries, poison and checksums in the generated C
+  bool doubleBuffer = true;                    ///< `--no-double-buffer` turns off ping-pong tiles of offloaded layers
 };
 
 /// Wall time of one pipeline stage.

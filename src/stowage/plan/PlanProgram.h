@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "stowage/ir/Graph.h"
 #include "stowage/plan/ProgramPlan.h"
@@ -25,6 +26,13 @@ struct PlanOptions {
   size_t guardBytes = 0;
   /// Views and in-place adds share their input's buffer (analysis/Aliasing.h); off plans every tensor apart.
   bool aliasing = true;
+  /// From tile/: the target of every node step (empty = analysis/NodeTargets.h decides), the remarks of that
+  /// partition, the tile buffers of offloaded layers, and pools reserved for them (no activation goes there
+  /// when it has another candidate).
+  std::vector<int> nodeTargets;
+  std::vector<std::string> partitionRemarks;
+  std::vector<ScratchRequest> scratch;
+  std::vector<int> scratchPools;
 };
 
 /// Plans every activation and constant of `g` (verified, scheduled in node order) over `board` (validated).

@@ -12,9 +12,18 @@ namespace stowage {
 
 Status validateProgramPlan(const ProgramPlan& plan, const std::function<std::string(TensorId)>& nameOf) {
   const Board& board = plan.board;
-  auto name = [&](const PlacedBuffer& b) { return nameOf ? nameOf(b.tensor) : fmt::format("tensor #{}", b.tensor); };
+  auto name = [&](const PlacedBuffer& b) {
+    if (b.role == BufferRole::Scratch) return fmt::format("scratch {}", b.name);
+    return nameOf ? nameOf(b.tensor) : fmt::format("tensor #{}", b.tensor);
+  };
+  // Scratch buffers have no tensor: the overlap check below names them by a negative id -2 - index.
+  auto flatName = [&](TensorId id) {
+    if (id <= -2) return name(plan.buffers[static_cast<size_t>(-2 - id)]);
+    return nameOf ? nameOf(id) : fmt::format("tensor #{}", id);
+  };
   std::vector<MemoryPlan> perPool(board.pools.size());
-  for (const PlacedBuffer& b : plan.buffers) {
+  for (size_t bi = 0; bi < plan.buffers.size(); ++bi) {
+    const PlacedBuffer& b = plan.buffers[bi];
     if (b.slot.pool < 0 || static_cast<size_t>(b.slot.pool) >= board.pools.size())
       return makeError("memory plan", fmt::format("buffer '{}' has no pool", name(b)));
     const MemoryPool& pool = board.pools[static_cast<size_t>(b.slot.pool)];
@@ -27,6 +36,20 @@ Status validateProgramPlan(const ProgramPlan& plan, const std::function<std::str
     const int banks = std::max(1, pool.banks);
     if (b.slot.bank < 0 || b.slot.bank >= banks)
       return makeError(where, fmt::format("buffer '{}' is in bank {}, but the pool has {}", name(b), b.slot.bank, banks));
+    if (b.pinnedBank >= 0 && b.pinnedBank != b.slot.bank)
+      return makeError(where, fmt::format("buffer '{}' is pinned to bank {} but placed in bank {}", name(b), b.pinnedBank, b.slot.bank));
+    if (b.role == BufferRole::Scratch && (b.firstStep < 0 || b.endStep != b.firstStep + 1))
+      return makeError(where, fmt::format("scratch buffer '{}' must live exactly one step (its layer's), not steps [{}, {})", name(b),
+                                          b.firstStep, b.endStep));
+    if (b.pairedWith >= 0) {
+      if (static_cast<size_t>(b.pairedWith) >= plan.buffers.size())
+        return makeError(where, fmt::format("buffer '{}' names a ping-pong partner #{} that does not exist", name(b), b.pairedWith));
+      const PlacedBuffer& other = plan.buffers[static_cast<size_t>(b.pairedWith)];
+      if (banks > 1 && other.slot == b.slot)
+        return makeError(where, fmt::format("ping-pong buffers '{}' and '{}' are both in bank {}: the halves of a double buffer must be in "
+                                            "different banks so the DMA into one does not conflict with the compute on the other",
+                                            name(b), name(other), b.slot.bank));
+    }
     if (pool.alignment > 1 && b.offset % pool.alignment != 0)
       return makeError(where, fmt::format("buffer '{}' at offset {} is not aligned to {} bytes", name(b), b.offset, pool.alignment));
     const size_t end = b.offset + b.sizeBytes;
@@ -55,7 +78,7 @@ Status validateProgramPlan(const ProgramPlan& plan, const std::function<std::str
       continue;
     }
     Buffer flat;
-    flat.tensor = b.tensor;
+    flat.tensor = b.role == BufferRole::Scratch ? static_cast<TensorId>(-2 - static_cast<long long>(bi)) : b.tensor;
     flat.sizeBytes = b.sizeBytes;
     flat.alignment = std::max<size_t>(1, pool.alignment);
     flat.firstStep = b.firstStep;
@@ -67,7 +90,7 @@ Status validateProgramPlan(const ProgramPlan& plan, const std::function<std::str
   }
   // Overlap in address while live, per pool (banks are disjoint ranges of the pool's offsets).
   for (size_t pi = 0; pi < perPool.size(); ++pi) {
-    Status s = validatePlan(perPool[pi], nameOf);
+    Status s = validatePlan(perPool[pi], flatName);
     if (!s.ok()) {
       Diagnostic d = s.error();
       d.location = fmt::format("memory plan: pool '{}'", board.pools[pi].name);
