@@ -18,6 +18,8 @@ inline constexpr int kHarnessUsage = 64, kHarnessBadInput = 66, kHarnessNoMemory
 /// main.c for model `name` (same graph and plan as given to emitC). Usage: prog IN_0 .. IN_k OUT_0 .. OUT_m,
 /// inputs as exact raw little-endian bytes in graph input order, outputs written likewise.
 /// User pools are allocated on the heap with their alignment; fixed pools are mapped by the host simulator.
-std::string emitHostHarness(const Graph& g, const ProgramPlan& plan, const std::string& name);
+/// With `simReport`, two more arguments follow the outputs: TRACE_FILE STATS_FILE, where the harness writes the
+/// simulator's Chrome trace and statistics (runtime/sim/stowage_sim.h) after the run.
+std::string emitHostHarness(const Graph& g, const ProgramPlan& plan, const std::string& name, bool simReport = false);
 
 }  // namespace stowage
