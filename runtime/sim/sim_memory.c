@@ -1,12 +1,17 @@
 /* Host simulator of fixed-address memories: each device address range generated code reaches through
- * STOWAGE_FIXED_ADDRESS becomes a zeroed host array, found again by address on later calls. Host code: it
- * may allocate and print. */
+ * STOWAGE_FIXED_ADDRESS becomes a zeroed host array, found again by address on later calls. Pools described with
+ * stowage_sim_pool (one copy per core when they have a per-core stride) are bounds-checked: a DMA, mvin or mvout
+ * touching a pool must lie inside it (inside one core's copy), else the program aborts naming the pool. Host code. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "sim_state.h"
+#include "stowage_accel.h"
 #include "stowage_hal.h"
 
-#define STOWAGE_SIM_MAX_REGIONS 64
+#define STOWAGE_SIM_MAX_REGIONS 256
+#define STOWAGE_SIM_MAX_POOLS 64
 
 typedef struct {
   uintptr_t base;
@@ -14,10 +19,22 @@ typedef struct {
   unsigned char* host;
 } stowage_sim_region;
 
+/* A described pool: device range of copy 0, the per-core stride and copies, and where its host memory is. */
+typedef struct {
+  char name[64];
+  uintptr_t base;
+  size_t bytes, stride;
+  int copies;
+  unsigned char* host; /* host memory of device address `base` */
+} stowage_sim_pool_entry;
+
 static stowage_sim_region regions[STOWAGE_SIM_MAX_REGIONS];
 static int region_count;
+static stowage_sim_pool_entry pools[STOWAGE_SIM_MAX_POOLS];
+static int pool_count;
 
-void* stowage_sim_fixed_address(uintptr_t address, size_t bytes) {
+/* Under the simulator's lock. */
+static void* map_locked(uintptr_t address, size_t bytes) {
   int i;
   const uintptr_t end = address + (bytes > 0u ? bytes : 1u);
   for (i = 0; i < region_count; ++i) {
@@ -25,23 +42,118 @@ void* stowage_sim_fixed_address(uintptr_t address, size_t bytes) {
     const uintptr_t rend = r->base + r->bytes;
     if (address >= r->base && end <= rend) return r->host + (address - r->base);
     if (address < rend && end > r->base) {
-      fprintf(stderr,
-              "stowage sim: device range [0x%lx, 0x%lx) straddles the mapped region [0x%lx, 0x%lx)\n",
-              (unsigned long)address, (unsigned long)end, (unsigned long)r->base, (unsigned long)rend);
-      abort();
+      int p;
+      const char* name = "unnamed";
+      for (p = 0; p < pool_count; ++p)
+        if (pools[p].host == r->host + (pools[p].base - r->base)) name = pools[p].name;
+      sim_unlock();
+      sim_fail("device range [0x%lx, 0x%lx) straddles the mapped region [0x%lx, 0x%lx) (pool '%s')",
+               (unsigned long)address, (unsigned long)end, (unsigned long)r->base, (unsigned long)rend, name);
     }
   }
   if (region_count == STOWAGE_SIM_MAX_REGIONS) {
-    fprintf(stderr, "stowage sim: more than %d fixed-address regions\n", STOWAGE_SIM_MAX_REGIONS);
-    abort();
+    sim_unlock();
+    sim_fail("more than %d fixed-address regions", STOWAGE_SIM_MAX_REGIONS);
   }
   regions[region_count].base = address;
   regions[region_count].bytes = bytes > 0u ? bytes : 1u;
   regions[region_count].host = (unsigned char*)calloc(regions[region_count].bytes, 1u);
   if (regions[region_count].host == NULL) {
-    fprintf(stderr, "stowage sim: cannot allocate %lu bytes for device address 0x%lx\n", (unsigned long)bytes,
-            (unsigned long)address);
-    abort();
+    sim_unlock();
+    sim_fail("cannot allocate %lu bytes for device address 0x%lx", (unsigned long)bytes, (unsigned long)address);
   }
   return regions[region_count++].host;
+}
+
+void* stowage_sim_fixed_address(uintptr_t address, size_t bytes) {
+  void* host;
+  sim_lock();
+  host = map_locked(address, bytes);
+  sim_unlock();
+  return host;
+}
+
+void stowage_sim_pool(const char* name, uintptr_t base, size_t bytes, size_t per_core_stride, int cores) {
+  const int copies = per_core_stride != 0u ? cores : 1;
+  size_t span;
+  int i;
+  stowage_sim_pool_entry* p;
+  if (name == NULL || *name == '\0') name = "unnamed";
+  if (copies < 1) sim_fail("stowage_sim_pool: pool '%s' has %d cores", name, cores);
+  if (per_core_stride != 0u && per_core_stride < bytes)
+    sim_fail("stowage_sim_pool: pool '%s' has per-core copies of %lu bytes only %lu bytes apart (they would overlap)",
+             name, (unsigned long)bytes, (unsigned long)per_core_stride);
+  span = (size_t)(copies - 1) * per_core_stride + bytes;
+  sim_lock();
+  for (i = 0; i < pool_count; ++i) {
+    p = &pools[i];
+    if (strcmp(p->name, name) != 0) continue;
+    if (p->base == base && p->bytes == bytes && p->stride == per_core_stride && p->copies == copies) {
+      sim_unlock();
+      return; /* net_run describes its pools on every call */
+    }
+    sim_unlock();
+    sim_fail("stowage_sim_pool: pool '%s' described twice differently (base 0x%lx, %lu bytes, then base 0x%lx, %lu "
+             "bytes)",
+             name, (unsigned long)p->base, (unsigned long)p->bytes, (unsigned long)base, (unsigned long)bytes);
+  }
+  if (pool_count == STOWAGE_SIM_MAX_POOLS) {
+    sim_unlock();
+    sim_fail("more than %d pools described", STOWAGE_SIM_MAX_POOLS);
+  }
+  p = &pools[pool_count];
+  memset(p, 0, sizeof *p);
+  snprintf(p->name, sizeof p->name, "%s", name);
+  p->base = base;
+  p->bytes = bytes;
+  p->stride = per_core_stride;
+  p->copies = copies;
+  p->host = (unsigned char*)map_locked(base, span);
+  ++pool_count;
+  sim_unlock();
+}
+
+void sim_pools_reset(void) {
+  sim_lock();
+  pool_count = 0;
+  sim_unlock();
+}
+
+void sim_check_access(const char* what, const void* ptr, size_t row_bytes, size_t rows, size_t stride) {
+  const unsigned char* lo = (const unsigned char*)ptr;
+  const unsigned char* hi;
+  const sim_context* c = sim_current();
+  int i;
+  if (row_bytes == 0u || rows == 0u) return;
+  hi = lo + (rows - 1u) * stride + row_bytes;
+  sim_lock();
+  for (i = 0; i < pool_count; ++i) {
+    const stowage_sim_pool_entry* p = &pools[i];
+    const unsigned char* span_end = p->host + (size_t)(p->copies - 1) * p->stride + p->bytes;
+    const unsigned long device_lo = (unsigned long)(p->base + (uintptr_t)(lo - p->host));
+    const unsigned long device_hi = (unsigned long)(p->base + (uintptr_t)(hi - p->host));
+    int copy;
+    if (!(lo < span_end && hi > p->host)) continue; /* does not touch this pool */
+    copy = p->copies > 1 ? (int)((size_t)(lo - p->host) / p->stride) : 0;
+    if (lo < p->host || copy >= p->copies || hi > p->host + (size_t)copy * p->stride + p->bytes) {
+      const unsigned long copy_lo = (unsigned long)(p->base + (uintptr_t)copy * p->stride);
+      sim_unlock();
+      if (lo < p->host)
+        sim_fail("%s [0x%lx, 0x%lx) starts %lu bytes before pool '%s' [0x%lx, 0x%lx)", what,
+                 (unsigned long)(p->base - (uintptr_t)(p->host - lo)), device_hi, (unsigned long)(p->host - lo),
+                 p->name, (unsigned long)p->base, (unsigned long)(p->base + p->bytes));
+      if (p->copies > 1)
+        sim_fail("%s [0x%lx, 0x%lx) is not inside one copy of pool '%s' (core %d's copy is [0x%lx, 0x%lx))", what,
+                 device_lo, device_hi, p->name, copy, copy_lo, copy_lo + (unsigned long)p->bytes);
+      sim_fail("%s [0x%lx, 0x%lx) runs %lu bytes past the end of pool '%s' [0x%lx, 0x%lx)", what, device_lo,
+               device_hi, (unsigned long)(device_hi - (unsigned long)(p->base + p->bytes)), p->name,
+               (unsigned long)p->base, (unsigned long)(p->base + p->bytes));
+    }
+    if (p->copies > 1 && c->run != NULL && c->core < p->copies && copy != c->core) {
+      sim_unlock();
+      sim_fail("%s [0x%lx, 0x%lx) by core %d of target %d is in core %d's copy of pool '%s' (each core has its own)",
+               what, device_lo, device_hi, c->core, c->target, copy, p->name);
+    }
+  }
+  sim_unlock();
 }

@@ -46,6 +46,9 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
                 "reader, an output from its producer to the end) instead of in application memory: <name>_map_inputs(ws, &in) "
                 "and <name>_map_outputs(ws, &out) give where to write inputs and read outputs, and <name>_run(ws) copies "
                 "nothing");
+  sub->add_flag("--no-double-buffer{false}", options.doubleBuffer,
+                "Layers offloaded to accelerators or cores use one buffer per tile instead of two (DMA then no longer "
+                "overlaps compute); for comparison");
   sub->add_option("--time-limit", options.planner.timeLimitSeconds, "Seconds the planner may spend in all (exact, hill-climb and auto search within it; greedy plans are kept when it runs out)")
       ->capture_default_str();
 }

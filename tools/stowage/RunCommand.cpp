@@ -80,7 +80,8 @@ std::string leadingValues(const Tensor& t) {
 
 CommandRunner registerRunCommand(CLI::App& app) {
   struct Flags {
-    std::string model, outDir, format = "pb", keep;
+    std::string model, outDir, format = "pb", keep, traceFile;
+    bool trace = false;
     std::vector<std::string> inputs, shapes, binds;
   };
   auto f = std::make_shared<Flags>();
@@ -112,6 +113,13 @@ CommandRunner registerRunCommand(CLI::App& app) {
                   "Build in DIR and keep it (generated C, host harness main.c, objects, logs) for debugging; by default a "
                   "temporary folder is used and removed")
       ->type_name("DIR");
+  sub->add_flag("--trace", f->trace,
+                "Report the host simulator's view of the run: print its statistics (total cycles, busy and stall cycles "
+                "per core and engine queue, DMA bytes, the share of DMA time overlapping compute) and write its Chrome "
+                "trace (one track per core, DMA channel and engine queue; open it in Perfetto or chrome://tracing) as "
+                "OUTDIR/trace.json. Cycles follow the board's costs (docs/accelerators.md, Host simulator)");
+  sub->add_option("--trace-file", f->traceFile, "With --trace: write the trace to FILE instead of OUTDIR/trace.json")
+      ->type_name("FILE");
   addBoardFlags(sub, *options);
 
   return [f, shared = options]() -> int {
@@ -133,8 +141,18 @@ CommandRunner registerRunCommand(CLI::App& app) {
     HostRunOptions runOptions;
     runOptions.keepDir = f->keep;
     runOptions.compiler.clear();  // $CC when set, else cc
+    if (!f->traceFile.empty() && !f->trace)
+      return fail(makeError("--trace-file", "is given without --trace", "add --trace to write the simulator's trace"));
+    HostSimReport simReport;
+    if (f->trace) runOptions.simReport = &simReport;
     auto outputs = runOnHost(*compiled, inputs, runOptions);
     if (!outputs.ok()) return fail(outputs.error());
+    if (f->trace && !f->traceFile.empty()) {
+      const fs::path traceDir = fs::path(f->traceFile).parent_path();
+      std::error_code ec;
+      if (!traceDir.empty()) fs::create_directories(traceDir, ec);
+      if (Status s = writeTextFile(f->traceFile, simReport.traceJson); !s.ok()) return fail(s.error());
+    }
 
     Status written = commitOutputDir(f->outDir, [&](const fs::path& tmp) -> Status {
       for (size_t i = 0; i < outputs->size(); ++i) {
@@ -144,6 +162,7 @@ CommandRunner registerRunCommand(CLI::App& app) {
         else if (f->format == "npy") STOWAGE_TRY(writeNpy(path, t));
         else STOWAGE_TRY(writeRaw(path, t));
       }
+      if (f->trace && f->traceFile.empty()) STOWAGE_TRY(writeTextFile(tmp / "trace.json", simReport.traceJson));
       return Status::success();
     });
     if (!written.ok()) return fail(written.error());
@@ -151,6 +170,10 @@ CommandRunner registerRunCommand(CLI::App& app) {
       const Tensor& t = (*outputs)[i];
       std::printf("output_%zu.%s: '%s' %s[%s] = %s\n", i, f->format.c_str(), t.name.c_str(), std::string(dtypeName(t.dtype)).c_str(),
                   shapeToString(t.shape).c_str(), leadingValues(t).c_str());
+    }
+    if (f->trace) {
+      std::fputs(simReport.stats.c_str(), stdout);
+      std::printf("trace: %s\n", (f->traceFile.empty() ? fs::path(f->outDir) / "trace.json" : fs::path(f->traceFile)).string().c_str());
     }
     return kExitOk;
   };

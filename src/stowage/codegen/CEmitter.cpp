@@ -9,6 +9,7 @@
 #include "stowage/codegen/CNames.h"
 #include "stowage/codegen/GuardCode.h"
 #include "stowage/codegen/KernelCall.h"
+#include "stowage/codegen/TiledLayerEmitter.h"
 #include "stowage/codegen/WeightsEmitter.h"
 
 #ifndef STOWAGE_VERSION
@@ -175,7 +176,8 @@ class SourceWriter {
     bufferIndex_.assign(g.tensors.size(), -1);
     for (size_t i = 0; i < g.inputs.size(); ++i) inputIndex_[static_cast<size_t>(g.inputs[i])] = static_cast<int>(i);
     for (size_t i = 0; i < g.outputs.size(); ++i) outputIndex_[static_cast<size_t>(g.outputs[i])] = static_cast<int>(i);
-    for (size_t i = 0; i < plan.buffers.size(); ++i) bufferIndex_[static_cast<size_t>(plan.buffers[i].tensor)] = static_cast<int>(i);
+    for (size_t i = 0; i < plan.buffers.size(); ++i)
+      if (plan.buffers[i].tensor != kNoTensor) bufferIndex_[static_cast<size_t>(plan.buffers[i].tensor)] = static_cast<int>(i);
   }
 
   /// C expression for a pointer to tensor `id`'s data.
@@ -564,6 +566,23 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
     STOWAGE_ASSIGN_OR_RETURN(std::vector<KernelCall> lowered, lowerNode(g, n));
     calls += fmt::format("\n/* step {}: node '{}' ({}) */\n", step, commentText(n.name), opName(n.op));
     calls += guardBeforeStep(g, plan, guard, static_cast<int>(step), p);
+    if (const OffloadedLayer* off = plan.offloadedAt(static_cast<int>(step)); off != nullptr && lowered.size() == 1) {
+      // Tiled onto an accelerator or cores (tile/): a descriptor table and a DMA / compute loop.
+      std::vector<std::string> operands;
+      for (TensorId id : lowered[0].inputs) {
+        STOWAGE_ASSIGN_OR_RETURN(std::string ptr, writer.pointer(id, true));
+        operands.push_back(ptr);
+        if (id != kNoTensor && g.tensor(id).isConstant()) weightUsed[static_cast<size_t>(id)] = true;
+      }
+      STOWAGE_ASSIGN_OR_RETURN(std::string y, writer.pointer(lowered[0].output, true));
+      operands.push_back(y);
+      STOWAGE_ASSIGN_OR_RETURN(TiledLayerCode tiled, emitTiledLayer(g, plan, *off, syms, operands));
+      params += tiled.definitions;
+      calls += tiled.statements;
+      calls += guardAfterStep(g, plan, guard, static_cast<int>(step), p);
+      ++numCalls;
+      continue;
+    }
     if (lowered.empty()) calls += "/* output has no elements: nothing to compute */\n";
     for (size_t k = 0; k < lowered.size(); ++k) {
       const KernelCall& call = lowered[k];
@@ -630,6 +649,7 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
       "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n#include \"{}.h\"\n"
       "#include \"stowage_hal.h\"\n#include \"stowage_kernels.h\"\n",
       p, commentText(g.name), numCalls, totalUsed, stowageVersion(), p);
+  if (!plan.offloaded.empty()) c += "#include \"stowage_accel.h\"\n";
   std::string statics;
   for (const PoolCode& pc : pools)
     if (pc.pool->kind == PoolKind::Workspace && pc.pool->placement == PoolPlacement::Static && pc.used > 0)
@@ -641,6 +661,7 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
     if (weightUsed[i] && !inImage[i])
       decls += fmt::format("{} /* {} */\n", weightDeclaration(g, syms, static_cast<TensorId>(i)), tensorComment(g.tensors[i]));
   if (!decls.empty()) c += fmt::format("\n/* Weights, defined in {}_weights.c. */\n{}", p, decls);
+  c += tiledProgramPrelude(plan, syms);
   if (!params.empty()) c += "\n/* Kernel parameters. */\n" + params;
 
   // The pointer checks and base-pointer locals every entry point starts with.
@@ -717,6 +738,7 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
   }
   if (!needWs) c += "  (void)ws;\n";
   c += poolChecks(nullptr);
+  if (!plan.offloaded.empty()) c += fmt::format("#if defined(STOWAGE_HOST_SIM)\n  {}_sim_setup();\n#endif\n", p);
   const std::string locals = baseLocals(writer.usedPointers());
   if (!locals.empty()) {
     c += "  {\n" + indent(locals + guardInit, 4) + indent(calls.empty() ? calls : calls.substr(1), 4) + "  }\n";

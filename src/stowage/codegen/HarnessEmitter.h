@@ -22,8 +22,9 @@ inline constexpr int kHarnessUsage = 64, kHarnessBadInput = 66, kHarnessNoMemory
 /// User pools are allocated on the heap with their alignment; fixed pools are mapped by the host simulator.
 /// Images are read into an aligned heap block passed in ws, or copied to their fixed pool's simulated address.
 /// With options.ioInPools the inputs are read to <name>_map_inputs' pointers and the outputs written from
-/// <name>_map_outputs' ones.
+/// <name>_map_outputs' ones. With `simReport`, two more arguments follow the images: TRACE_FILE STATS_FILE, where
+/// the harness writes the simulator's Chrome trace and statistics (runtime/sim/stowage_sim.h) after the run.
 std::string emitHostHarness(const Graph& g, const ProgramPlan& plan, const std::string& name, const EmitOptions& options = {},
-                            const std::vector<GeneratedImage>& images = {});
+                            const std::vector<GeneratedImage>& images = {}, bool simReport = false);
 
 }  // namespace stowage

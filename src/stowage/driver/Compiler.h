@@ -33,6 +33,7 @@ struct CompileOptions {
   WeightsFormat weights = WeightsFormat::Auto;
   /// `--io-in-pools`: graph inputs and outputs planned into the pools; the API maps them (<name>_map_inputs).
   bool ioInPools = false;
+  bool doubleBuffer = true;                    ///< `--no-double-buffer` turns off ping-pong tiles of offloaded layers
 };
 
 /// Wall time of one pipeline stage.

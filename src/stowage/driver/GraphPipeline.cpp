@@ -10,6 +10,7 @@
 #include "stowage/pass/FoldBatchNorm.h"
 #include "stowage/pass/FoldConstants.h"
 #include "stowage/plan/PlanProgram.h"
+#include "stowage/tile/TileProgram.h"
 
 namespace stowage {
 
@@ -35,7 +36,14 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const
   EmitOptions emit;
   emit.weights = options.weights;
   emit.ioInPools = options.ioInPools;
+  // Partition between CPU and accelerators, tile the offloaded layers; their tile buffers are planned below.
+  TiledProgram tiled = timeStage(timings, "tile", [&] { return tileProgram(graph, board, TileOptions{options.doubleBuffer}); });
+  planner.nodeTargets = tiled.nodeTargets;
+  planner.partitionRemarks = tiled.remarks;
+  planner.scratch = tiled.scratch;
+  planner.scratchPools = tiled.scratchPools;
   STOWAGE_ASSIGN_OR_RETURN(r.plan, timeStage(timings, "plan", [&] { return planProgram(graph, board, planner); }));
+  r.plan.offloaded = tiled.offloaded;
   STOWAGE_ASSIGN_OR_RETURN(r.code, timeStage(timings, "emit-c", [&] { return emitC(graph, r.plan, options.name, emit); }));
 
   for (const Node& n : graph.nodes) r.macs += macCount(graph, n);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "stowage/codegen/HarnessEmitter.h"
@@ -50,6 +51,15 @@ Status checkOutcome(const ProcessOutcome& o, const std::vector<std::string>& arg
   if (o.ok()) return Status::success();
   std::string how = o.signal ? fmt::format("was killed by signal {}", o.signal) : fmt::format("exited with code {}", o.exitCode);
   return withOutput(makeError(what, fmt::format("{}: {}", how, commandLine(argv))), o.output);
+}
+
+/// The bytes of a file the harness wrote (the simulator's statistics or trace).
+Result<std::string> readWholeFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return makeError(path.string(), "the host harness did not write this file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 /// Removes the temporary build folder when it goes out of scope.
@@ -120,7 +130,8 @@ Result<std::vector<Tensor>> runOnHost(const CompileResult& compiled, const std::
   // Sources, harness and input files.
   for (const GeneratedFile* f : {&compiled.code.header, &compiled.code.source, &compiled.code.weights})
     STOWAGE_TRY(writeTextFile(dir / f->fileName, f->text));
-  STOWAGE_TRY(writeTextFile(dir / "main.c", emitHostHarness(g, compiled.plan, compiled.name, compiled.code.options, compiled.code.images)));
+  STOWAGE_TRY(writeTextFile(dir / "main.c", emitHostHarness(g, compiled.plan, compiled.name, compiled.code.options, compiled.code.images,
+                                                           options.simReport != nullptr)));
   std::vector<std::string> runArgs = {(dir / "harness").string()};
   for (size_t i = 0; i < inputs.size(); ++i) {
     const fs::path p = dir / fmt::format("input_{}.bin", i);
@@ -133,6 +144,7 @@ Result<std::vector<Tensor>> runOnHost(const CompileResult& compiled, const std::
     STOWAGE_TRY(writeTextFile(dir / image.fileName, image.bytes));
     runArgs.push_back((dir / image.fileName).string());
   }
+  if (options.simReport) runArgs.insert(runArgs.end(), {(dir / "trace.json").string(), (dir / "sim_stats.txt").string()});
 
   // Compile: the weights (data only, so -O0 saves time on large models) and the code in parallel.
   std::string cc = options.compiler;
@@ -169,7 +181,8 @@ Result<std::vector<Tensor>> runOnHost(const CompileResult& compiled, const std::
   auto compileCommand = [&](const std::string& src, const std::string& opt, const std::string& obj) {
     std::vector<std::string> a = {cc};
     a.insert(a.end(), kStrictFlags.begin(), kStrictFlags.end());
-    a.insert(a.end(), {opt, "-DSTOWAGE_HOST_SIM", "-I", (rtDir / "include").string(), "-I", dir.string(), "-c",
+    a.insert(a.end(), {opt, "-DSTOWAGE_HOST_SIM", "-pthread", "-I", (rtDir / "include").string(), "-I",
+                       (rtDir / "sim").string(), "-I", dir.string(), "-c",
                        fs::path(src).is_absolute() ? src : (dir / src).string(), "-o", obj});
     return a;
   };
@@ -199,14 +212,19 @@ Result<std::vector<Tensor>> runOnHost(const CompileResult& compiled, const std::
 
   std::vector<std::string> link = {cc};
   link.insert(link.end(), objects.begin(), objects.end());
+  if (haveSimLib) link.push_back(simLib);  // before the kernels: the simulated engine runs them
   if (haveLib) link.push_back(rtLib);
-  if (haveSimLib) link.push_back(simLib);
-  link.insert(link.end(), {"-lm", "-o", (dir / "harness").string()});
+  link.insert(link.end(), {"-lm", "-pthread", "-o", (dir / "harness").string()});
   STOWAGE_ASSIGN_OR_RETURN(ProcessOutcome linked, runProcess(link, (dir / "link.log").string()));
   STOWAGE_TRY(checkOutcome(linked, link, "linking the host harness failed"));
 
   STOWAGE_ASSIGN_OR_RETURN(ProcessOutcome ran, runProcess(runArgs, (dir / "run.log").string()));
   STOWAGE_TRY(checkOutcome(ran, runArgs, "the generated program failed on the host"));
+
+  if (options.simReport) {
+    STOWAGE_ASSIGN_OR_RETURN(options.simReport->stats, readWholeFile(dir / "sim_stats.txt"));
+    STOWAGE_ASSIGN_OR_RETURN(options.simReport->traceJson, readWholeFile(dir / "trace.json"));
+  }
 
   std::vector<Tensor> outputs;
   for (size_t i = 0; i < g.outputs.size(); ++i) {

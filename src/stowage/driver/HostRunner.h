@@ -12,11 +12,19 @@
 
 namespace stowage {
 
+/// What the host simulator (runtime/sim) reports about a run: its statistics (text) and Chrome trace (JSON).
+struct HostSimReport {
+  std::string stats;
+  std::string traceJson;
+};
+
 struct HostRunOptions {
   /// Build folder to keep (created if missing) for debugging; empty: a temporary folder, removed afterwards.
   std::string keepDir;
   /// The C compiler; "cc" by default, or $CC when this is empty.
   std::string compiler = "cc";
+  /// When set, the harness prints the simulator's statistics and writes its trace after the run, read back here.
+  HostSimReport* simReport = nullptr;
 };
 
 /// Runtime locations: $STOWAGE_RUNTIME_DIR / $STOWAGE_RUNTIME_LIB when set, else the build's paths.

@@ -68,6 +68,7 @@ std::vector<Buffer> algorithmInput(const std::vector<PlacedBuffer>& all, const s
 /// Candidate slots of a buffer in order: each candidate pool, bank by bank.
 std::vector<PoolSlot> slotsOf(const PlacedBuffer& b, const Board& board) {
   std::vector<PoolSlot> s;
+  if (b.pinnedBank >= 0 && b.candidates.size() == 1) return {PoolSlot{b.candidates[0], b.pinnedBank}};
   for (int pi : b.candidates)
     for (int bank = 0; bank < std::max(1, board.pools[static_cast<size_t>(pi)].banks); ++bank) s.push_back({pi, bank});
   return s;
@@ -227,7 +228,7 @@ class Planner {
     };
     b.reason = fmt::format("spilled from {} (full) to {}", slotName(from), slotName(to));
     plan_.remarks.push_back(fmt::format("spill: {} '{}' ({} bytes, live {}..{}) moved from {} to {}: {} was full", bufferRoleName(b.role),
-                                        g_.tensor(b.tensor).name, b.sizeBytes, b.firstStep, b.endStep - 1, slotName(from),
+                                        nameOf(b), b.sizeBytes, b.firstStep, b.endStep - 1, slotName(from),
                                         slotName(to), slotName(from)));
   }
 
@@ -255,7 +256,7 @@ class Planner {
     d.notes.push_back(fmt::format("live at {}: {} buffers", stepText(g_, step), atPeak.size()));
     for (int i : atPeak) {
       const PlacedBuffer& b = plan_.buffers[static_cast<size_t>(i)];
-      d.notes.push_back(fmt::format("  {} '{}': {} bytes, live steps {}..{}", bufferRoleName(b.role), g_.tensor(b.tensor).name,
+      d.notes.push_back(fmt::format("  {} '{}': {} bytes, live steps {}..{}", bufferRoleName(b.role), nameOf(b),
                                     b.sizeBytes, b.firstStep, b.endStep - 1));
     }
     OffsetOptions unlimited;
@@ -319,6 +320,8 @@ class Planner {
     }
   }
 
+  std::string nameOf(const PlacedBuffer& b) const { return b.tensor == kNoTensor ? b.name : g_.tensor(b.tensor).name; }
+
   const Graph& g_;
   const Board& board_;
   const PlanOptions& options_;
@@ -328,6 +331,34 @@ class Planner {
   std::map<std::pair<int, int>, OffsetResult> slotResult_;
   std::chrono::steady_clock::time_point start_;
 };
+
+/// Tile buffers of offloaded layers (tile/): each pinned to its pool (and bank), live at its layer's step.
+/// Activations keep out of the pools reserved for tiles when they have another candidate.
+void addScratchBuffers(ProgramPlan& plan, const PlanOptions& options) {
+  for (PlacedBuffer& b : plan.buffers) {
+    if (b.role != BufferRole::Activation || b.pinnedPool >= 0) continue;
+    std::vector<int> kept;
+    for (int c : b.candidates)
+      if (std::find(options.scratchPools.begin(), options.scratchPools.end(), c) == options.scratchPools.end()) kept.push_back(c);
+    if (!kept.empty()) b.candidates = kept;
+  }
+  const size_t first = plan.buffers.size();
+  for (const ScratchRequest& r : options.scratch) {
+    PlacedBuffer b;
+    b.role = BufferRole::Scratch;
+    b.name = r.name;
+    b.sizeBytes = r.sizeBytes;
+    b.alignment = plan.board.pools[static_cast<size_t>(r.pool)].alignment;
+    b.firstStep = r.step;
+    b.endStep = r.step + 1;
+    b.candidates = {r.pool};
+    b.pinnedPool = r.pool;
+    b.pinOrigin = "tile buffer of an offloaded layer";
+    b.pinnedBank = r.bank;
+    b.pairedWith = r.pairedWith >= 0 ? static_cast<int>(first) + r.pairedWith : -1;
+    plan.buffers.push_back(std::move(b));
+  }
+}
 
 }  // namespace
 
@@ -358,10 +389,16 @@ Result<ProgramPlan> planProgram(const Graph& g, const Board& board, const PlanOp
   plan.steps = static_cast<int>(g.nodes.size());
   plan.algorithm = options.algorithm;
   plan.guardBytes = options.guardBytes;
-  const NodeTargets targets = assignNodeTargets(g, board);
+  NodeTargets targets = assignNodeTargets(g, board);
+  if (!options.nodeTargets.empty()) {
+    targets.targetOf = options.nodeTargets;
+    targets.remarks = options.partitionRemarks;
+  }
+  plan.nodeTargets = targets.targetOf;
   plan.remarks = board.notes;
   plan.remarks.insert(plan.remarks.end(), targets.remarks.begin(), targets.remarks.end());
   STOWAGE_ASSIGN_OR_RETURN(plan.buffers, analyzeBuffers(g, board, targets, options.ioInPools));
+  addScratchBuffers(plan, options);
   if (options.aliasing) {
     AliasSummary aliases = assignAliases(g, plan.buffers, options.concatSlices);
     plan.remarks.insert(plan.remarks.end(), aliases.remarks.begin(), aliases.remarks.end());
@@ -369,7 +406,7 @@ Result<ProgramPlan> planProgram(const Graph& g, const Board& board, const PlanOp
   Planner planner(g, plan.board, options, plan);
   STOWAGE_TRY(planner.run());
   plan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  STOWAGE_TRY(validateProgramPlan(plan, [&](TensorId id) { return g.tensor(id).name; }));
+  STOWAGE_TRY(validateProgramPlan(plan, [&](TensorId id) { return id == kNoTensor ? std::string("scratch") : g.tensor(id).name; }));
   return plan;
 }
 

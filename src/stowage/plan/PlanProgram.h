@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "stowage/ir/Graph.h"
 #include "stowage/plan/ProgramPlan.h"
@@ -31,6 +32,13 @@ struct PlanOptions {
   /// `--io-in-pools`: graph inputs and outputs are planned into pools like other activations (see
   /// analyzeBuffers) instead of living in memory the application passes.
   bool ioInPools = false;
+  /// From tile/: the target of every node step (empty = analysis/NodeTargets.h decides), the remarks of that
+  /// partition, the tile buffers of offloaded layers, and pools reserved for them (no activation goes there
+  /// when it has another candidate).
+  std::vector<int> nodeTargets;
+  std::vector<std::string> partitionRemarks;
+  std::vector<ScratchRequest> scratch;
+  std::vector<int> scratchPools;
 };
 
 /// Plans every activation and constant of `g` (verified, scheduled in node order) over `board` (validated).

@@ -7,13 +7,27 @@ const char* bufferRoleName(BufferRole role) {
   switch (role) {
     case BufferRole::Activation: return "activation";
     case BufferRole::Constant: return "constant";
+    case BufferRole::Scratch: return "scratch";
   }
   return "buffer";
 }
 
 int ProgramPlan::bufferOf(TensorId tensor) const {
+  if (tensor == kNoTensor) return -1;
   for (size_t i = 0; i < buffers.size(); ++i)
     if (buffers[i].tensor == tensor) return static_cast<int>(i);
+  return -1;
+}
+
+const OffloadedLayer* ProgramPlan::offloadedAt(int step) const {
+  for (const OffloadedLayer& l : offloaded)
+    if (l.step == step) return &l;
+  return nullptr;
+}
+
+int ProgramPlan::scratchOf(const std::string& name) const {
+  for (size_t i = 0; i < buffers.size(); ++i)
+    if (buffers[i].role == BufferRole::Scratch && buffers[i].name == name) return static_cast<int>(i);
   return -1;
 }
 

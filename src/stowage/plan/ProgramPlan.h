@@ -16,6 +16,7 @@ namespace stowage {
 enum class BufferRole {
   Activation,  ///< an intermediate tensor written by one node and read by later ones
   Constant,    ///< a weight or folded constant, live for the whole run
+  Scratch,     ///< a tile buffer of one offloaded layer (tile/), live only at its layer's step
 };
 
 const char* bufferRoleName(BufferRole role);
@@ -38,6 +39,10 @@ struct PlacedBuffer {
   int reads = 0;          ///< how many node inputs read it per run (the cost model's traffic)
   std::vector<int> candidates;  ///< pools it may live in (Board::pools indices), fastest first
   int pinnedPool = -1;          ///< from a pin, or -1
+  int pinnedBank = -1;          ///< Scratch: the bank it must use (ping and pong halves apart), or -1
+  std::string name;             ///< Scratch: "step3.x.ping" (it has no tensor: `tensor` is kNoTensor)
+  int pairedWith = -1;          ///< Scratch: index in `buffers` of the other half of its ping-pong pair, or -1;
+                                ///< in a pool with banks the two halves must be in different banks
   std::string pinOrigin;        ///< where the pin came from ("--pin #1", "board.toml:30")
   /// Shares the buffer of this tensor by design (a view of it, or written in place over it; see
   /// analysis/Aliasing.h), or kNoTensor. A member is not planned: it gets its root's pool, bank and offset, and
@@ -69,6 +74,39 @@ struct PoolUse {
   std::string status;          ///< "optimal", "feasible", "unplanned" (no buffers)
 };
 
+/// A tile buffer an offloaded layer needs (tile/ asks, the planner places it like any buffer).
+struct ScratchRequest {
+  std::string name;      ///< "step3.x.ping"
+  int step = 0;          ///< the layer's node step: live [step, step + 1)
+  size_t sizeBytes = 0;
+  int pool = -1;         ///< index into Board::pools
+  int bank = -1;         ///< pinned bank, or -1 for any
+  int pairedWith = -1;   ///< index (in the request list) of the other half of its ping-pong pair, or -1
+};
+
+/// One layer the tiler (tile/) offloaded: where it runs, its tiles and the cost model's estimate. The C
+/// emitter rebuilds the tile table from it (tile/TileGeometry.h); the reports print it.
+struct OffloadedLayer {
+  int step = 0;                ///< node step
+  int target = -1;             ///< index into Board::targets
+  std::string mode;            ///< "engine" (matrix engine: mvin / compute / mvout) or "cores" (DMA + kernels on cores)
+  std::string kernel;          ///< the compute intrinsic ("qconv2d_s8", ...)
+  int cores = 1;               ///< cores the tiles are split over
+  int64_t rowTile = 0;         ///< output rows per tile (conv: pixel rows; FC / Gemm: matrix rows)
+  int64_t channelTile = 0;     ///< output channels per tile
+  int tiles = 0;
+  bool doubleBuffer = true;
+  size_t xBytes = 0, wBytes = 0, yBytes = 0;  ///< largest input / weight / output tile
+  uint64_t computeCycles = 0;  ///< estimated: compute of every tile (busiest core in cores mode)
+  uint64_t dmaCycles = 0;      ///< estimated: every transfer (busiest core in cores mode)
+  uint64_t totalCycles = 0;    ///< estimated: the layer with DMA and compute overlapped as the code runs them
+  /// Names of the scratch buffers: x/w/y halves 0 and 1 ("" when a half is not used).
+  std::string buffers[3][2];
+  /// Per scratch buffer: bytes between the regions of consecutive cores (shared pools in cores mode), 0 when
+  /// each core has its own copy (per_core_stride) or one core runs the layer.
+  size_t coreStride[3] = {0, 0, 0};
+};
+
 /// The program's plan.
 struct ProgramPlan {
   Board board;
@@ -76,6 +114,8 @@ struct ProgramPlan {
   std::vector<PlacedBuffer> buffers;   ///< activations then constants, in tensor-id order within each
   std::vector<PoolUse> pools;          ///< one per pool of the board, in board order
   std::vector<std::string> remarks;    ///< spills, fallbacks: every decision a user may want to know
+  std::vector<OffloadedLayer> offloaded;  ///< layers tiled onto accelerators / cores, by step
+  std::vector<int> nodeTargets;        ///< by step: the target (Board::targets index) that runs the node
   std::string algorithm;               ///< the offset algorithm asked for ("auto", ...)
   /// Guard mode: canary bytes reserved right before and right after every activation buffer (0 = off); the
   /// generated code fills, checks and poisons them (see codegen/GuardCode.h).
@@ -84,6 +124,10 @@ struct ProgramPlan {
 
   /// Index in `buffers` of `tensor`'s buffer, or -1.
   int bufferOf(TensorId tensor) const;
+  /// The offloaded layer at `step`, or nullptr when the step runs on the CPU.
+  const OffloadedLayer* offloadedAt(int step) const;
+  /// Index in `buffers` of the scratch buffer named `name`, or -1.
+  int scratchOf(const std::string& name) const;
 };
 
 }  // namespace stowage

@@ -15,6 +15,9 @@ const char* programPlanFailureName(ProgramPlanFailure failure) {
     case ProgramPlanFailure::NotACandidate: return "not-a-candidate";
     case ProgramPlanFailure::NotInPinnedPool: return "not-in-pinned-pool";
     case ProgramPlanFailure::NoSuchBank: return "no-such-bank";
+    case ProgramPlanFailure::NotInPinnedBank: return "not-in-pinned-bank";
+    case ProgramPlanFailure::ScratchLifetime: return "scratch-lifetime";
+    case ProgramPlanFailure::PingPongSameBank: return "ping-pong-same-bank";
     case ProgramPlanFailure::Misaligned: return "misaligned";
     case ProgramPlanFailure::OutOfBank: return "out-of-bank";
     case ProgramPlanFailure::OutOfPool: return "out-of-pool";
@@ -28,7 +31,10 @@ const char* programPlanFailureName(ProgramPlanFailure failure) {
 
 ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<std::string(TensorId)>& nameOf) {
   const Board& board = plan.board;
-  auto name = [&](const PlacedBuffer& b) { return nameOf ? nameOf(b.tensor) : fmt::format("tensor #{}", b.tensor); };
+  auto name = [&](const PlacedBuffer& b) {
+    if (b.role == BufferRole::Scratch) return fmt::format("scratch {}", b.name);
+    return nameOf ? nameOf(b.tensor) : fmt::format("tensor #{}", b.tensor);
+  };
   auto fail = [](ProgramPlanFailure kind, size_t first, size_t second, int pool, std::string location,
                  std::string message) {
     ProgramPlanCheck c;
@@ -66,6 +72,25 @@ ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<s
     if (b.slot.bank < 0 || b.slot.bank >= banks)
       return failHere(ProgramPlanFailure::NoSuchBank,
                       fmt::format("buffer '{}' is in bank {}, but the pool has {}", name(b), b.slot.bank, banks));
+    if (b.pinnedBank >= 0 && b.pinnedBank != b.slot.bank)
+      return failHere(ProgramPlanFailure::NotInPinnedBank,
+                      fmt::format("buffer '{}' is pinned to bank {} but placed in bank {}", name(b), b.pinnedBank, b.slot.bank));
+    if (b.role == BufferRole::Scratch && (b.firstStep < 0 || b.endStep != b.firstStep + 1))
+      return failHere(ProgramPlanFailure::ScratchLifetime,
+                      fmt::format("scratch buffer '{}' must live exactly one step (its layer's), not steps [{}, {})", name(b),
+                                  b.firstStep, b.endStep));
+    if (b.pairedWith >= 0) {
+      if (static_cast<size_t>(b.pairedWith) >= plan.buffers.size())
+        return failHere(ProgramPlanFailure::PingPongSameBank,
+                        fmt::format("buffer '{}' names a ping-pong partner #{} that does not exist", name(b), b.pairedWith));
+      const PlacedBuffer& other = plan.buffers[static_cast<size_t>(b.pairedWith)];
+      if (banks > 1 && other.slot == b.slot)
+        return failHere(ProgramPlanFailure::PingPongSameBank,
+                        fmt::format("ping-pong buffers '{}' and '{}' are both in bank {}: the halves of a double buffer must be "
+                                    "in different banks so the DMA into one does not conflict with the compute on the other",
+                                    name(b), name(other), b.slot.bank),
+                        static_cast<size_t>(b.pairedWith));
+    }
     // A declared alias inside its root (a Concat slice) is aligned only to its element size; the root is checked.
     if (pool.alignment > 1 && b.offset % pool.alignment != 0 && b.aliasOf == kNoTensor)
       return failHere(ProgramPlanFailure::Misaligned, fmt::format("buffer '{}' at offset {} is not aligned to {} bytes",
@@ -108,7 +133,7 @@ ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<s
       continue;
     }
     Buffer flat;
-    flat.tensor = b.tensor;
+    flat.tensor = b.role == BufferRole::Scratch ? static_cast<TensorId>(-2 - static_cast<long long>(i)) : b.tensor;
     flat.sizeBytes = b.sizeBytes;
     flat.alignment = 1;  // checked above against the pool's alignment
     flat.firstStep = b.firstStep;

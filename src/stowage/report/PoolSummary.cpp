@@ -1,6 +1,8 @@
 // Pool summary table (see PoolSummary.h).
 #include "stowage/report/PoolSummary.h"
 
+#include "stowage/report/OffloadSummary.h"
+
 #include <fmt/format.h>
 
 #include <limits>
@@ -59,6 +61,7 @@ std::string poolSummary(const Graph& g, const ProgramPlan& plan) {
   for (const PoolUse& u : plan.pools)
     if (u.buffers > 0) algos += fmt::format("{}{}: {} ({})", algos.empty() ? "" : ", ", plan.board.pools[static_cast<size_t>(u.pool)].name, u.algorithm, u.status);
   out += algos.empty() ? "\n" : " (" + algos + ")\n";
+  out += offloadSummary(g, plan);
   for (const std::string& r : plan.remarks) out += "  remark: " + r + "\n";
   return out;
 }

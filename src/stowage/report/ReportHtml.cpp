@@ -1,6 +1,8 @@
 // HTML report (see ReportHtml.h).
 #include "stowage/report/ReportHtml.h"
 
+#include "stowage/report/OffloadSummary.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -108,7 +110,7 @@ std::string buildReportHtml(const Graph& g, const ProgramPlan& plan, const Repor
                      left + width - 50, top + height + 20, steps);
     for (const PlacedBuffer& b : plan.buffers) {
       if (b.slot.pool != u.pool) continue;  // a declared alias is drawn over its root's rectangle
-      const std::string& name = g.tensor(b.tensor).name;
+      const std::string& name = b.tensor == kNoTensor ? b.name : g.tensor(b.tensor).name;
       const double x = left + b.firstStep * sx, w = std::max(1.0, (b.endStep - b.firstStep) * sx);
       const double hh = std::max(1.0, static_cast<double>(b.sizeBytes) * sy);
       const double y = top + height - static_cast<double>(b.offset) * sy - hh;
@@ -126,8 +128,9 @@ std::string buildReportHtml(const Graph& g, const ProgramPlan& plan, const Repor
   }
 
   // Per-layer table.
-  const NodeTargets targets = assignNodeTargets(g, board);
-  h += "<h2>Layers</h2>\n<table><tr><th>step</th><th>name</th><th>op</th><th>target</th><th>MACs</th>";
+  NodeTargets targets = assignNodeTargets(g, board);
+  if (plan.nodeTargets.size() == g.nodes.size()) targets.targetOf = plan.nodeTargets;
+  h += "<h2>Layers</h2>\n<table><tr><th>step</th><th>name</th><th>op</th><th>target</th><th>MACs</th><th>tiling</th>";
   for (const PoolUse& u : plan.pools) h += fmt::format("<th>live in {}</th>", esc(board.pools[static_cast<size_t>(u.pool)].name));
   h += "</tr>\n";
   for (size_t step = 0; step < g.nodes.size(); ++step) {
@@ -135,6 +138,7 @@ std::string buildReportHtml(const Graph& g, const ProgramPlan& plan, const Repor
     h += fmt::format("<tr class=\"layer\" data-step=\"{}\"><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td>",
                      step, step, esc(n.name), opName(n.op),
                      esc(board.targets.empty() ? "cpu" : board.targets[static_cast<size_t>(targets.targetOf[step])].name), macCount(g, n));
+    h += "<td class=\"l\">" + esc(offloadText(plan.offloadedAt(static_cast<int>(step)))) + "</td>";
     for (const PoolUse& u : plan.pools) h += fmt::format("<td>{}</td>", liveBytesAt(plan, u.pool, static_cast<int>(step)));
     h += "</tr>\n";
   }

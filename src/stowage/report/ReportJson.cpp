@@ -66,7 +66,7 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
   for (const PlacedBuffer& b : plan.buffers) {
     const MemoryPool& p = board.pools[static_cast<size_t>(b.slot.pool)];
     json j;
-    j["name"] = g.tensor(b.tensor).name;
+    j["name"] = b.tensor == kNoTensor ? b.name : g.tensor(b.tensor).name;
     j["role"] = bufferRoleName(b.role);
     j["pool"] = p.name;
     if (p.banks > 1) j["bank"] = b.slot.bank;
@@ -86,7 +86,8 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
   }
   r["buffers"] = std::move(buffers);
 
-  const NodeTargets targets = assignNodeTargets(g, board);
+  NodeTargets targets = assignNodeTargets(g, board);
+  if (plan.nodeTargets.size() == g.nodes.size()) targets.targetOf = plan.nodeTargets;
   json layers = json::array();
   for (size_t step = 0; step < g.nodes.size(); ++step) {
     const Node& n = g.nodes[step];
@@ -108,6 +109,19 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
     json live = json::object();
     for (const PoolUse& u : plan.pools) live[board.pools[static_cast<size_t>(u.pool)].name] = liveBytesAt(plan, u.pool, static_cast<int>(step));
     j["live_bytes"] = std::move(live);
+    if (const OffloadedLayer* o = plan.offloadedAt(static_cast<int>(step))) {
+      json t;
+      t["mode"] = o->mode;
+      t["kernel"] = o->kernel;
+      t["cores"] = o->cores;
+      t["row_tile"] = o->rowTile;
+      t["channel_tile"] = o->channelTile;
+      t["tiles"] = o->tiles;
+      t["double_buffer"] = o->doubleBuffer;
+      t["tile_bytes"] = {{"input", o->xBytes}, {"weights", o->wBytes}, {"output", o->yBytes}};
+      t["estimated_cycles"] = {{"compute", o->computeCycles}, {"dma", o->dmaCycles}, {"total", o->totalCycles}};
+      j["offload"] = std::move(t);
+    }
     layers.push_back(std::move(j));
   }
   r["layers"] = std::move(layers);
@@ -124,7 +138,7 @@ std::string poolPlanCsv(const Graph& g, const ProgramPlan& plan, int pool) {
   std::string out = "id,lower,upper,size,offset\n";
   for (const PlacedBuffer& b : plan.buffers) {
     if (b.slot.pool != pool) continue;  // declared aliases too: one row each, on their root's bytes
-    std::string id = g.tensor(b.tensor).name;
+    std::string id = b.tensor == kNoTensor ? b.name : g.tensor(b.tensor).name;
     for (char& c : id)
       if (c == ',' || c == '"' || c == '\n' || c == '\r') c = '_';
     out += fmt::format("{},{},{},{},{}\n", id, b.firstStep, b.endStep, b.sizeBytes, b.offset);

@@ -31,7 +31,9 @@ Status ItemReader::checkKnownKeys(const std::vector<std::string>& known) const {
 }
 
 const std::vector<std::string>& targetKeys() {
-  static const std::vector<std::string> k = {"name", "kind", "cores", "ops"};
+  static const std::vector<std::string> k = {"name",         "kind",         "cores",           "ops",
+                                             "engine_dim",   "engine_dtypes", "macs_per_cycle", "dma_channels",
+                                             "dma_bytes_per_cycle", "dma_setup_cycles", "intrinsics"};
   return k;
 }
 
@@ -39,7 +41,7 @@ const std::vector<std::string>& poolKeys() {
   static const std::vector<std::string> k = {
       "name",    "size", "alignment", "kind",      "placement",  "access",
       "section", "base", "banks",     "bank_size", "bank_bases", "read_bytes_per_cycle",
-      "write_bytes_per_cycle",        "latency_cycles"};
+      "write_bytes_per_cycle",        "latency_cycles", "per_core_stride"};
   return k;
 }
 
@@ -104,6 +106,31 @@ Result<Target> readTarget(ItemReader& in, const std::string& what) {
     STOWAGE_ASSIGN_OR_RETURN(t.ops, in.getStringList("ops"));
   } else if (t.kind == TargetKind::Cpu) {
     t.ops = {"*"};
+  }
+  if (in.has("engine_dim")) {
+    STOWAGE_ASSIGN_OR_RETURN(uint64_t dim, in.getUnsigned("engine_dim"));
+    if (dim > 4096) return in.error("engine_dim", "'engine_dim' must be between 0 and 4096, not " + std::to_string(dim));
+    t.engineDim = static_cast<int>(dim);
+  }
+  if (in.has("engine_dtypes")) {
+    STOWAGE_ASSIGN_OR_RETURN(t.engineDtypes, in.getStringList("engine_dtypes"));
+  }
+  if (in.has("macs_per_cycle")) {
+    STOWAGE_ASSIGN_OR_RETURN(t.macsPerCycle, in.getNumber("macs_per_cycle"));
+  }
+  if (in.has("dma_channels")) {
+    STOWAGE_ASSIGN_OR_RETURN(uint64_t ch, in.getUnsigned("dma_channels"));
+    if (ch < 1 || ch > 64) return in.error("dma_channels", "'dma_channels' must be between 1 and 64, not " + std::to_string(ch));
+    t.dmaChannels = static_cast<int>(ch);
+  }
+  if (in.has("dma_bytes_per_cycle")) {
+    STOWAGE_ASSIGN_OR_RETURN(t.dmaBytesPerCycle, in.getNumber("dma_bytes_per_cycle"));
+  }
+  if (in.has("dma_setup_cycles")) {
+    STOWAGE_ASSIGN_OR_RETURN(t.dmaSetupCycles, in.getNumber("dma_setup_cycles"));
+  }
+  if (in.has("intrinsics")) {
+    STOWAGE_ASSIGN_OR_RETURN(t.intrinsics, in.getIntrinsics("intrinsics"));
   }
   STOWAGE_TRY(checkTarget(t, whereOf(in)));
   return t;
@@ -171,6 +198,11 @@ Result<MemoryPool> readPool(ItemReader& in, const std::string& what) {
       return in.error("bank_bases", "'bank_bases' lists " + std::to_string(p.bankBases.size()) +
                                         " addresses but 'banks' is " + std::to_string(p.banks));
     if (!p.base) p.base = p.bankBases.front();
+  }
+  if (in.has("per_core_stride")) {
+    STOWAGE_ASSIGN_OR_RETURN(uint64_t stride, in.getByteSize("per_core_stride"));
+    if (stride == 0) return in.error("per_core_stride", "'per_core_stride' must be greater than 0", "leave it out for a pool shared by every core");
+    p.perCoreStride = static_cast<size_t>(stride);
   }
   const std::string readKeys[] = {"read_bytes_per_cycle", "write_bytes_per_cycle", "latency_cycles"};
   double* readTo[] = {&p.readBytesPerCycle, &p.writeBytesPerCycle, &p.latencyCycles};

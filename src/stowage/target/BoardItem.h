@@ -34,6 +34,10 @@ class ItemReader {
   virtual Result<uint64_t> getByteSize(std::string_view key) const = 0;
   virtual Result<double> getNumber(std::string_view key) const = 0;
   virtual Result<std::vector<uint64_t>> getUnsignedList(std::string_view key) const = 0;
+  /// A table of intrinsic renamings: `{ mvin = { name = "...", args = [...] }, ... }` (board files only).
+  virtual Result<std::vector<IntrinsicSpec>> getIntrinsics(std::string_view key) const {
+    return error(key, "'" + std::string(key) + "' can only be given in a board file ([targets.intrinsics] table)");
+  }
 
   /// Error at `key` with the label prefixed.
   Diagnostic error(std::string_view key, const std::string& message, std::string hint = {}) const;

@@ -102,6 +102,62 @@ class TomlItem : public ItemReader {
     }
     return out;
   }
+  Result<std::vector<IntrinsicSpec>> getIntrinsics(std::string_view key) const override {
+    const toml::node& n = *table_.get(key);
+    auto t = n.as_table();
+    if (!t) return typeError(key, n, "a table of intrinsics ([targets.intrinsics])");
+    std::vector<std::string> known;
+    for (const auto& d : defaultIntrinsics()) known.push_back(d.intrinsic);
+    std::vector<IntrinsicSpec> out;
+    for (const auto& [k, v] : *t) {
+      const std::string name(k.str());
+      auto def = std::find_if(defaultIntrinsics().begin(), defaultIntrinsics().end(),
+                              [&](const IntrinsicSpec& d) { return d.intrinsic == name; });
+      if (def == defaultIntrinsics().end()) {
+        std::string close = closestMatch(name, known);
+        std::string all;
+        for (const auto& kk : known) all += " " + kk;
+        return makeError(locate(source_, v.source()), label + ": unknown intrinsic '" + name + "'",
+                         close.empty() ? "intrinsics:" + all : "did you mean '" + close + "'?");
+      }
+      IntrinsicSpec spec = *def;
+      auto e = v.as_table();
+      if (!e) return typeError(key, v, "a table { name = \"...\", args = [...] } for intrinsic '" + name + "'");
+      for (const auto& [ek, ev] : *e) {
+        const std::string field(ek.str());
+        if (field == "name") {
+          auto s = ev.as_string();
+          if (!s || s->get().empty()) return makeError(locate(source_, ev.source()), label + ": intrinsic '" + name + "': 'name' must be a non-empty string");
+          spec.name = s->get();
+        } else if (field == "args") {
+          auto a = ev.as_array();
+          if (!a) return makeError(locate(source_, ev.source()), label + ": intrinsic '" + name + "': 'args' must be an array of strings");
+          std::vector<std::string> args;
+          for (const auto& x : *a) {
+            auto s = x.as_string();
+            if (!s) return makeError(locate(source_, x.source()), label + ": intrinsic '" + name + "': 'args' must be an array of strings");
+            args.push_back(s->get());
+          }
+          std::vector<std::string> want = def->args, got = args;
+          std::sort(want.begin(), want.end());
+          std::sort(got.begin(), got.end());
+          if (want != got) {
+            std::string list;
+            for (const auto& x : def->args) list += (list.empty() ? "" : ", ") + x;
+            return makeError(locate(source_, ev.source()),
+                             label + ": intrinsic '" + name + "': 'args' must name each of its arguments exactly once",
+                             "the arguments of " + def->name + " are: " + list);
+          }
+          spec.args = std::move(args);
+        } else {
+          return makeError(locate(source_, ev.source()), label + ": intrinsic '" + name + "': unknown key '" + field + "'",
+                           "an intrinsic has 'name' and 'args'");
+        }
+      }
+      out.push_back(std::move(spec));
+    }
+    return out;
+  }
 
  private:
   Diagnostic typeError(std::string_view key, const toml::node& n, const std::string& expected) const {

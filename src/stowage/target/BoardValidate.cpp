@@ -71,6 +71,26 @@ Status checkTarget(const Target& t, const KeyWhere& where) {
   if (t.cores < 1 || t.cores > 4096)
     return err(where, "cores", label, "'cores' must be between 1 and 4096, not " + std::to_string(t.cores));
   for (const auto& op : t.ops) STOWAGE_TRY(checkOpPattern(op, label, "ops", where("ops")));
+  if (t.engineDim < 0 || t.engineDim > 4096)
+    return err(where, "engine_dim", label, "'engine_dim' must be between 0 and 4096, not " + std::to_string(t.engineDim));
+  if (t.engineDim > 0 && t.kind != TargetKind::Accelerator)
+    return err(where, "engine_dim", label, "'engine_dim' is only for kind = \"accelerator\"",
+               "a cpu target runs kernels on its cores: give 'macs_per_cycle' instead");
+  if (t.engineDtypes.empty()) return err(where, "engine_dtypes", label, "'engine_dtypes' is empty", "e.g. engine_dtypes = [\"int8\"]");
+  for (const auto& d : t.engineDtypes)
+    if (d != "int8" && d != "float32")
+      return err(where, "engine_dtypes", label, "'engine_dtypes' names \"" + d + "\"; the engine types are \"int8\" and \"float32\"");
+  if (!std::isfinite(t.macsPerCycle) || t.macsPerCycle <= 0)
+    return err(where, "macs_per_cycle", label, "'macs_per_cycle' must be a number > 0");
+  if (t.dmaChannels < 1 || t.dmaChannels > 64)
+    return err(where, "dma_channels", label, "'dma_channels' must be between 1 and 64, not " + std::to_string(t.dmaChannels));
+  if (!std::isfinite(t.dmaBytesPerCycle) || t.dmaBytesPerCycle < 0)
+    return err(where, "dma_bytes_per_cycle", label, "'dma_bytes_per_cycle' must be a number >= 0 (0 = no DMA)");
+  if (!std::isfinite(t.dmaSetupCycles) || t.dmaSetupCycles < 0)
+    return err(where, "dma_setup_cycles", label, "'dma_setup_cycles' must be a number >= 0");
+  for (const auto& in : t.intrinsics)
+    if (!isIdentifier(in.name))
+      return err(where, "intrinsics", label, "intrinsic '" + in.intrinsic + "' is renamed to '" + in.name + "', which is not a C identifier");
   return Status::success();
 }
 
@@ -139,6 +159,16 @@ Status checkPool(const MemoryPool& p, const KeyWhere& where) {
         return err(where, "bank_bases", label, "banks at " + hex(sorted[i]) + " and " + hex(sorted[i + 1]) +
                                                    " overlap (bank_size " + formatByteSize(p.bankSizeBytes) + ")");
     }
+  }
+  if (p.perCoreStride != 0) {
+    if (!fixed) return err(where, "per_core_stride", label, "'per_core_stride' is only for placement = \"fixed\"");
+    if (p.sizeBytes && p.perCoreStride < *p.sizeBytes)
+      return err(where, "per_core_stride", label, "'per_core_stride' " + formatByteSize(p.perCoreStride) +
+                                                      " is smaller than 'size' " + formatByteSize(*p.sizeBytes) + ": the cores' copies would overlap");
+    if (p.perCoreStride % p.alignment != 0)
+      return err(where, "per_core_stride", label, "'per_core_stride' is not a multiple of 'alignment' " + std::to_string(p.alignment));
+    if (!p.bankBases.empty())
+      return err(where, "per_core_stride", label, "'per_core_stride' and 'bank_bases' cannot be combined");
   }
   const char* costKeys[] = {"read_bytes_per_cycle", "write_bytes_per_cycle", "latency_cycles"};
   const double costs[] = {p.readBytesPerCycle, p.writeBytesPerCycle, p.latencyCycles};

@@ -35,6 +35,9 @@ struct MemoryPool {
   size_t bankSizeBytes = 0;             ///< bytes per bank when banks > 1 (banks * bankSizeBytes == size)
   std::vector<uint64_t> bankBases;      ///< fixed pools with non-contiguous banks: device address of each
                                         ///< bank; empty = contiguous from base
+  /// Fixed pools private to each core: core c of the accessing target sees its own copy at base + c * stride
+  /// (0 = one copy shared by every core).
+  size_t perCoreStride = 0;
   double readBytesPerCycle = 0;         ///< bytes/cycle a target can read; 0 = unknown
   double writeBytesPerCycle = 0;        ///< bytes/cycle a target can write; 0 = unknown
   double latencyCycles = 0;             ///< cycles until the first byte of an access; 0 = unknown

@@ -11,6 +11,39 @@ bool Target::runs(std::string_view op) const {
   return false;
 }
 
+const std::vector<IntrinsicSpec>& defaultIntrinsics() {
+  static const std::vector<IntrinsicSpec> v = {
+      {"mvin", "stowage_accel_mvin", {"dram", "local", "rows", "row_bytes", "dram_stride"}},
+      {"mvout", "stowage_accel_mvout", {"dram", "local", "rows", "row_bytes", "dram_stride"}},
+      {"fence", "stowage_accel_fence", {}},
+      {"qconv2d_s8", "stowage_accel_qconv2d_s8", {"x", "w", "bias", "multiplier", "shift", "y", "p"}},
+      {"qdepthwise_conv2d_s8", "stowage_accel_qdepthwise_conv2d_s8", {"x", "w", "bias", "multiplier", "shift", "y", "p"}},
+      {"qfully_connected_s8", "stowage_accel_qfully_connected_s8", {"x", "w", "bias", "multiplier", "shift", "y", "p"}},
+      {"conv2d_f32", "stowage_accel_conv2d_f32", {"x", "w", "bias", "y", "p"}},
+      {"gemm_f32", "stowage_accel_gemm_f32", {"a", "b", "c", "y", "p"}},
+      {"dma_start", "stowage_dma_start", {"channel", "dst", "src", "row_bytes", "rows", "dst_stride", "src_stride"}},
+      {"dma_wait", "stowage_dma_wait", {"ticket"}},
+      {"run_on_cores", "stowage_run_on_cores", {"target", "cores", "fn", "arg"}},
+      {"core_id", "stowage_core_id", {}},
+      {"barrier", "stowage_barrier", {}},
+  };
+  return v;
+}
+
+IntrinsicSpec Target::intrinsic(std::string_view name) const {
+  for (const auto& s : intrinsics)
+    if (s.intrinsic == name) return s;
+  for (const auto& s : defaultIntrinsics())
+    if (s.intrinsic == name) return s;
+  return IntrinsicSpec{std::string(name), std::string(name), {}};
+}
+
+bool Target::engineRuns(std::string_view dtype) const {
+  for (const auto& d : engineDtypes)
+    if (d == dtype) return true;
+  return false;
+}
+
 std::string_view targetKindName(TargetKind kind) { return kind == TargetKind::Cpu ? "cpu" : "accelerator"; }
 
 std::optional<TargetKind> targetKindFromName(std::string_view name) {

@@ -1,0 +1,334 @@
+// C for tiled (offloaded) layers (see TiledLayerEmitter.h).
+#include "stowage/codegen/TiledLayerEmitter.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "stowage/codegen/KernelCall.h"
+#include "stowage/tile/CostModel.h"
+#include "stowage/tile/TileGeometry.h"
+
+namespace stowage {
+
+namespace {
+
+TileKernel kernelOf(const std::string& intrinsic) {
+  for (TileKernel k : {TileKernel::QConv2d, TileKernel::QDepthwiseConv2d, TileKernel::QFullyConnected, TileKernel::Conv2dF32,
+                       TileKernel::GemmF32})
+    if (intrinsic == tileKernelIntrinsic(k)) return k;
+  return TileKernel::QConv2d;
+}
+
+std::string descType(const CSymbols& syms, TileKernel k) { return fmt::format("{}_tile_{}", syms.prefix, tileKernelIntrinsic(k)); }
+
+/// Designated initializer of the tile's kernel parameters.
+std::string paramsText(TileKernel k, const TileDesc& t) {
+  switch (k) {
+    case TileKernel::QConv2d:
+    case TileKernel::QDepthwiseConv2d: {
+      QuantCall c;
+      c.kernel = k == TileKernel::QConv2d ? QuantKernel::Conv2d : QuantKernel::DepthwiseConv2d;
+      c.params = t.qconv;
+      return quantParamsInitializer(c);
+    }
+    case TileKernel::QFullyConnected: {
+      QuantCall c;
+      c.kernel = QuantKernel::FullyConnected;
+      c.params = t.qfc;
+      return quantParamsInitializer(c);
+    }
+    case TileKernel::Conv2dF32: {
+      const auto& p = t.conv;
+      return fmt::format(".n = {}, .c = {}, .h = {}, .w = {}, .m = {}, .kh = {}, .kw = {}, .oh = {}, .ow = {}, .stride_h = {}, "
+                         ".stride_w = {}, .pad_top = {}, .pad_left = {}, .dil_h = {}, .dil_w = {}, .group = {}",
+                         p.n, p.c, p.h, p.w, p.m, p.kh, p.kw, p.oh, p.ow, p.stride_h, p.stride_w, p.pad_top, p.pad_left, p.dil_h,
+                         p.dil_w, p.group);
+    }
+    case TileKernel::GemmF32: {
+      const auto& p = t.gemm;
+      return fmt::format(".m = {}, .n = {}, .k = {}, .trans_a = {}, .trans_b = {}, .alpha = {}, .beta = {}, .c_rows = {}, .c_cols = {}",
+                         p.m, p.n, p.k, p.trans_a, p.trans_b, floatLiteral(p.alpha), floatLiteral(p.beta), p.c_rows, p.c_cols);
+    }
+  }
+  return "";
+}
+
+/// Collapses the newlines of a multi-line initializer.
+std::string oneLine(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n') continue;
+    if (c == ' ' && !out.empty() && out.back() == ' ') continue;
+    out += c;
+  }
+  return out;
+}
+
+/// Indents every line of `text` by `n` spaces.
+std::string indentText(const std::string& text, size_t n) {
+  std::string out, pad(n, ' ');
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out += pad + text.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+/// `spec`'s call with arguments by name.
+std::string callOf(const IntrinsicSpec& spec, const std::vector<std::pair<std::string, std::string>>& args) {
+  std::string s = spec.name + "(";
+  for (size_t i = 0; i < spec.args.size(); ++i) {
+    std::string value = "/* missing " + spec.args[i] + " */ 0";
+    for (const auto& [k, v] : args)
+      if (k == spec.args[i]) value = v;
+    s += (i ? ", " : "") + value;
+  }
+  return s + ")";
+}
+
+/// C expression (uint8_t*) of scratch buffer `name`; `core` is the C expression of the core id ("" in engine mode).
+std::string localPointer(const ProgramPlan& plan, const CSymbols& syms, const std::string& name, size_t coreStride, const std::string& core) {
+  const PlacedBuffer& b = plan.buffers[static_cast<size_t>(plan.scratchOf(name))];
+  const MemoryPool& pool = plan.board.pools[static_cast<size_t>(b.slot.pool)];
+  const std::string& M = syms.poolMacros[static_cast<size_t>(b.slot.pool)];
+  std::string base;
+  size_t offset = b.offset;
+  if (pool.placement == PoolPlacement::Fixed) {
+    std::string address = fmt::format("{}_BASE", M), size = fmt::format("{}_SIZE", M);
+    if (pool.banks > 1 && !pool.bankBases.empty()) {
+      address = fmt::format("{}_BANK{}_BASE", M, b.slot.bank);
+      size = fmt::format("{}_BANK_SIZE", M);
+      offset -= static_cast<size_t>(b.slot.bank) * pool.bankSizeBytes;
+    }
+    if (pool.perCoreStride != 0 && !core.empty()) address = fmt::format("({} + (uintptr_t){} * {}u)", address, core, pool.perCoreStride);
+    base = fmt::format("(uint8_t*)STOWAGE_FIXED_ADDRESS({}, {})", address, size);
+  } else if (pool.placement == PoolPlacement::Static) {
+    base = fmt::format("{}_pool_{}", syms.prefix, syms.poolIdents[static_cast<size_t>(b.slot.pool)]);
+  } else {
+    base = fmt::format("ws->{}", syms.poolIdents[static_cast<size_t>(b.slot.pool)]);
+  }
+  std::string e = fmt::format("{} + {}u", base, offset);
+  if (coreStride != 0 && !core.empty()) e += fmt::format(" + (size_t){} * {}u", core, coreStride);
+  return e;
+}
+
+}  // namespace
+
+std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
+  if (plan.offloaded.empty()) return "";
+  const std::string& p = syms.prefix;
+  std::string out = "\n/* Offloaded layers: one descriptor per tile (main-memory side offsets in bytes, rows, row bytes and\n"
+                    " * stride of each copy; the half of each ping-pong buffer it uses; whether its input / weights must be\n"
+                    " * loaded; its first output channel; its compute cycles under the cost model; its kernel parameters). */\n";
+  std::set<std::string> done;
+  bool cores = false;
+  for (const OffloadedLayer& l : plan.offloaded) {
+    cores = cores || l.mode == "cores";
+    const TileKernel k = kernelOf(l.kernel);
+    const std::string type = descType(syms, k);
+    if (!done.insert(type).second) continue;
+    out += fmt::format(
+        "typedef struct {{\n  uint32_t x_off, x_rows, x_row_bytes, x_stride;\n  uint32_t w_off, w_rows, w_row_bytes, w_stride;\n"
+        "  uint32_t y_off, y_rows, y_row_bytes, y_stride;\n  uint8_t x_buf, w_buf, y_buf, load_x, load_w;\n  uint32_t ch_off;\n"
+        "  uint32_t cycles;\n  {} p;\n}} {};\n",
+        tileKernelParamsType(k), type);
+  }
+  if (cores)
+    out += fmt::format("/* The operands of a layer run by cores (stowage_run_on_cores passes a pointer to it). */\n"
+                       "typedef struct {{\n  const uint8_t* x;\n  const uint8_t* w;\n  const void* bias;\n  const int32_t* multiplier;\n"
+                       "  const int32_t* shift;\n  uint8_t* y;\n}} {}_tile_args;\n",
+                       p);
+  // The simulator's view of the board.
+  out += fmt::format("\n#if defined(STOWAGE_HOST_SIM)\n/* Describes the board to the host simulator; {}_run calls it first. */\nstatic void {}_sim_setup(void) {{\n", p, p);
+  for (size_t t = 0; t < plan.board.targets.size(); ++t) {
+    const Target& tg = plan.board.targets[t];
+    out += fmt::format("  stowage_sim_target({}, \"{}\", {}, {});\n", t, cStringText(tg.name), tg.cores, tg.engineDim);
+    if (tg.dmaBytesPerCycle > 0)
+      out += fmt::format("  stowage_sim_dma({}, {}, {}, {});\n", t, tg.dmaChannels, fmt::format("{:.6g}", tg.dmaBytesPerCycle),
+                         fmt::format("{:.6g}", tg.dmaSetupCycles));
+  }
+  for (size_t i = 0; i < plan.board.pools.size(); ++i) {
+    const MemoryPool& pool = plan.board.pools[i];
+    if (pool.placement != PoolPlacement::Fixed || !pool.base || !pool.sizeBytes) continue;
+    int cores = 1;
+    for (const Target& tg : plan.board.targets)
+      if (pool.canAccess(tg.name)) cores = std::max(cores, tg.cores);
+    if (pool.banks > 1 && !pool.bankBases.empty()) {
+      for (int b = 0; b < pool.banks; ++b)
+        out += fmt::format("  stowage_sim_pool(\"{}\", (uintptr_t)0x{:X}u, {}u, 0u, 1);\n", cStringText(pool.name + ".bank" + std::to_string(b)),
+                           pool.bankBases[static_cast<size_t>(b)], pool.bankSizeBytes);
+    } else {
+      out += fmt::format("  stowage_sim_pool(\"{}\", (uintptr_t)0x{:X}u, {}u, {}u, {});\n", cStringText(pool.name), *pool.base,
+                         *pool.sizeBytes, pool.perCoreStride, pool.perCoreStride != 0 ? cores : 1);
+    }
+  }
+  out += "}\n#endif\n";
+  return out;
+}
+
+Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, const OffloadedLayer& layer, const CSymbols& syms,
+                                      const std::vector<std::string>& operands) {
+  const Node& node = g.nodes[static_cast<size_t>(layer.step)];
+  const LayerShapeResult shape = layerShapeOf(g, node);
+  if (!shape.shape) return makeError(fmt::format("node '{}'", node.name), "was offloaded but cannot be tiled: " + shape.whyNot);
+  const LayerShape& s = *shape.shape;
+  const Target& target = plan.board.targets[static_cast<size_t>(layer.target)];
+  const TileKernel k = s.kernel;
+  const bool engine = layer.mode == "engine";
+  const bool db = layer.doubleBuffer;
+  const TileSchedule sched = scheduleTiles(s, layer.rowTile, layer.channelTile, layer.cores, db);
+  const std::string& p = syms.prefix;
+  const std::string base = fmt::format("{}_s{}", p, layer.step);
+  const std::string type = descType(syms, k);
+  const bool quant = k == TileKernel::QConv2d || k == TileKernel::QDepthwiseConv2d || k == TileKernel::QFullyConnected;
+  bool perChannel = false;
+  if (k == TileKernel::QFullyConnected) perChannel = std::get<stowage_qfc_params>(std::get<QuantCall>(s.call.params).params).per_channel != 0;
+  else if (quant) perChannel = std::get<stowage_qconv_params>(std::get<QuantCall>(s.call.params).params).per_channel != 0;
+  const size_t expected = quant ? 6 : 4;
+  if (operands.size() != expected)
+    return makeError(fmt::format("node '{}'", node.name), fmt::format("tiled layer expects {} operands, got {}", expected, operands.size()));
+
+  TiledLayerCode code;
+  std::string& d = code.definitions;
+  d += fmt::format("\n/* step {}: node '{}' ({}) on '{}' ({} mode{}): {} tiles of {} rows x {} channels, {}. */\n", layer.step,
+                   commentText(node.name), opName(node.op), commentText(target.name), layer.mode,
+                   layer.cores > 1 ? fmt::format(", {} cores", layer.cores) : "", sched.tiles.size(), layer.rowTile, layer.channelTile,
+                   db ? "double-buffered" : "single-buffered");
+  d += fmt::format("static const {} {}_tiles[{}] = {{\n", type, base, sched.tiles.size());
+  for (const TileDesc& t : sched.tiles)
+    d += fmt::format("  {{{}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}, {}, {}, {}, {}, {}u, {}u,\n   {{{}}}}},\n", t.x.offset,
+                     t.x.rows, t.x.rowBytes, t.x.stride, t.w.offset, t.w.rows, t.w.rowBytes, t.w.stride, t.y.offset, t.y.rows,
+                     t.y.rowBytes, t.y.stride, t.xBuf, t.wBuf, t.yBuf, t.loadX ? 1 : 0, t.loadW ? 1 : 0, t.channelOffset,
+                     tileComputeCycles(target, s, t), oneLine(paramsText(k, t)));
+  d += "};\n";
+
+  // Kernel arguments for descriptor `dd`, local halves xl / wl / yl, main-memory operands named by `opnd`.
+  const char* elemC = s.elemBytes == 1 ? "int8_t" : "float";
+  auto computeArgs = [&](const std::string& dd, const std::string& biasE, const std::string& multE, const std::string& shiftE) {
+    std::vector<std::pair<std::string, std::string>> a;
+    const std::string x = fmt::format("(const {}*)(const void*)xl[{}->x_buf]", elemC, dd);
+    const std::string w = fmt::format("(const {}*)(const void*)wl[{}->w_buf]", elemC, dd);
+    const std::string y = fmt::format("({}*)(void*)yl[{}->y_buf]", elemC, dd);
+    const std::string bias = biasE == "NULL" ? "NULL" : fmt::format("{} + {}->ch_off", biasE, dd);
+    if (quant) {
+      a = {{"x", x}, {"w", w}, {"bias", bias}, {"multiplier", perChannel ? fmt::format("{} + {}->ch_off", multE, dd) : multE},
+           {"shift", perChannel ? fmt::format("{} + {}->ch_off", shiftE, dd) : shiftE}, {"y", y}, {"p", "&" + dd + "->p"}};
+    } else if (k == TileKernel::Conv2dF32) {
+      a = {{"x", x}, {"w", w}, {"bias", bias}, {"y", y}, {"p", "&" + dd + "->p"}};
+    } else {
+      a = {{"a", x}, {"b", w}, {"c", bias}, {"y", y}, {"p", "&" + dd + "->p"}};
+    }
+    return a;
+  };
+  const IntrinsicSpec computeSpec = engine ? target.intrinsic(tileKernelIntrinsic(k))
+                                           : IntrinsicSpec{"", tileKernelFunction(k), target.intrinsic(tileKernelIntrinsic(k)).args};
+  // The portable kernel keeps the stowage_kernels order; only engine intrinsics are renamed.
+  IntrinsicSpec portable = computeSpec;
+  if (!engine) {
+    for (const auto& def : defaultIntrinsics())
+      if (def.intrinsic == tileKernelIntrinsic(k)) portable.args = def.args;
+  }
+  const std::string biasType = s.elemBytes == 1 ? "const int32_t*" : "const float*";
+  auto halves = [&](int op, const std::string& core) {
+    const std::string& h0 = layer.buffers[op][0];
+    const std::string& h1 = layer.buffers[op][1].empty() ? h0 : layer.buffers[op][1];
+    return fmt::format("{{{}, {}}}", localPointer(plan, syms, h0, layer.coreStride[op], core),
+                       localPointer(plan, syms, h1, layer.coreStride[op], core));
+  };
+
+  if (engine) {
+    const IntrinsicSpec mvin = target.intrinsic("mvin"), mvout = target.intrinsic("mvout"), fence = target.intrinsic("fence");
+    auto load = [&](const std::string& dd) {
+      return fmt::format("if ({0}->load_x) {1};\nif ({0}->load_w) {2};\n", dd,
+                         callOf(mvin, {{"dram", fmt::format("xs + {}->x_off", dd)}, {"local", fmt::format("xl[{}->x_buf]", dd)},
+                                       {"rows", dd + "->x_rows"}, {"row_bytes", dd + "->x_row_bytes"}, {"dram_stride", dd + "->x_stride"}}),
+                         callOf(mvin, {{"dram", fmt::format("ws_ + {}->w_off", dd)}, {"local", fmt::format("wl[{}->w_buf]", dd)},
+                                       {"rows", dd + "->w_rows"}, {"row_bytes", dd + "->w_row_bytes"}, {"dram_stride", dd + "->w_stride"}}));
+    };
+    std::string& c = code.statements;
+    c += fmt::format("{{ /* {} tiles on '{}': mvin, compute, mvout{} */\n", sched.tiles.size(), commentText(target.name),
+                     db ? "; the next tile's mvin overlaps this tile's compute" : "");
+    c += fmt::format("  const uint8_t* const xs = (const uint8_t*)(const void*)({});\n", operands[0]);
+    c += fmt::format("  const uint8_t* const ws_ = (const uint8_t*)(const void*)({});\n", operands[1]);
+    c += fmt::format("  uint8_t* const ys = (uint8_t*)(void*)({});\n", operands.back());
+    if (operands[2] != "NULL") c += fmt::format("  {} const bias = {};\n", biasType, operands[2]);
+    if (quant) c += fmt::format("  const int32_t* const mult = {};\n  const int32_t* const shift = {};\n", operands[3], operands[4]);
+    c += fmt::format("  uint8_t* const xl[2] = {};\n  uint8_t* const wl[2] = {};\n  uint8_t* const yl[2] = {};\n", halves(0, ""), halves(1, ""),
+                     halves(2, ""));
+    c += "  uint32_t t;\n";
+    c += fmt::format("  for (t = 0; t < {}u; ++t) {{\n    const {}* const d = &{}_tiles[t];\n", sched.tiles.size(), type, base);
+    if (db) {
+      c += "    if (t == 0u) {\n" + indentText(load("d"), 6) + "    }\n";
+      c += fmt::format("    if (t + 1u < {}u) {{\n      const {}* const n = d + 1;\n", sched.tiles.size(), type) + indentText(load("n"), 6) + "    }\n";
+    } else {
+      c += indentText(load("d"), 4);
+    }
+    c += "    " + callOf(computeSpec, computeArgs("d", operands[2] == "NULL" ? "NULL" : "bias", quant ? "mult" : "", quant ? "shift" : "")) + ";\n";
+    c += "    " +
+         callOf(mvout, {{"dram", "ys + d->y_off"}, {"local", "yl[d->y_buf]"}, {"rows", "d->y_rows"}, {"row_bytes", "d->y_row_bytes"},
+                        {"dram_stride", "d->y_stride"}}) +
+         ";\n  }\n";
+    c += "  " + callOf(fence, {}) + ";\n}\n";
+    return code;
+  }
+
+  // Cores mode: each core walks its chunk of the table.
+  const IntrinsicSpec dmaStart = target.intrinsic("dma_start"), dmaWait = target.intrinsic("dma_wait"),
+                      coreId = target.intrinsic("core_id"), run = target.intrinsic("run_on_cores");
+  const int outChannel = target.dmaChannels > 1 ? 1 : 0;
+  d += fmt::format("static const uint32_t {}_chunks[{}] = {{", base, sched.chunkStart.size());
+  for (size_t i = 0; i < sched.chunkStart.size(); ++i) d += fmt::format("{}{}u", i ? ", " : "", sched.chunkStart[i]);
+  d += "};\n";
+  auto load = [&](const std::string& dd) {
+    return fmt::format(
+        "if ({0}->load_x) {{\n  tx[{0}->x_buf] = {1};\n  px[{0}->x_buf] = 1;\n}}\nif ({0}->load_w) {{\n  tw[{0}->w_buf] = {2};\n  pw[{0}->w_buf] = 1;\n}}\n", dd,
+        callOf(dmaStart, {{"channel", "0"}, {"dst", fmt::format("xl[{}->x_buf]", dd)}, {"src", fmt::format("a->x + {}->x_off", dd)},
+                          {"row_bytes", dd + "->x_row_bytes"}, {"rows", dd + "->x_rows"}, {"dst_stride", dd + "->x_row_bytes"},
+                          {"src_stride", dd + "->x_stride"}}),
+        callOf(dmaStart, {{"channel", "0"}, {"dst", fmt::format("wl[{}->w_buf]", dd)}, {"src", fmt::format("a->w + {}->w_off", dd)},
+                          {"row_bytes", dd + "->w_row_bytes"}, {"rows", dd + "->w_rows"}, {"dst_stride", dd + "->w_row_bytes"},
+                          {"src_stride", dd + "->w_stride"}}));
+  };
+  auto wait = [&](const std::string& ticket) { return callOf(dmaWait, {{"ticket", ticket}}); };
+  d += fmt::format("static void {}_core(void* arg) {{\n", base);
+  d += fmt::format("  const {}_tile_args* const a = (const {}_tile_args*)arg;\n", p, p);
+  d += fmt::format("  const int core = {};\n", callOf(coreId, {}));
+  d += fmt::format("  uint8_t* const xl[2] = {};\n  uint8_t* const wl[2] = {};\n  uint8_t* const yl[2] = {};\n", halves(0, "core"), halves(1, "core"),
+                   halves(2, "core"));
+  if (operands[2] != "NULL") d += fmt::format("  {} const bias = ({})a->bias;\n", biasType, biasType);
+  d += "  stowage_dma_ticket tx[2] = {0u, 0u}, tw[2] = {0u, 0u}, ty[2] = {0u, 0u};\n  int px[2] = {0, 0}, pw[2] = {0, 0}, py[2] = {0, 0};\n";
+  d += fmt::format("  const uint32_t first = {0}_chunks[core], end = {0}_chunks[core + 1];\n  uint32_t t;\n", base);
+  d += fmt::format("  for (t = first; t < end; ++t) {{\n    const {}* const d = &{}_tiles[t];\n", type, base);
+  if (db) {
+    d += "    if (t == first) {\n" + indentText(load("d"), 6) + "    }\n";
+    d += fmt::format("    if (t + 1u < end) {{\n      const {}* const n = d + 1;\n", type) + indentText(load("n"), 6) + "    }\n";
+  } else {
+    d += indentText(load("d"), 4);
+  }
+  d += fmt::format("    if (px[d->x_buf]) {{\n      {};\n      px[d->x_buf] = 0;\n    }}\n", wait("tx[d->x_buf]"));
+  d += fmt::format("    if (pw[d->w_buf]) {{\n      {};\n      pw[d->w_buf] = 0;\n    }}\n", wait("tw[d->w_buf]"));
+  d += fmt::format("    if (py[d->y_buf]) {{\n      {};\n      py[d->y_buf] = 0;\n    }}\n", wait("ty[d->y_buf]"));
+  d += "    " + callOf(portable, computeArgs("d", operands[2] == "NULL" ? "NULL" : "bias", quant ? "a->multiplier" : "", quant ? "a->shift" : "")) + ";\n";
+  d += fmt::format("    STOWAGE_SIM_COMPUTE(\"{}\", d->cycles);\n", cStringText(node.name));
+  d += fmt::format("    ty[d->y_buf] = {};\n    py[d->y_buf] = 1;\n  }}\n",
+                   callOf(dmaStart, {{"channel", std::to_string(outChannel)}, {"dst", "a->y + d->y_off"}, {"src", "yl[d->y_buf]"},
+                                     {"row_bytes", "d->y_row_bytes"}, {"rows", "d->y_rows"}, {"dst_stride", "d->y_stride"},
+                                     {"src_stride", "d->y_row_bytes"}}));
+  d += fmt::format("  if (py[0]) {};\n  if (py[1]) {};\n}}\n", wait("ty[0]"), wait("ty[1]"));
+
+  std::string& c = code.statements;
+  c += fmt::format("{{ /* {} tiles over {} core(s) of '{}' */\n  {}_tile_args a;\n", sched.tiles.size(), layer.cores, commentText(target.name), p);
+  c += fmt::format("  a.x = (const uint8_t*)(const void*)({});\n  a.w = (const uint8_t*)(const void*)({});\n  a.bias = {};\n", operands[0],
+                   operands[1], operands[2]);
+  c += fmt::format("  a.multiplier = {};\n  a.shift = {};\n", quant ? operands[3] : "NULL", quant ? operands[4] : "NULL");
+  c += fmt::format("  a.y = (uint8_t*)(void*)({});\n", operands.back());
+  c += "  " + callOf(run, {{"target", std::to_string(layer.target)}, {"cores", std::to_string(layer.cores)}, {"fn", base + "_core"}, {"arg", "&a"}}) +
+       ";\n}\n";
+  return code;
+}
+
+}  // namespace stowage

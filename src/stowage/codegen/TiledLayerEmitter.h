@@ -1,0 +1,32 @@
+// C for layers the tiler offloaded (tile/): per layer a static table of tile descriptors and the loop that runs
+// it - engine mode (mvin of the next tile into the other half, compute, mvout, fence at the end) or cores mode
+// (a function each core runs over its chunk of tiles with DMA start / wait and the portable kernel) - with the
+// board's intrinsic names and argument orders; plus the host simulator's setup function.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "stowage/codegen/CNames.h"
+#include "stowage/ir/Graph.h"
+#include "stowage/plan/ProgramPlan.h"
+#include "stowage/support/Diagnostic.h"
+
+namespace stowage {
+
+/// C for one offloaded layer.
+struct TiledLayerCode {
+  std::string definitions;  ///< file scope: descriptor table and the per-core function
+  std::string statements;   ///< inside <name>_run
+};
+
+/// `operands` are C expressions for the layer call's tensors in kernel order (x, w, bias, multiplier, shift, y
+/// for int8; x, w, bias, y for conv; a, b, c, y for gemm), "NULL" for absent ones.
+Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, const OffloadedLayer& layer, const CSymbols& syms,
+                                      const std::vector<std::string>& operands);
+
+/// File-scope C every tiled program needs: descriptor types of the kernels used, the argument struct of
+/// cores-mode functions and, under STOWAGE_HOST_SIM, <name>_sim_setup describing targets, DMA and fixed pools.
+std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms);
+
+}  // namespace stowage

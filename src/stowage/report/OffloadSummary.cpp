@@ -1,0 +1,30 @@
+// Offloaded-layer lines of the reports (see OffloadSummary.h).
+#include "stowage/report/OffloadSummary.h"
+
+#include <fmt/format.h>
+
+namespace stowage {
+
+std::string offloadText(const OffloadedLayer* l) {
+  if (l == nullptr) return "";
+  return fmt::format("{}{}, {} tile{} of {} rows x {} channels, {}, est. {} cycles (compute {}, DMA {})", l->mode,
+                     l->cores > 1 ? fmt::format(" x{} cores", l->cores) : "", l->tiles, l->tiles == 1 ? "" : "s", l->rowTile,
+                     l->channelTile, l->doubleBuffer ? "double-buffered" : "single-buffered", l->totalCycles, l->computeCycles,
+                     l->dmaCycles);
+}
+
+std::string offloadSummary(const Graph& g, const ProgramPlan& plan) {
+  if (plan.offloaded.empty()) return "";
+  std::string out = fmt::format("offloaded layers: {}\n", plan.offloaded.size());
+  uint64_t total = 0;
+  for (const OffloadedLayer& l : plan.offloaded) {
+    const Node& n = g.nodes[static_cast<size_t>(l.step)];
+    out += fmt::format("  step {} '{}' ({}) on '{}': {}\n", l.step, n.name, opName(n.op), plan.board.targets[static_cast<size_t>(l.target)].name,
+                       offloadText(&l));
+    total += l.totalCycles;
+  }
+  out += fmt::format("  estimated cycles of the offloaded layers: {}\n", total);
+  return out;
+}
+
+}  // namespace stowage

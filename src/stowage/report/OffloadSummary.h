@@ -1,0 +1,19 @@
+// Offloaded layers in the reports: one line per layer the tiler put on an accelerator or cores (target, mode,
+// tile sizes, number of tiles, double buffering, estimated compute / DMA / total cycles).
+#pragma once
+
+#include <string>
+
+#include "stowage/ir/Graph.h"
+#include "stowage/plan/ProgramPlan.h"
+
+namespace stowage {
+
+/// "engine, 12 tiles of 4 rows x 16 channels, double-buffered, est. 1234 cycles (compute 1000, DMA 800)"; ""
+/// for nullptr (a CPU step).
+std::string offloadText(const OffloadedLayer* layer);
+
+/// The text summary's table of offloaded layers ("" when none).
+std::string offloadSummary(const Graph& g, const ProgramPlan& plan);
+
+}  // namespace stowage

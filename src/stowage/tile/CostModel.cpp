@@ -1,0 +1,98 @@
+// Cost model of offloaded layers (see CostModel.h).
+#include "stowage/tile/CostModel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace stowage {
+
+namespace {
+uint64_t ceilDiv(int64_t a, int64_t b) { return static_cast<uint64_t>((a + b - 1) / b); }
+}  // namespace
+
+uint64_t engineComputeCycles(int dim, int64_t m, int64_t n, int64_t k) {
+  return ceilDiv(n, dim) * ceilDiv(k, dim) * static_cast<uint64_t>(m + dim);
+}
+
+uint64_t coreComputeCycles(double macsPerCycle, int64_t macs) {
+  return static_cast<uint64_t>(std::ceil(static_cast<double>(macs) / std::max(1e-9, macsPerCycle)));
+}
+
+uint64_t dmaCycles(const Target& target, const TileCopy& copy) {
+  if (copy.bytes() == 0) return 0;
+  const double bpc = target.dmaBytesPerCycle > 0 ? target.dmaBytesPerCycle : 1.0;
+  return static_cast<uint64_t>(std::ceil(target.dmaSetupCycles)) +
+         static_cast<uint64_t>(std::ceil(static_cast<double>(copy.bytes()) / bpc));
+}
+
+uint64_t tileComputeCycles(const Target& target, const LayerShape& s, const TileDesc& t) {
+  if (target.engineDim > 0)
+    return engineComputeCycles(target.engineDim, t.outRows * s.rowPixels, t.channels,
+                               s.kernel == TileKernel::QDepthwiseConv2d ? s.reduction : s.reduction);
+  return coreComputeCycles(target.macsPerCycle, t.macs);
+}
+
+LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, bool doubleBuffer) {
+  LayerCost cost;
+  const bool engine = target.engineDim > 0;
+  const size_t chunks = schedule.chunkStart.size() - 1;
+  for (size_t c = 0; c < chunks; ++c) {
+    const size_t first = schedule.chunkStart[c], end = schedule.chunkStart[c + 1];
+    uint64_t compute = 0, dma = 0;
+    // Queue free times; stores share the load channel when the target has one channel.
+    uint64_t loadFree = 0, storeFree = 0, execFree = 0, now = 0;
+    const bool sharedChannel = !engine && target.dmaChannels < 2;
+    uint64_t xReady[2] = {0, 0}, wReady[2] = {0, 0};      // when each half's data has arrived
+    uint64_t xFreed[2] = {0, 0}, wFreed[2] = {0, 0};      // when the last compute reading each half ended
+    uint64_t yStored[2] = {0, 0};                         // when the last store out of each y half ended
+    auto issueLoads = [&](size_t i, uint64_t at) {
+      const TileDesc& t = schedule.tiles[i];
+      auto one = [&](bool load, const TileCopy& cp, int buf, uint64_t* ready, uint64_t* freed) {
+        if (!load) return;
+        const uint64_t d = dmaCycles(target, cp);
+        dma += d;
+        const uint64_t start = std::max({at, loadFree, freed[buf]});
+        loadFree = start + d;
+        if (sharedChannel) storeFree = std::max(storeFree, loadFree);
+        ready[buf] = loadFree;
+      };
+      one(t.loadX, t.x, t.xBuf, xReady, xFreed);
+      one(t.loadW, t.w, t.wBuf, wReady, wFreed);
+    };
+    if (first < end) issueLoads(first, 0);
+    for (size_t i = first; i < end; ++i) {
+      const TileDesc& t = schedule.tiles[i];
+      if (i > first && (!doubleBuffer || engine)) {
+        // Engine: the host issues everything at once, the queues order it. Cores without double buffering:
+        // the next load only after this core's previous compute.
+        if (!doubleBuffer) issueLoads(i, engine ? 0 : now);
+      }
+      if (doubleBuffer && i + 1 < end) {
+        // Issued before this tile's compute, into the halves the previous tile no longer needs.
+        issueLoads(i + 1, engine ? 0 : now);
+      }
+      const uint64_t cyc = tileComputeCycles(target, s, t);
+      compute += cyc;
+      const uint64_t ready = std::max({xReady[t.xBuf], wReady[t.wBuf], yStored[t.yBuf]});
+      const uint64_t start = engine ? std::max(execFree, ready) : std::max(now, ready);
+      const uint64_t done = start + cyc;
+      if (engine) execFree = done;
+      else now = done;
+      xFreed[t.xBuf] = std::max(xFreed[t.xBuf], done);
+      wFreed[t.wBuf] = std::max(wFreed[t.wBuf], done);
+      const uint64_t d = dmaCycles(target, t.y);
+      dma += d;
+      const uint64_t sStart = std::max(sharedChannel ? std::max(storeFree, loadFree) : storeFree, done);
+      storeFree = sStart + d;
+      if (sharedChannel) loadFree = std::max(loadFree, storeFree);
+      yStored[t.yBuf] = storeFree;
+    }
+    const uint64_t total = std::max({now, execFree, storeFree, loadFree});
+    cost.compute = std::max(cost.compute, compute);
+    cost.dma = std::max(cost.dma, dma);
+    cost.total = std::max(cost.total, total);
+  }
+  return cost;
+}
+
+}  // namespace stowage

@@ -1,0 +1,32 @@
+// The cost model of offloaded layers, shared with the host simulator (formulas in docs/accelerators.md):
+// engine compute calls, compute on cores, DMA transfers, and the estimate of a whole tiled layer with its
+// loads, compute and stores overlapped the way the generated code issues them.
+#pragma once
+
+#include <cstdint>
+
+#include "stowage/target/Target.h"
+#include "stowage/tile/TileGeometry.h"
+
+namespace stowage {
+
+/// Engine compute call: ceil(N/dim) * ceil(K/dim) * (M + dim) (M output pixels / rows, N channels, K reduction).
+uint64_t engineComputeCycles(int dim, int64_t m, int64_t n, int64_t k);
+/// Compute on one core: ceil(macs / macs_per_cycle).
+uint64_t coreComputeCycles(double macsPerCycle, int64_t macs);
+/// One DMA transfer: setup_cycles + ceil(bytes / bytes_per_cycle) (0 for no bytes).
+uint64_t dmaCycles(const Target& target, const TileCopy& copy);
+
+/// Cycles of one tile's compute on `target` (engine when it has one, else one core).
+uint64_t tileComputeCycles(const Target& target, const LayerShape& s, const TileDesc& t);
+
+struct LayerCost {
+  uint64_t compute = 0;  ///< busiest core (engine: all tiles)
+  uint64_t dma = 0;      ///< busiest core's transfers
+  uint64_t total = 0;    ///< pipelined estimate
+};
+/// The estimate of running `schedule` on `target`: per core chunk, loads, compute and stores as queues with the
+/// ping-pong hazards of the generated code; the layer takes as long as its slowest core.
+LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, bool doubleBuffer);
+
+}  // namespace stowage

@@ -1,0 +1,31 @@
+// Tile sizes of one offloaded layer: the output-row and output-channel tile that fits the scratch pools (with
+// double buffering when asked) and has the lowest estimated cycles under the cost model.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stowage/plan/ProgramPlan.h"
+#include "stowage/target/Board.h"
+#include "stowage/tile/CostModel.h"
+#include "stowage/tile/TileGeometry.h"
+
+namespace stowage {
+
+struct TileChoice {
+  int64_t rowTile = 0, channelTile = 0;
+  int cores = 1;  ///< cores the tiles are split over (cores mode may use fewer than the target has)
+  TileSchedule schedule;
+  LayerCost cost;
+  TileBytes bytes;
+  std::vector<ScratchRequest> scratch;  ///< pairedWith indexes this list
+  size_t coreStride[3] = {0, 0, 0};
+};
+
+/// The best tiling of `s` at `step` on `target` (index `targetIndex`) with tiles in `pools`, or nullopt with
+/// `whyNot` set (the smallest tile and what it would need).
+std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const LayerShape& s, const std::vector<int>& pools, int step,
+                                      bool doubleBuffer, std::string& whyNot);
+
+}  // namespace stowage

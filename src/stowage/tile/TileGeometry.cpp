@@ -1,0 +1,302 @@
+// Layer and tile geometry of offloaded layers (see TileGeometry.h).
+#include "stowage/tile/TileGeometry.h"
+
+#include <algorithm>
+
+namespace stowage {
+
+const char* tileKernelIntrinsic(TileKernel k) {
+  switch (k) {
+    case TileKernel::QConv2d: return "qconv2d_s8";
+    case TileKernel::QDepthwiseConv2d: return "qdepthwise_conv2d_s8";
+    case TileKernel::QFullyConnected: return "qfully_connected_s8";
+    case TileKernel::Conv2dF32: return "conv2d_f32";
+    case TileKernel::GemmF32: return "gemm_f32";
+  }
+  return "";
+}
+
+const char* tileKernelFunction(TileKernel k) {
+  switch (k) {
+    case TileKernel::QConv2d: return "stowage_qconv2d_s8";
+    case TileKernel::QDepthwiseConv2d: return "stowage_qdepthwise_conv2d_s8";
+    case TileKernel::QFullyConnected: return "stowage_qfully_connected_s8";
+    case TileKernel::Conv2dF32: return "stowage_conv2d_f32";
+    case TileKernel::GemmF32: return "stowage_gemm_f32";
+  }
+  return "";
+}
+
+const char* tileKernelParamsType(TileKernel k) {
+  switch (k) {
+    case TileKernel::QConv2d:
+    case TileKernel::QDepthwiseConv2d: return "stowage_qconv_params";
+    case TileKernel::QFullyConnected: return "stowage_qfc_params";
+    case TileKernel::Conv2dF32: return "stowage_conv2d_params";
+    case TileKernel::GemmF32: return "stowage_gemm_params";
+  }
+  return "";
+}
+
+namespace {
+
+bool isConv(TileKernel k) {
+  return k == TileKernel::QConv2d || k == TileKernel::QDepthwiseConv2d || k == TileKernel::Conv2dF32;
+}
+
+/// Conv geometry in one place whatever the kernel: sizes, groups and padding.
+struct ConvDims {
+  int64_t c, h, w, m, kh, kw, oh, ow, sh, dh, padTop, groups, kc;
+  bool nchw;
+};
+
+ConvDims convDims(const LayerShape& s) {
+  ConvDims d{};
+  if (s.kernel == TileKernel::Conv2dF32) {
+    const auto& p = std::get<ConvCall>(s.call.params).params;
+    d = {p.c, p.h, p.w, p.m, p.kh, p.kw, p.oh, p.ow, p.stride_h, p.dil_h, p.pad_top, p.group, p.c / p.group, true};
+  } else {
+    const auto& p = std::get<stowage_qconv_params>(std::get<QuantCall>(s.call.params).params);
+    const bool dw = s.kernel == TileKernel::QDepthwiseConv2d;
+    d = {p.c, p.h, p.w, p.m, p.kh, p.kw, p.oh, p.ow, p.stride_h, p.dil_h, p.pad_top, dw ? p.c : p.c / p.kc, dw ? 1 : p.kc, false};
+  }
+  return d;
+}
+
+/// Input rows [first, end) a block of output rows [oy0, oy1) reads, and the tile's pad_top.
+struct RowSpan {
+  int64_t first = 0, end = 0, padTop = 0;
+};
+RowSpan inputRows(const ConvDims& d, int64_t oy0, int64_t oy1) {
+  const int64_t r0 = oy0 * d.sh - d.padTop;
+  const int64_t rEnd = (oy1 - 1) * d.sh - d.padTop + (d.kh - 1) * d.dh + 1;
+  RowSpan r;
+  r.first = std::max<int64_t>(0, r0);
+  r.end = std::max(r.first, std::min(d.h, rEnd));
+  r.padTop = r.first - r0;
+  return r;
+}
+
+/// Input channels a block of output channels [n0, n0 + tn) reads: [first, first + count).
+std::pair<int64_t, int64_t> inputChannels(const ConvDims& d, int64_t n0, int64_t tn) {
+  if (d.groups == 1) return {0, d.c};
+  const int64_t perGroupOut = d.m / d.groups, perGroupIn = d.c / d.groups;
+  return {(n0 / perGroupOut) * perGroupIn, (tn / perGroupOut) * perGroupIn};
+}
+
+TileCopy copy2d(size_t offset, size_t rows, size_t rowBytes, size_t stride) {
+  if (rows > 1 && rowBytes == stride) return TileCopy{offset, 1, rows * rowBytes, rows * rowBytes};
+  return TileCopy{offset, rows, rowBytes, rows <= 1 ? rowBytes : stride};
+}
+
+TileDesc convTile(const LayerShape& s, int64_t oy0, int64_t th, int64_t n0, int64_t tn) {
+  const ConvDims d = convDims(s);
+  const size_t e = s.elemBytes;
+  const RowSpan rs = inputRows(d, oy0, oy0 + th);
+  const int64_t ih = rs.end - rs.first;
+  auto [cin0, tcin] = inputChannels(d, n0, tn);
+  TileDesc t;
+  t.outRows = th;
+  t.channels = tn;
+  t.channelOffset = n0;
+  t.macs = th * d.ow * tn * s.reduction;
+  if (d.nchw) {
+    t.x = copy2d(static_cast<size_t>((cin0 * d.h + rs.first) * d.w) * e, static_cast<size_t>(tcin), static_cast<size_t>(ih * d.w) * e,
+                 static_cast<size_t>(d.h * d.w) * e);
+    t.w = copy2d(static_cast<size_t>(n0 * s.reduction) * e, 1, static_cast<size_t>(tn * s.reduction) * e, 0);
+    t.y = copy2d(static_cast<size_t>((n0 * d.oh + oy0) * d.ow) * e, static_cast<size_t>(tn), static_cast<size_t>(th * d.ow) * e,
+                 static_cast<size_t>(d.oh * d.ow) * e);
+    t.conv = std::get<ConvCall>(s.call.params).params;
+    t.conv.c = static_cast<int32_t>(tcin);
+    t.conv.h = static_cast<int32_t>(ih);
+    t.conv.m = static_cast<int32_t>(tn);
+    t.conv.oh = static_cast<int32_t>(th);
+    t.conv.pad_top = static_cast<int32_t>(rs.padTop);
+    t.conv.group = static_cast<int32_t>(d.groups == 1 ? 1 : tn / (d.m / d.groups));
+  } else {
+    t.x = copy2d(static_cast<size_t>(rs.first * d.w * d.c + cin0), static_cast<size_t>(ih * d.w), static_cast<size_t>(tcin),
+                 static_cast<size_t>(d.c));
+    if (s.kernel == TileKernel::QDepthwiseConv2d)
+      t.w = copy2d(static_cast<size_t>(n0), static_cast<size_t>(d.kh * d.kw), static_cast<size_t>(tn), static_cast<size_t>(d.m));
+    else
+      t.w = copy2d(static_cast<size_t>(n0 * s.reduction), 1, static_cast<size_t>(tn * s.reduction), 0);
+    t.y = copy2d(static_cast<size_t>(oy0 * d.ow * d.m + n0), static_cast<size_t>(th * d.ow), static_cast<size_t>(tn),
+                 static_cast<size_t>(d.m));
+    t.qconv = std::get<stowage_qconv_params>(std::get<QuantCall>(s.call.params).params);
+    t.qconv.c = static_cast<int32_t>(tcin);
+    t.qconv.h = static_cast<int32_t>(ih);
+    t.qconv.m = static_cast<int32_t>(tn);
+    t.qconv.oh = static_cast<int32_t>(th);
+    t.qconv.pad_top = static_cast<int32_t>(rs.padTop);
+  }
+  return t;
+}
+
+TileDesc matrixTile(const LayerShape& s, int64_t r0, int64_t tr, int64_t n0, int64_t tn) {
+  const size_t e = s.elemBytes;
+  const int64_t k = s.reduction, n = s.channels;
+  TileDesc t;
+  t.outRows = tr;
+  t.channels = tn;
+  t.channelOffset = n0;
+  t.macs = tr * tn * k;
+  t.x = copy2d(static_cast<size_t>(r0 * k) * e, 1, static_cast<size_t>(tr * k) * e, 0);
+  t.y = copy2d(static_cast<size_t>(r0 * n + n0) * e, static_cast<size_t>(tr), static_cast<size_t>(tn) * e, static_cast<size_t>(n) * e);
+  if (s.kernel == TileKernel::QFullyConnected) {
+    t.w = copy2d(static_cast<size_t>(n0 * k), 1, static_cast<size_t>(tn * k), 0);
+    t.qfc = std::get<stowage_qfc_params>(std::get<QuantCall>(s.call.params).params);
+    t.qfc.batches = static_cast<int32_t>(tr);
+    t.qfc.m = static_cast<int32_t>(tn);
+  } else {
+    const stowage_gemm_params& p = std::get<GemmCall>(s.call.params).params;
+    if (p.trans_b) t.w = copy2d(static_cast<size_t>(n0 * k) * e, 1, static_cast<size_t>(tn * k) * e, 0);
+    else t.w = copy2d(static_cast<size_t>(n0) * e, static_cast<size_t>(k), static_cast<size_t>(tn) * e, static_cast<size_t>(n) * e);
+    t.gemm = p;
+    t.gemm.m = static_cast<int32_t>(tr);
+    t.gemm.n = static_cast<int32_t>(tn);
+    // C is read in place in main memory: its offset for this tile (rows of c_cols, columns when c_cols = n).
+    t.channelOffset = (p.c_rows == 1 ? 0 : r0 * p.c_cols) + (p.c_cols == 1 ? 0 : n0);
+  }
+  return t;
+}
+
+TileDesc makeTile(const LayerShape& s, int64_t r0, int64_t tr, int64_t n0, int64_t tn) {
+  return isConv(s.kernel) ? convTile(s, r0, tr, n0, tn) : matrixTile(s, r0, tr, n0, tn);
+}
+
+}  // namespace
+
+LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
+  LayerShapeResult r;
+  auto lowered = lowerNode(g, node);
+  if (!lowered.ok()) {
+    r.whyNot = "its kernel lowering failed: " + lowered.error().message;
+    return r;
+  }
+  if (lowered->size() != 1) {
+    r.whyNot = "it lowers to " + std::to_string(lowered->size()) + " kernel calls, not one";
+    return r;
+  }
+  LayerShape s;
+  s.call = lowered->front();
+  if (const auto* q = std::get_if<QuantCall>(&s.call.params)) {
+    s.elemBytes = 1;
+    if (q->kernel == QuantKernel::Conv2d || q->kernel == QuantKernel::DepthwiseConv2d) {
+      const auto& p = std::get<stowage_qconv_params>(q->params);
+      const bool dw = q->kernel == QuantKernel::DepthwiseConv2d;
+      if (p.n != 1) {
+        r.whyNot = "batch " + std::to_string(p.n) + " (tiling handles batch 1)";
+        return r;
+      }
+      s.kernel = dw ? TileKernel::QDepthwiseConv2d : TileKernel::QConv2d;
+      s.rows = p.oh;
+      s.rowPixels = p.ow;
+      s.channels = p.m;
+      s.reduction = static_cast<int64_t>(p.kh) * p.kw * (dw ? 1 : p.kc);
+      const int64_t groups = dw ? p.c : p.c / std::max(1, p.kc);
+      s.channelStep = groups == 1 ? 1 : p.m / groups;
+    } else if (q->kernel == QuantKernel::FullyConnected) {
+      const auto& p = std::get<stowage_qfc_params>(q->params);
+      s.kernel = TileKernel::QFullyConnected;
+      s.rows = p.batches;
+      s.channels = p.m;
+      s.reduction = p.k;
+    } else {
+      r.whyNot = "no tiled lowering for this int8 kernel";
+      return r;
+    }
+  } else if (const auto* c = std::get_if<ConvCall>(&s.call.params)) {
+    const auto& p = c->params;
+    if (c->transpose || g.tensor(node.inputs[0]).shape.size() != 4) {
+      r.whyNot = c->transpose ? "ConvTranspose has no tiled lowering" : "only 2-D convolutions are tiled";
+      return r;
+    }
+    if (p.n != 1) {
+      r.whyNot = "batch " + std::to_string(p.n) + " (tiling handles batch 1)";
+      return r;
+    }
+    s.kernel = TileKernel::Conv2dF32;
+    s.elemBytes = 4;
+    s.rows = p.oh;
+    s.rowPixels = p.ow;
+    s.channels = p.m;
+    s.reduction = static_cast<int64_t>(p.kh) * p.kw * (p.c / p.group);
+    s.channelStep = p.group == 1 ? 1 : p.m / p.group;
+  } else if (const auto* gm = std::get_if<GemmCall>(&s.call.params)) {
+    if (gm->params.trans_a) {
+      r.whyNot = "Gemm with transA has no tiled lowering";
+      return r;
+    }
+    s.kernel = TileKernel::GemmF32;
+    s.elemBytes = 4;
+    s.rows = gm->params.m;
+    s.channels = gm->params.n;
+    s.reduction = gm->params.k;
+  } else {
+    r.whyNot = "no tiled lowering for this op";
+    return r;
+  }
+  for (size_t i = 1; i < s.call.inputs.size(); ++i) {
+    const TensorId id = s.call.inputs[i];
+    if (id != kNoTensor && !g.tensor(id).isConstant()) {
+      r.whyNot = "its weights are not constants (tiles stream constant weights only)";
+      return r;
+    }
+  }
+  if (s.rows <= 0 || s.channels <= 0 || s.reduction <= 0) {
+    r.whyNot = "the layer is empty";
+    return r;
+  }
+  r.shape = std::move(s);
+  return r;
+}
+
+TileBytes tileBytes(const LayerShape& s, int64_t rowTile, int64_t channelTile) {
+  TileBytes b;
+  // The largest tile is a full one; the first row block may read fewer rows, never more.
+  for (int64_t r0 : {int64_t{0}, std::max<int64_t>(0, (s.rows - rowTile) / 2)}) {
+    const TileDesc t = makeTile(s, r0, std::min(rowTile, s.rows - r0), 0, channelTile);
+    b.x = std::max(b.x, t.x.bytes());
+    b.w = std::max(b.w, t.w.bytes());
+    b.y = std::max(b.y, t.y.bytes());
+  }
+  return b;
+}
+
+TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, bool doubleBuffer) {
+  TileSchedule out;
+  // Channel blocks outer, row blocks inner: a weight tile is loaded once per channel block.
+  for (int64_t n0 = 0; n0 < s.channels; n0 += channelTile)
+    for (int64_t r0 = 0; r0 < s.rows; r0 += rowTile)
+      out.tiles.push_back(makeTile(s, r0, std::min(rowTile, s.rows - r0), n0, std::min(channelTile, s.channels - n0)));
+  const size_t n = out.tiles.size(), c = static_cast<size_t>(std::max(1, cores));
+  for (size_t k = 0; k <= c; ++k) out.chunkStart.push_back(n * k / c);
+  // Buffer halves and loads, per chunk (each core walks its own chunk).
+  for (size_t k = 0; k < c; ++k) {
+    std::optional<TileCopy> holdsX[2], holdsW[2];
+    int prevX = 1, prevW = 1;
+    for (size_t i = out.chunkStart[k]; i < out.chunkStart[k + 1]; ++i) {
+      TileDesc& t = out.tiles[i];
+      auto place = [&](const TileCopy& want, std::optional<TileCopy>* holds, int& prev, int& buf, bool& load) {
+        const int halves = doubleBuffer ? 2 : 1;
+        for (int h = 0; h < halves; ++h)
+          if (holds[h] && *holds[h] == want) {
+            buf = h;
+            load = false;
+            prev = h;
+            return;
+          }
+        buf = doubleBuffer ? 1 - prev : 0;
+        load = want.bytes() > 0;
+        holds[buf] = want;
+        prev = buf;
+      };
+      place(t.x, holdsX, prevX, t.xBuf, t.loadX);
+      place(t.w, holdsW, prevW, t.wBuf, t.loadW);
+      t.yBuf = doubleBuffer ? static_cast<int>((i - out.chunkStart[k]) % 2) : 0;
+    }
+  }
+  return out;
+}
+
+}  // namespace stowage

@@ -1,0 +1,86 @@
+// The geometry of one offloaded layer and of each of its tiles: which kernel it is, its sizes, and per tile
+// the DMA transfers (rows, row bytes, main-memory stride and offset) and the kernel parameters describing the
+// tile in local memory (adjusted h / pad_top, channel subsets and the offsets into weights and bias). Read by
+// the tile chooser (sizes, costs) and the C emitter (descriptor tables).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stowage/codegen/KernelCall.h"
+#include "stowage/ir/Graph.h"
+
+namespace stowage {
+
+/// The kernels a layer can be tiled into (names of the stowage_accel.h compute calls).
+enum class TileKernel { QConv2d, QDepthwiseConv2d, QFullyConnected, Conv2dF32, GemmF32 };
+
+/// "qconv2d_s8", "qdepthwise_conv2d_s8", "qfully_connected_s8", "conv2d_f32", "gemm_f32".
+const char* tileKernelIntrinsic(TileKernel k);
+/// The portable kernel: "stowage_qconv2d_s8", ...
+const char* tileKernelFunction(TileKernel k);
+/// The parameter struct: "stowage_qconv_params", ...
+const char* tileKernelParamsType(TileKernel k);
+
+/// A layer as the tiler sees it: output rows (pixel rows of a conv, matrix rows of a FC / Gemm) by output
+/// channels, each output computed from a full reduction of length `reduction`.
+struct LayerShape {
+  TileKernel kernel = TileKernel::QConv2d;
+  KernelCall call;          ///< the untiled call (inputs: x, w, bias?, multiplier, shift / a, b, c?)
+  int64_t rows = 0;         ///< output rows: conv oh, FC batches, Gemm m
+  int64_t rowPixels = 1;    ///< outputs per row per channel: conv ow, else 1
+  int64_t channels = 0;     ///< output channels: conv m, FC m, Gemm n
+  int64_t reduction = 0;    ///< K per output: kh*kw*kc (depthwise kh*kw), FC / Gemm k
+  int64_t channelStep = 1;  ///< channel tiles are multiples of this (grouped conv: outputs per group)
+  size_t elemBytes = 1;     ///< 1 (int8) or 4 (float32)
+};
+
+/// The layer behind `node` when it can be tiled, else the reason it cannot (for the fallback remark).
+struct LayerShapeResult {
+  std::optional<LayerShape> shape;
+  std::string whyNot;
+};
+LayerShapeResult layerShapeOf(const Graph& g, const Node& node);
+
+/// One 2-D copy between main memory and a packed local buffer: `rows` rows of `rowBytes`, main-memory rows
+/// `stride` bytes apart starting `offset` bytes from the tensor's first byte.
+struct TileCopy {
+  size_t offset = 0, rows = 0, rowBytes = 0, stride = 0;
+  size_t bytes() const { return rows * rowBytes; }
+  bool operator==(const TileCopy&) const = default;
+};
+
+/// One tile: what to load, which buffer halves it uses, what to compute and what to store.
+struct TileDesc {
+  TileCopy x, w, y;           ///< input and weight loads, output store
+  int xBuf = 0, wBuf = 0, yBuf = 0;  ///< half (0/1) of each ping-pong buffer the tile uses
+  bool loadX = true, loadW = true;   ///< false when the half already holds this tile's data
+  int64_t channelOffset = 0;  ///< first output channel: offset (elements) into bias / multiplier / shift / c
+  int64_t macs = 0;           ///< multiply-accumulates of the tile
+  int64_t outRows = 0, channels = 0;  ///< the tile's output rows and channels
+  /// The kernel parameters describing the tile (one of the param structs, by kernel).
+  stowage_qconv_params qconv{};
+  stowage_qfc_params qfc{};
+  stowage_conv2d_params conv{};
+  stowage_gemm_params gemm{};
+};
+
+/// Bytes of the largest input, weight and output tile for tiles of `rowTile` rows by `channelTile` channels.
+struct TileBytes {
+  size_t x = 0, w = 0, y = 0;
+};
+TileBytes tileBytes(const LayerShape& s, int64_t rowTile, int64_t channelTile);
+
+/// The tiles of `s` for `rowTile` x `channelTile`, split into `cores` contiguous chunks (chunk c is
+/// [chunkStart[c], chunkStart[c + 1])); buffer halves and load flags assume each core walks its chunk in
+/// order with double buffering when `doubleBuffer`, else with one half.
+struct TileSchedule {
+  std::vector<TileDesc> tiles;
+  std::vector<size_t> chunkStart;  ///< cores + 1 entries
+};
+TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, bool doubleBuffer);
+
+}  // namespace stowage

@@ -1,0 +1,131 @@
+// Partition, tile choice and scratch requests for a whole program (see TileProgram.h).
+#include "stowage/tile/TileProgram.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "stowage/tile/TileChoice.h"
+#include "stowage/tile/TileGeometry.h"
+
+namespace stowage {
+
+namespace {
+
+/// "int8" / "float32" as engine_dtypes spell them; "" for other types.
+std::string engineDtype(DType d) {
+  if (d == DType::Int8) return "int8";
+  if (d == DType::Float32) return "float32";
+  return "";
+}
+
+}  // namespace
+
+std::vector<int> scratchPoolsFor(const Board& board, int target, const Node& node) {
+  const std::string op(opName(node.op));
+  std::vector<int> out;
+  for (const PlacementRule& r : board.rules) {
+    if (!r.matches(op, node.name) || !r.scratch) continue;
+    for (const auto& name : *r.scratch)
+      for (size_t i = 0; i < board.pools.size(); ++i)
+        if (board.pools[i].name == name && board.pools[i].canAccess(board.targets[static_cast<size_t>(target)].name))
+          out.push_back(static_cast<int>(i));
+    return out;
+  }
+  for (size_t i = 0; i < board.pools.size(); ++i) {
+    const MemoryPool& p = board.pools[i];
+    if (p.kind != PoolKind::Workspace || p.placement != PoolPlacement::Fixed || !p.canAccess(board.targets[static_cast<size_t>(target)].name))
+      continue;
+    bool cpuToo = false;
+    for (const Target& t : board.targets)
+      if (t.kind == TargetKind::Cpu && p.canAccess(t.name)) cpuToo = true;
+    if (!cpuToo) out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& options) {
+  TiledProgram r;
+  int cpu = -1;
+  for (size_t t = 0; t < board.targets.size() && cpu < 0; ++t)
+    if (board.targets[t].kind == TargetKind::Cpu) cpu = static_cast<int>(t);
+  if (cpu < 0) cpu = 0;
+  r.nodeTargets.assign(g.nodes.size(), cpu);
+  for (size_t step = 0; step < g.nodes.size(); ++step) {
+    const Node& n = g.nodes[step];
+    const std::string op(opName(n.op));
+    int accel = -1;
+    for (size_t t = 0; t < board.targets.size() && accel < 0; ++t)
+      if (board.targets[t].kind == TargetKind::Accelerator && board.targets[t].runs(op)) accel = static_cast<int>(t);
+    if (accel < 0) {
+      if (!board.targets[static_cast<size_t>(cpu)].runs(op))
+        r.remarks.push_back(fmt::format("node '{}' ({}) runs on '{}' although its ops list does not name {}: no target of the board lists it",
+                                        n.name, op, board.targets[static_cast<size_t>(cpu)].name, op));
+      continue;
+    }
+    const Target& target = board.targets[static_cast<size_t>(accel)];
+    auto fallback = [&](const std::string& why) {
+      r.remarks.push_back(fmt::format("fallback: node '{}' ({}) runs on '{}' instead of '{}': {}", n.name, op,
+                                      board.targets[static_cast<size_t>(cpu)].name, target.name, why));
+    };
+    const LayerShapeResult shape = layerShapeOf(g, n);
+    if (!shape.shape) {
+      fallback(shape.whyNot);
+      continue;
+    }
+    const std::string dtype = n.outputs.empty() ? "" : engineDtype(g.tensor(n.outputs[0]).dtype);
+    if (target.engineDim > 0 && !target.engineRuns(dtype)) {
+      fallback(fmt::format("the engine computes {} but the layer is {}", fmt::join(target.engineDtypes, ", "),
+                           dtype.empty() ? std::string(dtypeName(g.tensor(n.outputs[0]).dtype)) : dtype));
+      continue;
+    }
+    if (target.dmaBytesPerCycle <= 0) {
+      fallback("the target has no DMA (give dma_bytes_per_cycle in the board)");
+      continue;
+    }
+    const std::vector<int> pools = scratchPoolsFor(board, accel, n);
+    if (pools.empty()) {
+      fallback("the target has no scratch pool (a fixed workspace pool only it can access, or a rule's `scratch` list)");
+      continue;
+    }
+    std::string whyNot;
+    auto choice = chooseTiles(board, accel, *shape.shape, pools, static_cast<int>(step), options.doubleBuffer, whyNot);
+    if (!choice) {
+      fallback(whyNot);
+      continue;
+    }
+    r.nodeTargets[step] = accel;
+    OffloadedLayer L;
+    L.step = static_cast<int>(step);
+    L.target = accel;
+    L.mode = target.engineDim > 0 ? "engine" : "cores";
+    L.kernel = tileKernelIntrinsic(shape.shape->kernel);
+    L.cores = choice->cores;
+    L.rowTile = choice->rowTile;
+    L.channelTile = choice->channelTile;
+    L.tiles = static_cast<int>(choice->schedule.tiles.size());
+    L.doubleBuffer = options.doubleBuffer;
+    L.xBytes = choice->bytes.x;
+    L.wBytes = choice->bytes.w;
+    L.yBytes = choice->bytes.y;
+    L.computeCycles = choice->cost.compute;
+    L.dmaCycles = choice->cost.dma;
+    L.totalCycles = choice->cost.total;
+    const int base = static_cast<int>(r.scratch.size());
+    for (ScratchRequest req : choice->scratch) {
+      if (req.pairedWith >= 0) req.pairedWith += base;
+      const char opChar = req.name[req.name.size() - 2];
+      const int op = opChar == 'x' ? 0 : opChar == 'w' ? 1 : 2;
+      L.buffers[op][req.name.back() - '0'] = req.name;
+      if (std::find(r.scratchPools.begin(), r.scratchPools.end(), req.pool) == r.scratchPools.end()) r.scratchPools.push_back(req.pool);
+      r.scratch.push_back(req);
+    }
+    for (int op = 0; op < 3; ++op) L.coreStride[op] = choice->coreStride[op];
+    r.offloaded.push_back(L);
+  }
+  std::sort(r.scratchPools.begin(), r.scratchPools.end());
+  return r;
+}
+
+}  // namespace stowage

@@ -1,0 +1,35 @@
+// The tiler's entry point: partitions the scheduled graph between the board's CPU and its accelerators (a node
+// goes to an accelerator when the board lists its op there, the engine computes its data types and it has a
+// tiled lowering whose tiles fit the accelerator's scratch pools; every fallback is a remark with the reason),
+// chooses each offloaded layer's tiles and asks the planner for their scratch buffers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "stowage/ir/Graph.h"
+#include "stowage/plan/ProgramPlan.h"
+#include "stowage/target/Board.h"
+
+namespace stowage {
+
+struct TileOptions {
+  bool doubleBuffer = true;  ///< `--no-double-buffer` turns it off
+};
+
+struct TiledProgram {
+  std::vector<int> nodeTargets;          ///< by step: index into Board::targets
+  std::vector<std::string> remarks;      ///< fallbacks with their reasons
+  std::vector<ScratchRequest> scratch;   ///< every tile buffer (pairedWith indexes this list)
+  std::vector<int> scratchPools;         ///< pools holding tile buffers
+  std::vector<OffloadedLayer> offloaded; ///< by step
+};
+
+/// Tiles `g` (verified, scheduled) for `board` (validated).
+TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& options);
+
+/// The scratch pools of `target` for `node`: the `scratch` pools of the first matching rule that has one,
+/// else the fixed workspace pools only `target` (and no cpu target) can access.
+std::vector<int> scratchPoolsFor(const Board& board, int target, const Node& node);
+
+}  // namespace stowage

@@ -1,0 +1,143 @@
+// Offloaded layers end to end through the CLI (issue 5): the zoo models and the MLPerf Tiny int8 TFLite models
+// (skipped when ../shared is absent) compiled for the Gemmini-like engine, the Hexagon-like DSP with two VTCM
+// blocks and the two cluster boards run on the host simulator with outputs bit-identical to the default-board
+// CPU run; the summary lists offloaded layers, fallbacks are remarks with a reason, --no-double-buffer still
+// gives the same outputs, and the generated C is byte-identical across compiles.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <vector>
+
+#include "E2eSupport.h"
+
+namespace stowage::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string board(const std::string& name) { return std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/" + name + ".toml"; }
+
+/// A model with its input file and its CPU (default board) output.
+struct Case {
+  fs::path model, input, cpuOutput;
+};
+
+/// Runs `c` on `boardName` with `flags`; returns the output bytes and fills `out` with stdout.
+std::string runOn(const Case& c, const fs::path& dir, const std::string& boardName, const std::string& flags, std::string* out = nullptr) {
+  auto r = runCommand(cli() + " run " + shellQuote(c.model.string()) + " --input " + shellQuote(c.input.string()) +
+                      " --format bin --output-dir " + shellQuote(dir.string()) +
+                      (boardName.empty() ? "" : " --board " + shellQuote(board(boardName))) + " " + flags);
+  EXPECT_EQ(r.exitCode, 0) << c.model << " on " << boardName << ": " << r.err;
+  if (out) *out = r.out;
+  return slurp(dir / "output_0.bin");
+}
+
+Case zooCase(const fs::path& work, const std::string& name) {
+  Case c{work / (name + ".onnx"), work / (name + "_in.npy"), {}};
+  auto w = runCommand(zoo() + " write " + name + " -o " + shellQuote(c.model.string()) + " --seed 3 --sample-input " +
+                      shellQuote(c.input.string()));
+  EXPECT_EQ(w.exitCode, 0) << w.err;
+  return c;
+}
+
+/// A TFLite model of ../shared with a deterministic raw input of `bytes` bytes (int8) or floats.
+Case tfliteCase(const fs::path& work, const std::string& file, size_t elems, bool floatInput) {
+  Case c{sharedPath("models/mlperf-tiny/" + file), work / (file + ".bin"), {}};
+  std::ofstream o(c.input, std::ios::binary);
+  uint32_t s = 12345;
+  for (size_t i = 0; i < elems; ++i) {
+    s = s * 1103515245u + 12345u;
+    if (floatInput) {
+      const float v = static_cast<float>((s >> 8) % 2001) / 1000.0f - 1.0f;
+      o.write(reinterpret_cast<const char*>(&v), sizeof v);
+    } else {
+      const char b = static_cast<char>(s >> 24);
+      o.write(&b, 1);
+    }
+  }
+  return c;
+}
+
+void expectBitExactOn(const Case& c, const fs::path& work, const std::string& tag, const std::vector<std::string>& boards) {
+  const std::string cpu = runOn(c, work / (tag + "_cpu"), "", "");
+  ASSERT_FALSE(cpu.empty());
+  for (const std::string& b : boards) {
+    std::string out;
+    const std::string acc = runOn(c, work / (tag + "_" + b), b, "", &out);
+    EXPECT_EQ(acc, cpu) << tag << " on " << b << " differs from the CPU run";
+  }
+}
+
+const std::vector<std::string> kAllBoards = {"gemmini-like", "hexagon-vtcm", "dsp-cluster4", "gap8-cluster"};
+
+TEST(Accelerator, ResNet8BitExactOnEveryAcceleratorBoard) {
+  const fs::path work = scratchDir("accel_resnet8");
+  expectBitExactOn(zooCase(work, "resnet8"), work, "resnet8", kAllBoards);
+}
+
+TEST(Accelerator, DsCnnAndAutoencoderBitExactOnEngineAndCluster) {
+  const fs::path work = scratchDir("accel_dscnn");
+  expectBitExactOn(zooCase(work, "ds-cnn"), work, "ds-cnn", {"gemmini-like", "dsp-cluster4"});
+  expectBitExactOn(zooCase(work, "autoencoder"), work, "autoencoder", {"gemmini-like", "gap8-cluster"});
+}
+
+TEST(Accelerator, MobileNetBitExactOnHexagon) {
+  const fs::path work = scratchDir("accel_mobilenet");
+  expectBitExactOn(zooCase(work, "mobilenet-v1-0.25"), work, "mobilenet", {"hexagon-vtcm"});
+}
+
+TEST(Accelerator, MlperfTinyInt8BitExact) {
+  if (sharedPath("models/mlperf-tiny/kws_ref_model.tflite").empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny not present";
+  const fs::path work = scratchDir("accel_tflite");
+  expectBitExactOn(tfliteCase(work, "kws_ref_model.tflite", 490, false), work, "kws", kAllBoards);
+  if (!sharedPath("models/mlperf-tiny/model_ToyCar.tflite").empty())
+    expectBitExactOn(tfliteCase(work, "model_ToyCar.tflite", 640, true), work, "toycar", {"gemmini-like", "dsp-cluster4"});
+}
+
+TEST(Accelerator, SummaryReportAndFallbackRemarks) {
+  const fs::path work = scratchDir("accel_report");
+  const Case c = zooCase(work, "resnet8");
+  auto r = runCommand(cli() + " compile " + shellQuote(c.model.string()) + " -o " + shellQuote((work / "hx").string()) + " --board " +
+                      shellQuote(board("hexagon-vtcm")));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("offloaded layers: 10"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("on 'hvx': cores"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("remark: fallback: node 'stem.relu' (Relu) runs on 'cpu' instead of 'hvx': no tiled lowering"), std::string::npos)
+      << r.out;
+  const std::string json = slurp(work / "hx" / "report.json");
+  EXPECT_NE(json.find("\"offload\""), std::string::npos);
+  EXPECT_NE(json.find("\"estimated_cycles\""), std::string::npos);
+  EXPECT_NE(json.find("\"role\": \"scratch\""), std::string::npos);
+  EXPECT_NE(slurp(work / "hx" / "report.html").find("double-buffered"), std::string::npos);
+  // The generated C of an offloaded model is the same on every compile.
+  auto again = runCommand(cli() + " compile " + shellQuote(c.model.string()) + " -o " + shellQuote((work / "hx2").string()) +
+                          " --board " + shellQuote(board("hexagon-vtcm")));
+  ASSERT_EQ(again.exitCode, 0) << again.err;
+  EXPECT_EQ(slurp(work / "hx" / "net.c"), slurp(work / "hx2" / "net.c"));
+}
+
+TEST(Accelerator, NoDoubleBufferSameOutputs) {
+  const fs::path work = scratchDir("accel_nodb");
+  const Case c = zooCase(work, "resnet8");
+  const std::string db = runOn(c, work / "db", "gemmini-like", "");
+  std::string out;
+  const std::string single = runOn(c, work / "single", "dsp-cluster4", "--no-double-buffer");
+  const std::string singleEngine = runOn(c, work / "single_engine", "gemmini-like", "--no-double-buffer");
+  EXPECT_EQ(single, db);
+  EXPECT_EQ(singleEngine, db);
+  auto r = runCommand(cli() + " compile " + shellQuote(c.model.string()) + " -o " + shellQuote((work / "c").string()) + " --board " +
+                      shellQuote(board("gemmini-like")) + " --no-double-buffer");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("single-buffered"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("double-buffered"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace stowage::e2e

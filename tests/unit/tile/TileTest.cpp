@@ -1,0 +1,249 @@
+// Unit tests of tile/: tile choice fits the scratch pools and their banks, ping-pong halves in different banks,
+// fallbacks with reasons, the planner honours pinned banks, the validator rejects a ping-pong pair in one bank,
+// and the board keys of accelerators (engine, DMA, intrinsics, per_core_stride) with located errors.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "stowage/driver/Compiler.h"
+#include "stowage/frontend/OnnxImporter.h"
+#include "stowage/pass/FoldBatchNorm.h"
+#include "stowage/pass/FoldConstants.h"
+#include "stowage/plan/PlanProgram.h"
+#include "stowage/plan/ValidateProgram.h"
+#include "stowage/target/Board.h"
+#include "stowage/tile/CostModel.h"
+#include "stowage/tile/TileProgram.h"
+#include "stowage/zoo/ZooModels.h"
+
+namespace stowage {
+namespace {
+
+Board exampleBoard(const std::string& name) {
+  auto b = loadBoardFile(std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/" + name + ".toml");
+  EXPECT_TRUE(b.ok()) << (b.ok() ? "" : b.error().render());
+  return *b;
+}
+
+Graph zooGraph(const std::string& name) {
+  auto m = zoo::buildZooModel(name, 7);
+  EXPECT_TRUE(m.ok());
+  auto g = importOnnxBytes(zoo::serializeModel(m->model), name);
+  EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().render());
+  EXPECT_TRUE(foldConstants(*g).ok());
+  EXPECT_TRUE(foldBatchNormIntoConv(*g).ok());
+  return std::move(*g);
+}
+
+/// Every offloaded layer's tile buffers fit each bank of their pool, and the two halves of a pair differ in bank.
+void expectFits(const Board& board, const TiledProgram& t) {
+  std::map<std::tuple<int, int, int>, size_t> perBank;  // step, pool, bank -> bytes
+  for (size_t i = 0; i < t.scratch.size(); ++i) {
+    const ScratchRequest& r = t.scratch[i];
+    const MemoryPool& pool = board.pools[static_cast<size_t>(r.pool)];
+    perBank[{r.step, r.pool, r.bank}] += r.sizeBytes;
+    if (pool.banks > 1) {
+      ASSERT_GE(r.bank, 0) << r.name;
+      if (r.pairedWith >= 0) {
+        EXPECT_NE(t.scratch[static_cast<size_t>(r.pairedWith)].bank, r.bank) << r.name;
+      }
+    }
+  }
+  for (const auto& [key, bytes] : perBank) {
+    const MemoryPool& pool = board.pools[static_cast<size_t>(std::get<1>(key))];
+    const size_t capacity = pool.banks > 1 ? pool.bankSizeBytes : *pool.sizeBytes;
+    EXPECT_LE(bytes, capacity) << "step " << std::get<0>(key) << " pool " << pool.name << " bank " << std::get<2>(key);
+  }
+}
+
+TEST(TileChoice, ResNet8OnGemminiFitsBanksAndPairsApart) {
+  const Board board = exampleBoard("gemmini-like");
+  const Graph g = zooGraph("resnet8");
+  const TiledProgram t = tileProgram(g, board, TileOptions{});
+  ASSERT_FALSE(t.offloaded.empty());
+  expectFits(board, t);
+  for (const OffloadedLayer& l : t.offloaded) {
+    EXPECT_EQ(l.mode, "engine");
+    EXPECT_TRUE(l.doubleBuffer);
+    EXPECT_GT(l.tiles, 0);
+    EXPECT_GE(l.totalCycles, std::max(l.computeCycles, l.dmaCycles / 2)) << "step " << l.step;
+    EXPECT_FALSE(l.buffers[0][1].empty()) << "double buffering needs a second input half";
+  }
+}
+
+TEST(TileChoice, HexagonPutsPingAndPongInTheTwoVtcmBlocks) {
+  const Board board = exampleBoard("hexagon-vtcm");
+  const Graph g = zooGraph("resnet8");
+  const TiledProgram t = tileProgram(g, board, TileOptions{});
+  ASSERT_FALSE(t.offloaded.empty());
+  expectFits(board, t);
+  bool sawBank1 = false;
+  for (const ScratchRequest& r : t.scratch) sawBank1 = sawBank1 || r.bank == 1;
+  EXPECT_TRUE(sawBank1);
+  // Nodes the accelerator lists but cannot tile stay on the CPU with a reason.
+  bool relu = false;
+  for (const std::string& r : t.remarks) relu = relu || (r.find("fallback: node") != std::string::npos && r.find("(Relu)") != std::string::npos);
+  EXPECT_TRUE(relu);
+}
+
+TEST(TileChoice, NoDoubleBufferUsesOneHalf) {
+  const Board board = exampleBoard("gemmini-like");
+  const Graph g = zooGraph("ds-cnn");
+  const TiledProgram t = tileProgram(g, board, TileOptions{false});
+  ASSERT_FALSE(t.offloaded.empty());
+  for (const ScratchRequest& r : t.scratch) EXPECT_EQ(r.pairedWith, -1) << r.name;
+  for (const OffloadedLayer& l : t.offloaded) EXPECT_TRUE(l.buffers[0][1].empty());
+}
+
+TEST(TileChoice, SmallL1FallsBackWithTheSizeInTheRemark) {
+  Board board = exampleBoard("gap8-cluster");
+  board.pools[0].sizeBytes = 64;  // l1: no tile fits
+  board.pools[0].bankSizeBytes = 64;
+  const Graph g = zooGraph("resnet8");
+  const TiledProgram t = tileProgram(g, board, TileOptions{});
+  EXPECT_TRUE(t.offloaded.empty());
+  bool sized = false;
+  for (const std::string& r : t.remarks) sized = sized || r.find("does not fit the scratch pools 'l1'") != std::string::npos;
+  EXPECT_TRUE(sized);
+}
+
+TEST(TileChoice, ClusterSplitsTilesOverCores) {
+  const Board board = exampleBoard("dsp-cluster4");
+  const Graph g = zooGraph("resnet8");
+  const TiledProgram t = tileProgram(g, board, TileOptions{});
+  ASSERT_FALSE(t.offloaded.empty());
+  expectFits(board, t);
+  int multi = 0;
+  for (const OffloadedLayer& l : t.offloaded) multi += l.cores == 4 ? 1 : 0;
+  EXPECT_GT(multi, 0);
+}
+
+TEST(CostModel, Formulas) {
+  EXPECT_EQ(engineComputeCycles(16, 100, 32, 20), 2u * 2u * 116u);
+  EXPECT_EQ(coreComputeCycles(16, 33), 3u);
+  Target t;
+  t.dmaBytesPerCycle = 16;
+  t.dmaSetupCycles = 100;
+  EXPECT_EQ(dmaCycles(t, TileCopy{0, 3, 20, 40}), 100u + 4u);
+  EXPECT_EQ(dmaCycles(t, TileCopy{0, 0, 0, 0}), 0u);
+}
+
+TEST(PlanScratch, PlannerHonoursPinnedBanks) {
+  const Board board = exampleBoard("gemmini-like");
+  const Graph g = zooGraph("resnet8");
+  const TiledProgram t = tileProgram(g, board, TileOptions{});
+  PlanOptions o;
+  o.nodeTargets = t.nodeTargets;
+  o.scratch = t.scratch;
+  o.scratchPools = t.scratchPools;
+  auto plan = planProgram(g, board, o);
+  ASSERT_TRUE(plan.ok()) << plan.error().render();
+  int scratch = 0;
+  for (const PlacedBuffer& b : plan->buffers) {
+    if (b.role != BufferRole::Scratch) continue;
+    ++scratch;
+    if (b.pinnedBank >= 0) {
+      EXPECT_EQ(b.slot.bank, b.pinnedBank) << b.name;
+    }
+    EXPECT_EQ(b.endStep, b.firstStep + 1);
+    EXPECT_TRUE(board.pools[static_cast<size_t>(b.slot.pool)].name == "spad" || board.pools[static_cast<size_t>(b.slot.pool)].name == "acc");
+  }
+  EXPECT_EQ(scratch, static_cast<int>(t.scratch.size()));
+  // No activation took the scratchpad away from the tiles.
+  for (const PlacedBuffer& b : plan->buffers)
+    if (b.role == BufferRole::Activation) {
+      EXPECT_EQ(board.pools[static_cast<size_t>(b.slot.pool)].name, "dram");
+    }
+}
+
+TEST(PlanScratch, ValidatorRejectsPingPongInOneBank) {
+  const Board board = exampleBoard("gemmini-like");
+  ProgramPlan plan;
+  plan.board = board;
+  plan.steps = 1;
+  const int spad = 1;
+  ASSERT_EQ(board.pools[spad].name, "spad");
+  for (int h = 0; h < 2; ++h) {
+    PlacedBuffer b;
+    b.role = BufferRole::Scratch;
+    b.name = "s0_x" + std::to_string(h);
+    b.sizeBytes = 1024;
+    b.firstStep = 0;
+    b.endStep = 1;
+    b.candidates = {spad};
+    b.slot = {spad, 0};
+    b.offset = static_cast<size_t>(h) * 1024;
+    b.pairedWith = 1 - h;
+    plan.buffers.push_back(b);
+  }
+  Status s = validateProgramPlan(plan);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("ping-pong"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("s0_x0"), std::string::npos);
+  // In different banks the same pair is fine.
+  plan.buffers[1].slot.bank = 1;
+  plan.buffers[1].offset = board.pools[spad].bankSizeBytes;
+  EXPECT_TRUE(validateProgramPlan(plan).ok());
+  // A buffer pinned to a bank must be there.
+  plan.buffers[1].pinnedBank = 2;
+  EXPECT_FALSE(validateProgramPlan(plan).ok());
+}
+
+TEST(BoardAccel, EngineDmaAndIntrinsicKeys) {
+  auto b = parseBoardToml(R"(
+[[targets]]
+name = "cpu"
+[[targets]]
+name = "npu"
+kind = "accelerator"
+ops = ["Conv"]
+engine_dim = 8
+engine_dtypes = ["int8", "float32"]
+dma_channels = 2
+dma_bytes_per_cycle = 8.5
+dma_setup_cycles = 40
+[targets.intrinsics]
+mvin = { name = "npu_load", args = ["local", "dram", "rows", "row_bytes", "dram_stride"] }
+[[pools]]
+name = "ws"
+[[pools]]
+name = "l1"
+size = "4KiB"
+placement = "fixed"
+base = 0x1000
+per_core_stride = "8KiB"
+access = ["npu"]
+)",
+                          "b.toml");
+  ASSERT_TRUE(b.ok()) << b.error().render();
+  const Target& npu = b->targets[1];
+  EXPECT_EQ(npu.engineDim, 8);
+  EXPECT_TRUE(npu.engineRuns("float32"));
+  EXPECT_EQ(npu.dmaChannels, 2);
+  EXPECT_DOUBLE_EQ(npu.dmaBytesPerCycle, 8.5);
+  EXPECT_EQ(npu.intrinsic("mvin").name, "npu_load");
+  EXPECT_EQ(npu.intrinsic("mvin").args.front(), "local");
+  EXPECT_EQ(npu.intrinsic("mvout").name, "stowage_accel_mvout");
+  EXPECT_EQ(b->findPool("l1")->perCoreStride, 8192u);
+}
+
+TEST(BoardAccel, ErrorsNameFileLineAndKey) {
+  auto expectError = [](const std::string& text, const std::string& where, const std::string& what) {
+    auto b = parseBoardToml(text, "b.toml");
+    ASSERT_FALSE(b.ok()) << text;
+    EXPECT_NE(b.error().location.find(where), std::string::npos) << b.error().render();
+    EXPECT_NE(b.error().message.find(what), std::string::npos) << b.error().render();
+  };
+  const std::string head = "[[targets]]\nname = \"cpu\"\n[[pools]]\nname = \"ws\"\n[[targets]]\nname = \"npu\"\nkind = \"accelerator\"\n";
+  expectError(head + "engine_dtypes = [\"int4\"]\n", "b.toml:8", "engine_dtypes");
+  expectError(head + "dma_channels = 0\n", "b.toml:8", "dma_channels");
+  expectError(head + "[targets.intrinsics]\nmvn = { name = \"x\" }\n", "b.toml:9", "unknown intrinsic 'mvn'");
+  expectError(head + "[targets.intrinsics]\nmvin = { name = \"x\", args = [\"dram\"] }\n", "b.toml:9", "exactly once");
+  expectError("[[targets]]\nname = \"cpu\"\nengine_dim = 4\n[[pools]]\nname = \"ws\"\n", "b.toml:3", "only for kind");
+  expectError("[[pools]]\nname = \"ws\"\nper_core_stride = 64\n", "b.toml:3", "only for placement");
+  expectError("[[pools]]\nname = \"ws\"\n[[pools]]\nname = \"l1\"\nplacement = \"fixed\"\nbase = 0\nsize = 128\nper_core_stride = 64\n",
+              "b.toml:8", "smaller than 'size'");
+}
+
+}  // namespace
+}  // namespace stowage
