@@ -126,6 +126,52 @@ typedef struct {
 
 void stowage_qmean_hw_s8(const int8_t* x, int8_t* y, const stowage_qmean_params* p);
 
+/* ---- Activations and more elementwise ops of TFLite int8 models (runtime/kernels/int8_activation.c,
+ * int8_elementwise.c) ---- */
+
+/* LOGISTIC / TANH with TFLite Micro's reference integer path (gemmlowp fixed point, no lookup table):
+ * q - input_zero_point at or beyond +-input_range_radius saturates; otherwise it is scaled into Q4.27 by
+ * input_multiplier / input_left_shift (input_scale * 2^27 as frexp), the fixed-point function is evaluated in
+ * Q0.31 and rounded to the output: logistic scale 1/256 zero point -128, tanh scale 1/128 zero point 0. */
+typedef struct {
+  int32_t count;
+  int32_t input_zero_point;
+  int32_t input_multiplier, input_left_shift, input_range_radius;
+} stowage_qsigmoid_params;
+
+void stowage_qlogistic_s8(const int8_t* x, int8_t* y, const stowage_qsigmoid_params* p);
+void stowage_qtanh_s8(const int8_t* x, int8_t* y, const stowage_qsigmoid_params* p);
+
+/* HARD_SWISH, TFLite's 16-bit fixed-point reference: x on a "hires" scale (input_scale / 128), a "reluish"
+ * factor in [0, 1] from x rescaled so that 3.0 is 32768 (reluish_multiplier: Q0.15, reluish_shift: power of
+ * two, either sign), times x on the output scale (output_multiplier: Q0.15, output_shift <= 0). */
+typedef struct {
+  int32_t count;
+  int32_t input_zero_point, output_zero_point;
+  int32_t output_multiplier, output_shift;
+  int32_t reluish_multiplier, reluish_shift;
+} stowage_qhardswish_params;
+
+void stowage_qhardswish_s8(const int8_t* x, int8_t* y, const stowage_qhardswish_params* p);
+
+/* RELU, RELU6, RELU_N1_TO_1 and LEAKY_RELU: v = q - input_zero_point is requantized by multiplier/shift when
+ * v >= 0, else by alpha_multiplier/alpha_shift (RELU*: the same pair; LEAKY_RELU: input_scale * alpha /
+ * output_scale), output_zero_point added, clamped to [act_min, act_max]. */
+typedef struct {
+  int32_t count;
+  int32_t input_zero_point, output_zero_point;
+  int32_t multiplier, shift, alpha_multiplier, alpha_shift;
+  int32_t act_min, act_max;
+} stowage_qrelu_params;
+
+void stowage_qrelu_s8(const int8_t* x, int8_t* y, const stowage_qrelu_params* p);
+
+/* SUB: as stowage_qadd_s8 with the rescaled second operand subtracted. MAXIMUM / MINIMUM: the larger / smaller
+ * raw int8 value (all three tensors share one quantization; offsets and multipliers unused). */
+void stowage_qsub_s8(const int8_t* a, const int8_t* b, int8_t* y, const stowage_qbinary_params* p);
+void stowage_qmaximum_s8(const int8_t* a, const int8_t* b, int8_t* y, const stowage_qbinary_params* p);
+void stowage_qminimum_s8(const int8_t* a, const int8_t* b, int8_t* y, const stowage_qbinary_params* p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,6 @@
 /* Private helpers of the int8 kernels: the integer fixed-point arithmetic TFLite's reference kernels use
  * (rounding doubling high multiply, rounding shift, quantized-multiplier requantization, and the Q-format
- * exp / reciprocal of the int8 softmax), reimplemented in C99 so results match TFLite bit for bit. */
+ * exp / reciprocal / logistic / tanh of the int8 softmax and activations), reimplemented in C99 so results match TFLite bit for bit. */
 #ifndef STOWAGE_INT8_FIXEDPOINT_H
 #define STOWAGE_INT8_FIXEDPOINT_H
 
@@ -53,5 +53,78 @@ static inline int32_t stowage_fx_requant(int32_t acc, int32_t multiplier, int32_
 }
 
 static inline int32_t stowage_fx_clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+/* ---- gemmlowp-style transcendental functions (softmax, logistic, tanh) ---- */
+
+static inline int32_t stowage_fx_add(int32_t a, int32_t b) { return stowage_fx_wrap((int64_t)a + b); }
+
+/* exp(a) for a in [-1/4, 0), a and result in Q0.31: Taylor series around -1/8 to the 4th power. */
+static inline int32_t stowage_fx_exp_quarter_interval(int32_t a) {
+  const int32_t exp_m1_8 = 1895147668; /* round(exp(-1/8) * 2^31) */
+  const int32_t one_third = 715827883; /* round(2^31 / 3) */
+  const int32_t x = stowage_fx_add(a, 1 << 28); /* x = a + 1/8 */
+  const int32_t x2 = stowage_fx_srdhm(x, x);
+  const int32_t x3 = stowage_fx_srdhm(x2, x);
+  const int32_t x4 = stowage_fx_srdhm(x2, x2);
+  const int32_t x4_over_4 = stowage_fx_rdivpot(x4, 2);
+  const int32_t poly = stowage_fx_rdivpot(stowage_fx_add(stowage_fx_srdhm(stowage_fx_add(x4_over_4, x3), one_third), x2), 1);
+  return stowage_fx_add(exp_m1_8, stowage_fx_srdhm(exp_m1_8, stowage_fx_add(x, poly)));
+}
+
+/* exp(a) for a <= 0, a with `integer_bits` integer bits (1..5: Q4.27 for logistic/tanh, Q5.26 for softmax),
+ * result in Q0.31: exp of (a mod 1/4) - 1/4 by the series, times exp(-2^k) for every set bit k of the rest. */
+static inline int32_t stowage_fx_exp_on_negative(int32_t a, int integer_bits) {
+  /* exp(-2^k) in Q0.31 for k = -2 .. 4. */
+  static const int32_t kMul[7] = {1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
+  const int frac = 31 - integer_bits;
+  const int32_t quarter = (int32_t)1 << (frac - 2);
+  const int32_t mod_minus_quarter = (int32_t)((uint32_t)a & (uint32_t)(quarter - 1)) - quarter;
+  int32_t result = stowage_fx_exp_quarter_interval(stowage_fx_sat_shl(mod_minus_quarter, integer_bits));
+  const int32_t remainder = stowage_fx_wrap((int64_t)mod_minus_quarter - a);
+  int k;
+  for (k = 0; k < 7 && k < integer_bits + 2; ++k)
+    if ((uint32_t)remainder & ((uint32_t)1 << (frac - 2 + k))) result = stowage_fx_srdhm(result, kMul[k]);
+  return a == 0 ? INT32_MAX : result;
+}
+
+/* Newton-Raphson estimate of 1 / half_denominator (three steps from 48/17 - 32/17 * d), in Q2.29;
+ * half_denominator = (1 + a) / 2 rounded half away, a in Q0.31. */
+static inline int32_t stowage_fx_reciprocal_half_q2(int32_t a) {
+  const int64_t sum = (int64_t)a + INT32_MAX;
+  const int32_t half_denominator = (int32_t)((sum + (sum >= 0 ? 1 : -1)) / 2);
+  int32_t x = stowage_fx_add(1515870810 /* 48/17 in Q2.29 */, stowage_fx_srdhm(half_denominator, -1010580540 /* -32/17 */));
+  int i;
+  for (i = 0; i < 3; ++i) {
+    const int32_t hdx = stowage_fx_srdhm(half_denominator, x);
+    const int32_t one_minus = stowage_fx_add(1 << 29, -hdx);
+    x = stowage_fx_add(x, stowage_fx_sat_shl(stowage_fx_srdhm(x, one_minus), 2));
+  }
+  return x;
+}
+
+/* 1 / (1 + a) for a in [0, 1), Q0.31 in and out. */
+static inline int32_t stowage_fx_one_over_one_plus_x(int32_t a) { return stowage_fx_sat_shl(stowage_fx_reciprocal_half_q2(a), 1); }
+
+/* (1 - a) / (1 + a) for a in [0, 1), Q0.31 in and out. */
+static inline int32_t stowage_fx_one_minus_x_over_one_plus_x(int32_t a) {
+  return stowage_fx_sat_shl(stowage_fx_add(stowage_fx_reciprocal_half_q2(a), -(1 << 29)), 2);
+}
+
+/* logistic(a) = 1 / (1 + exp(-a)), a in Q4.27, result in Q0.31 (1.0 saturates to INT32_MAX). */
+static inline int32_t stowage_fx_logistic_q4(int32_t a) {
+  const int32_t abs_a = a > 0 ? a : stowage_fx_wrap(-(int64_t)a);
+  const int32_t positive = stowage_fx_one_over_one_plus_x(stowage_fx_exp_on_negative(stowage_fx_wrap(-(int64_t)abs_a), 4));
+  if (a == 0) return 1 << 30;
+  return a > 0 ? positive : stowage_fx_add(INT32_MAX, -positive);
+}
+
+/* tanh(a), a in Q4.27, result in Q0.31: (1 - e) / (1 + e) with e = exp(-2|a|) (|a| doubled by reading the
+ * same raw value as Q5.26). */
+static inline int32_t stowage_fx_tanh_q4(int32_t a) {
+  const int32_t neg_abs = a < 0 ? a : stowage_fx_wrap(-(int64_t)a);
+  const int32_t t = stowage_fx_one_minus_x_over_one_plus_x(stowage_fx_exp_on_negative(neg_abs, 5));
+  if (a == 0) return 0;
+  return a < 0 ? stowage_fx_wrap(-(int64_t)t) : t;
+}
 
 #endif /* STOWAGE_INT8_FIXEDPOINT_H */

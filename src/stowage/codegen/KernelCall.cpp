@@ -561,7 +561,14 @@ Result<std::vector<KernelCall>> lowerNode(const Graph& g, const Node& n) {
     case OpKind::Quantize:
     case OpKind::Dequantize:
     case OpKind::QMean:
-    case OpKind::Requantize: return lowerQuantNode(g, n);
+    case OpKind::Requantize:
+    case OpKind::QLogistic:
+    case OpKind::QTanh:
+    case OpKind::QHardSwish:
+    case OpKind::QRelu:
+    case OpKind::QSub:
+    case OpKind::QMaximum:
+    case OpKind::QMinimum: return lowerQuantNode(g, n);
     case OpKind::ConvNhwc:
     case OpKind::DepthwiseConvNhwc:
     case OpKind::AveragePoolNhwc:

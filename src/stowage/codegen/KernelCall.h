@@ -94,11 +94,13 @@ struct CopyCall {
 
 /// One call of an int8 (TFLite-arithmetic, NHWC) kernel of stowage_kernels_int8.h: `fn(inputs..., y, &params)`.
 /// Lowered, printed and executed by QuantKernelCall.cpp.
-enum class QuantKernel { Conv2d, DepthwiseConv2d, FullyConnected, AvgPool2d, MaxPool2d, Add, Mul, Softmax, Quantize, Dequantize, Mean, Requantize };
+enum class QuantKernel { Conv2d, DepthwiseConv2d, FullyConnected, AvgPool2d, MaxPool2d, Add, Mul, Softmax, Quantize, Dequantize, Mean, Requantize,
+                         Logistic, Tanh, HardSwish, Relu, Sub, Maximum, Minimum };
 struct QuantCall {
   QuantKernel kernel = QuantKernel::Conv2d;
   std::variant<stowage_qconv_params, stowage_qfc_params, stowage_qpool_params, stowage_qbinary_params,
-               stowage_qsoftmax_params, stowage_quant_params, stowage_qmean_params, stowage_requant_params>
+               stowage_qsoftmax_params, stowage_quant_params, stowage_qmean_params, stowage_requant_params,
+               stowage_qsigmoid_params, stowage_qhardswish_params, stowage_qrelu_params>
       params;
 };
 

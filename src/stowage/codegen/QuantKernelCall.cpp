@@ -201,8 +201,12 @@ Result<std::vector<KernelCall>> lowerQBinary(const Graph& g, const Node& n) {
                          {&p.output_shift, at.getInt("output_shift", 0)}, {&p.act_min, at.getInt("act_min", -128)},
                          {&p.act_max, at.getInt("act_max", 127)}}));
   if (p.left_shift < 0 || p.left_shift > 30) return makeError(nodeLoc(n), "left_shift must be in [0, 30]");
-  return std::vector<KernelCall>{
-      single(n.op == OpKind::QMul ? QuantKernel::Mul : QuantKernel::Add, p, {n.inputs[0], n.inputs[1]}, n.outputs[0])};
+  const QuantKernel k = n.op == OpKind::QMul        ? QuantKernel::Mul
+                        : n.op == OpKind::QSub      ? QuantKernel::Sub
+                        : n.op == OpKind::QMaximum  ? QuantKernel::Maximum
+                        : n.op == OpKind::QMinimum  ? QuantKernel::Minimum
+                                                    : QuantKernel::Add;
+  return std::vector<KernelCall>{single(k, p, {n.inputs[0], n.inputs[1]}, n.outputs[0])};
 }
 
 Result<std::vector<KernelCall>> lowerQSoftmax(const Graph& g, const Node& n) {
@@ -259,6 +263,58 @@ Result<std::vector<KernelCall>> lowerRequantize(const Graph& g, const Node& n) {
   return std::vector<KernelCall>{single(QuantKernel::Requantize, p, {n.inputs[0]}, n.outputs[0])};
 }
 
+/// QLogistic / QTanh: the fixed output quantization the kernels assume is checked here as well.
+Result<std::vector<KernelCall>> lowerQSigmoid(const Graph& g, const Node& n) {
+  for (TensorId id : {n.inputs[0], n.outputs[0]}) STOWAGE_TRY(requireDType(g, n, id, DType::Int8));
+  STOWAGE_ASSIGN_OR_RETURN(int64_t xz, zeroPoint(g, n, n.inputs[0]));
+  STOWAGE_ASSIGN_OR_RETURN(int64_t yz, zeroPoint(g, n, n.outputs[0]));
+  STOWAGE_ASSIGN_OR_RETURN(float ys, scaleOf(g, n, n.outputs[0]));
+  const bool logistic = n.op == OpKind::QLogistic;
+  if (ys != (logistic ? 1.0f / 256.0f : 1.0f / 128.0f) || yz != (logistic ? -128 : 0))
+    return makeUnsupported(nodeLoc(n), fmt::format("output '{}' must have scale {} and zero point {} (has {} and {})",
+                                                   g.tensor(n.outputs[0]).name, logistic ? "1/256" : "1/128", logistic ? -128 : 0, ys, yz));
+  stowage_qsigmoid_params p;
+  std::memset(&p, 0, sizeof p);
+  STOWAGE_TRY(assign(n, {{&p.count, g.tensor(n.outputs[0]).numElements()}, {&p.input_zero_point, xz},
+                         {&p.input_multiplier, n.attrs.getInt("input_multiplier", 0)},
+                         {&p.input_left_shift, n.attrs.getInt("input_left_shift", 0)},
+                         {&p.input_range_radius, n.attrs.getInt("input_range_radius", 0)}}));
+  if (p.input_left_shift < 0 || p.input_left_shift > 30) return makeError(nodeLoc(n), "input_left_shift must be in [0, 30]");
+  return std::vector<KernelCall>{single(logistic ? QuantKernel::Logistic : QuantKernel::Tanh, p, {n.inputs[0]}, n.outputs[0])};
+}
+
+Result<std::vector<KernelCall>> lowerQHardSwish(const Graph& g, const Node& n) {
+  for (TensorId id : {n.inputs[0], n.outputs[0]}) STOWAGE_TRY(requireDType(g, n, id, DType::Int8));
+  STOWAGE_ASSIGN_OR_RETURN(int64_t xz, zeroPoint(g, n, n.inputs[0]));
+  STOWAGE_ASSIGN_OR_RETURN(int64_t yz, zeroPoint(g, n, n.outputs[0]));
+  stowage_qhardswish_params p;
+  std::memset(&p, 0, sizeof p);
+  const Attributes& a = n.attrs;
+  STOWAGE_TRY(assign(n, {{&p.count, g.tensor(n.outputs[0]).numElements()}, {&p.input_zero_point, xz}, {&p.output_zero_point, yz},
+                         {&p.output_multiplier, a.getInt("output_multiplier", 0)}, {&p.output_shift, a.getInt("output_shift", 0)},
+                         {&p.reluish_multiplier, a.getInt("reluish_multiplier", 0)}, {&p.reluish_shift, a.getInt("reluish_shift", 0)}}));
+  if (p.output_shift > 0 || p.output_shift < -15 || p.reluish_shift < -15 || p.reluish_shift > 15 || p.output_multiplier < 0 ||
+      p.output_multiplier > 32767 || p.reluish_multiplier < 0 || p.reluish_multiplier > 32767)
+    return makeError(nodeLoc(n), "hard-swish multipliers must be Q0.15 with shifts in [-15, 0] (output) and [-15, 15] (reluish)");
+  return std::vector<KernelCall>{single(QuantKernel::HardSwish, p, {n.inputs[0]}, n.outputs[0])};
+}
+
+Result<std::vector<KernelCall>> lowerQRelu(const Graph& g, const Node& n) {
+  for (TensorId id : {n.inputs[0], n.outputs[0]}) STOWAGE_TRY(requireDType(g, n, id, DType::Int8));
+  STOWAGE_ASSIGN_OR_RETURN(int64_t xz, zeroPoint(g, n, n.inputs[0]));
+  STOWAGE_ASSIGN_OR_RETURN(int64_t yz, zeroPoint(g, n, n.outputs[0]));
+  stowage_qrelu_params p;
+  std::memset(&p, 0, sizeof p);
+  const Attributes& a = n.attrs;
+  STOWAGE_TRY(assign(n, {{&p.count, g.tensor(n.outputs[0]).numElements()}, {&p.input_zero_point, xz}, {&p.output_zero_point, yz},
+                         {&p.multiplier, a.getInt("multiplier", 0)}, {&p.shift, a.getInt("shift", 0)},
+                         {&p.alpha_multiplier, a.getInt("alpha_multiplier", 0)}, {&p.alpha_shift, a.getInt("alpha_shift", 0)},
+                         {&p.act_min, a.getInt("act_min", -128)}, {&p.act_max, a.getInt("act_max", 127)}}));
+  for (int32_t sh : {p.shift, p.alpha_shift})
+    if (sh < -31 || sh > 30) return makeError(nodeLoc(n), "shifts must be in [-31, 30]");
+  return std::vector<KernelCall>{single(QuantKernel::Relu, p, {n.inputs[0]}, n.outputs[0])};
+}
+
 }  // namespace
 
 Result<std::vector<KernelCall>> lowerQuantNode(const Graph& g, const Node& n) {
@@ -269,7 +325,14 @@ Result<std::vector<KernelCall>> lowerQuantNode(const Graph& g, const Node& n) {
     case OpKind::QAveragePool2d:
     case OpKind::QMaxPool2d: return lowerQPool(g, n);
     case OpKind::QAdd:
+    case OpKind::QSub:
+    case OpKind::QMaximum:
+    case OpKind::QMinimum:
     case OpKind::QMul: return lowerQBinary(g, n);
+    case OpKind::QLogistic:
+    case OpKind::QTanh: return lowerQSigmoid(g, n);
+    case OpKind::QHardSwish: return lowerQHardSwish(g, n);
+    case OpKind::QRelu: return lowerQRelu(g, n);
     case OpKind::QSoftmax: return lowerQSoftmax(g, n);
     case OpKind::Quantize: return lowerQuantize(g, n, true);
     case OpKind::Dequantize: return lowerQuantize(g, n, false);
@@ -294,6 +357,13 @@ std::string quantKernelFunctionName(const QuantCall& c) {
     case QuantKernel::Dequantize: return "stowage_dequantize_s8_f32";
     case QuantKernel::Mean: return "stowage_qmean_hw_s8";
     case QuantKernel::Requantize: return "stowage_requantize_s8";
+    case QuantKernel::Logistic: return "stowage_qlogistic_s8";
+    case QuantKernel::Tanh: return "stowage_qtanh_s8";
+    case QuantKernel::HardSwish: return "stowage_qhardswish_s8";
+    case QuantKernel::Relu: return "stowage_qrelu_s8";
+    case QuantKernel::Sub: return "stowage_qsub_s8";
+    case QuantKernel::Maximum: return "stowage_qmaximum_s8";
+    case QuantKernel::Minimum: return "stowage_qminimum_s8";
   }
   return "";
 }
@@ -308,6 +378,9 @@ std::string quantParamsTypeName(const QuantCall& c) {
                         [](const stowage_quant_params&) -> std::string { return "stowage_quant_params"; },
                         [](const stowage_qmean_params&) -> std::string { return "stowage_qmean_params"; },
                         [](const stowage_requant_params&) -> std::string { return "stowage_requant_params"; },
+                        [](const stowage_qsigmoid_params&) -> std::string { return "stowage_qsigmoid_params"; },
+                        [](const stowage_qhardswish_params&) -> std::string { return "stowage_qhardswish_params"; },
+                        [](const stowage_qrelu_params&) -> std::string { return "stowage_qrelu_params"; },
                     },
                     c.params);
 }
@@ -364,6 +437,22 @@ std::string quantParamsInitializer(const QuantCall& c) {
                                "  .multiplier = {}, .shift = {}",
                                p.n, p.h, p.w, p.c, p.input_zero_point, p.output_zero_point, p.multiplier, p.shift);
           },
+          [](const stowage_qsigmoid_params& p) {
+            return fmt::format(".count = {}, .input_zero_point = {}, .input_multiplier = {}, .input_left_shift = {}, .input_range_radius = {}",
+                               p.count, p.input_zero_point, p.input_multiplier, p.input_left_shift, p.input_range_radius);
+          },
+          [](const stowage_qhardswish_params& p) {
+            return fmt::format(".count = {}, .input_zero_point = {}, .output_zero_point = {}, .output_multiplier = {}, .output_shift = {},\n"
+                               "  .reluish_multiplier = {}, .reluish_shift = {}",
+                               p.count, p.input_zero_point, p.output_zero_point, p.output_multiplier, p.output_shift, p.reluish_multiplier,
+                               p.reluish_shift);
+          },
+          [](const stowage_qrelu_params& p) {
+            return fmt::format(".count = {}, .input_zero_point = {}, .output_zero_point = {}, .multiplier = {}, .shift = {},\n"
+                               "  .alpha_multiplier = {}, .alpha_shift = {}, .act_min = {}, .act_max = {}",
+                               p.count, p.input_zero_point, p.output_zero_point, p.multiplier, p.shift, p.alpha_multiplier, p.alpha_shift,
+                               p.act_min, p.act_max);
+          },
       },
       c.params);
 }
@@ -383,9 +472,20 @@ void executeQuantCall(const QuantCall& c, const std::vector<const void*>& in, vo
                    else stowage_qavgpool2d_s8(s8(0), y, &p);
                  },
                  [&](const stowage_qbinary_params& p) {
-                   if (c.kernel == QuantKernel::Mul) stowage_qmul_s8(s8(0), s8(1), y, &p);
-                   else stowage_qadd_s8(s8(0), s8(1), y, &p);
+                   switch (c.kernel) {
+                     case QuantKernel::Mul: stowage_qmul_s8(s8(0), s8(1), y, &p); break;
+                     case QuantKernel::Sub: stowage_qsub_s8(s8(0), s8(1), y, &p); break;
+                     case QuantKernel::Maximum: stowage_qmaximum_s8(s8(0), s8(1), y, &p); break;
+                     case QuantKernel::Minimum: stowage_qminimum_s8(s8(0), s8(1), y, &p); break;
+                     default: stowage_qadd_s8(s8(0), s8(1), y, &p); break;
+                   }
                  },
+                 [&](const stowage_qsigmoid_params& p) {
+                   if (c.kernel == QuantKernel::Tanh) stowage_qtanh_s8(s8(0), y, &p);
+                   else stowage_qlogistic_s8(s8(0), y, &p);
+                 },
+                 [&](const stowage_qhardswish_params& p) { stowage_qhardswish_s8(s8(0), y, &p); },
+                 [&](const stowage_qrelu_params& p) { stowage_qrelu_s8(s8(0), y, &p); },
                  [&](const stowage_qsoftmax_params& p) { stowage_qsoftmax_s8(s8(0), y, &p); },
                  [&](const stowage_qmean_params& p) { stowage_qmean_hw_s8(s8(0), y, &p); },
                  [&](const stowage_requant_params& p) { stowage_requantize_s8(s8(0), y, &p); },

@@ -19,7 +19,8 @@ namespace {
 enum OptionsTag : uint8_t {
   kConv2DOptions = 1, kDepthwiseConv2DOptions = 2, kPool2DOptions = 5, kFullyConnectedOptions = 8, kSoftmaxOptions = 9,
   kConcatenationOptions = 10, kAddOptions = 11, kReshapeOptions = 17, kMulOptions = 21, kPadOptions = 22,
-  kTransposeOptions = 26, kReducerOptions = 27,
+  kTransposeOptions = 26, kReducerOptions = 27, kSubOptions = 28, kSqueezeOptions = 30, kStridedSliceOptions = 32,
+  kMaximumMinimumOptions = 39, kLeakyReluOptions = 75,
 };
 
 constexpr int8_t kPaddingSame = 0, kPaddingValid = 1;
@@ -631,12 +632,250 @@ Status convertMean(OpRef& op) {
   return Status::success();
 }
 
+// ---- Activations and elementwise ops (LOGISTIC, TANH, HARD_SWISH, RELU*, LEAKY_RELU, SUB, MAXIMUM/MINIMUM,
+// SQUEEZE, STRIDED_SLICE). Int8 parameters follow TFLite Micro's Prepare functions; float32 ops become the
+// generic elementwise IR ops. ----
+
+/// x and y of a one-input op, checked to be both float32 (returns true) or both int8 (false).
+Result<std::pair<TensorId, TensorId>> unaryTensors(OpRef& op, bool& flt) {
+  STOWAGE_ASSIGN_OR_RETURN(TensorId x, input(op, 0));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
+  flt = isFloat(op, x);
+  if (flt) STOWAGE_TRY(requireFloat(op, {x, y}));
+  else STOWAGE_TRY(requireInt8(op, {x, y}));
+  return std::make_pair(x, y);
+}
+
+Status convertLogisticTanh(OpRef& op, bool tanh) {
+  bool flt = false;
+  STOWAGE_ASSIGN_OR_RETURN(auto xy, unaryTensors(op, flt));
+  auto [x, y] = xy;
+  if (flt) {
+    addNode(op, tanh ? OpKind::Tanh : OpKind::Sigmoid, {x}, y, {});
+    return Status::success();
+  }
+  STOWAGE_ASSIGN_OR_RETURN(auto qx, perTensor(op, x));
+  STOWAGE_ASSIGN_OR_RETURN(auto qy, perTensor(op, y));
+  const float wantScale = tanh ? 1.0f / 128.0f : 1.0f / 256.0f;
+  const int64_t wantZero = tanh ? 0 : -128;
+  if (qy.first != wantScale || qy.second != wantZero)
+    return makeUnsupported(op.loc, fmt::format("int8 {} output '{}' must have scale {} and zero point {} (has {} and {})", builtinOpName(op.code),
+                                               T(op, y).name, tanh ? "1/128" : "1/256", wantZero, qy.first, qy.second));
+  SigmoidInputScaling s = sigmoidInputScalingInt8(qx.first);
+  if (!s.ok)
+    return makeUnsupported(op.loc, fmt::format("input '{}' has scale {}, outside what the int8 {} kernel can rescale", T(op, x).name,
+                                               qx.first, builtinOpName(op.code)));
+  Attributes a;
+  a.set("input_multiplier", int64_t{s.multiplier});
+  a.set("input_left_shift", int64_t{s.leftShift});
+  a.set("input_range_radius", int64_t{s.rangeRadius});
+  addNode(op, tanh ? OpKind::QTanh : OpKind::QLogistic, {x}, y, std::move(a));
+  return Status::success();
+}
+
+Status convertHardSwish(OpRef& op) {
+  bool flt = false;
+  STOWAGE_ASSIGN_OR_RETURN(auto xy, unaryTensors(op, flt));
+  auto [x, y] = xy;
+  if (flt) {
+    addNode(op, OpKind::HardSwish, {x}, y, {});
+    return Status::success();
+  }
+  STOWAGE_ASSIGN_OR_RETURN(auto qx, perTensor(op, x));
+  STOWAGE_ASSIGN_OR_RETURN(auto qy, perTensor(op, y));
+  HardSwishScaling h = hardSwishScalingInt8(qx.first, qy.first);
+  if (h.outputShift > 0 || h.outputShift < -15 || h.reluishShift < -15 || h.reluishShift > 15)
+    return makeUnsupported(op.loc, fmt::format("scales of input '{}' ({}) and output '{}' ({}) are too far apart for the int8 "
+                                               "HARD_SWISH kernel (output exponent {}, reluish exponent {})",
+                                               T(op, x).name, qx.first, T(op, y).name, qy.first, h.outputShift, h.reluishShift));
+  Attributes a;
+  a.set("output_multiplier", int64_t{h.outputMultiplier});
+  a.set("output_shift", int64_t{h.outputShift});
+  a.set("reluish_multiplier", int64_t{h.reluishMultiplier});
+  a.set("reluish_shift", int64_t{h.reluishShift});
+  addNode(op, OpKind::QHardSwish, {x}, y, std::move(a));
+  return Status::success();
+}
+
+/// RELU (act 1), RELU_N1_TO_1 (2), RELU6 (3), and LEAKY_RELU (leaky = true).
+Status convertRelu(OpRef& op, int8_t act, bool leaky) {
+  float alpha = 0.0f;
+  if (leaky) {
+    STOWAGE_ASSIGN_OR_RETURN(OptionsTable o, options(op, kLeakyReluOptions));
+    alpha = o.getFloat(0, 0.0f);
+  }
+  bool flt = false;
+  STOWAGE_ASSIGN_OR_RETURN(auto xy, unaryTensors(op, flt));
+  auto [x, y] = xy;
+  if (flt) {
+    Attributes a;
+    if (leaky) {
+      a.set("alpha", alpha);
+      addNode(op, OpKind::LeakyRelu, {x}, y, std::move(a));
+    } else if (act == 1) {
+      addNode(op, OpKind::Relu, {x}, y, {});
+    } else {
+      FloatRange r = floatActivation(act);
+      a.set("min", r.min);
+      a.set("max", r.max);
+      addNode(op, OpKind::Clip, {x}, y, std::move(a));
+    }
+    return Status::success();
+  }
+  STOWAGE_ASSIGN_OR_RETURN(auto qx, perTensor(op, x));
+  STOWAGE_ASSIGN_OR_RETURN(auto qy, perTensor(op, y));
+  QuantizedMultiplier identity, negative;
+  ActivationRange r;
+  if (leaky) {
+    // TFLite Micro's LeakyRelu Prepare combines the scales in float.
+    identity = quantizeMultiplier(static_cast<double>(qx.first / qy.first));
+    negative = quantizeMultiplier(static_cast<double>(qx.first * alpha / qy.first));
+  } else {
+    identity = negative = quantizeMultiplier(static_cast<double>(qx.first) / static_cast<double>(qy.first));
+    r = activationRangeInt8(act, qy.first, qy.second);
+  }
+  Attributes a;
+  a.set("multiplier", int64_t{identity.multiplier});
+  a.set("shift", int64_t{identity.shift});
+  a.set("alpha_multiplier", int64_t{negative.multiplier});
+  a.set("alpha_shift", int64_t{negative.shift});
+  a.set("act_min", int64_t{r.min});
+  a.set("act_max", int64_t{r.max});
+  addNode(op, OpKind::QRelu, {x}, y, std::move(a));
+  return Status::success();
+}
+
+Status convertSub(OpRef& op) {
+  STOWAGE_ASSIGN_OR_RETURN(OptionsTable o, options(op, kSubOptions));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId a, input(op, 0));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId b, input(op, 1));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
+  const int8_t act = o.getByte(0, 0);
+  if (isFloat(op, a)) {
+    STOWAGE_TRY(requireFloat(op, {a, b, y}));
+    TensorId pre = act == 0 ? y : addTemp(op, "difference", T(op, y).shape);
+    op.ctx.addNode(Node{act == 0 ? op.name : op.name + "/op", OpKind::Sub, {a, b}, {pre}, {}});
+    return act == 0 ? Status::success() : emitFloatActivation(op, act, pre, y);
+  }
+  STOWAGE_TRY(requireInt8(op, {a, b, y}));
+  STOWAGE_ASSIGN_OR_RETURN(auto qa, perTensor(op, a));
+  STOWAGE_ASSIGN_OR_RETURN(auto qb, perTensor(op, b));
+  STOWAGE_ASSIGN_OR_RETURN(auto qy, perTensor(op, y));
+  STOWAGE_ASSIGN_OR_RETURN(ActivationRange r, activation(op, act, y));
+  // TFLite Micro's SUB Prepare: the same 20-bit common scale as ADD, with the scales combined in float.
+  constexpr int kLeftShift = 20;
+  const float twiceMax = 2 * std::max(qa.first, qb.first);
+  QuantizedMultiplier ma = quantizeMultiplier(static_cast<double>(qa.first / twiceMax));
+  QuantizedMultiplier mb = quantizeMultiplier(static_cast<double>(qb.first / twiceMax));
+  QuantizedMultiplier my = quantizeMultiplier(static_cast<double>(twiceMax / (static_cast<float>(1 << kLeftShift) * qy.first)));
+  Attributes at;
+  at.set("left_shift", int64_t{kLeftShift});
+  at.set("a_multiplier", int64_t{ma.multiplier});
+  at.set("a_shift", int64_t{ma.shift});
+  at.set("b_multiplier", int64_t{mb.multiplier});
+  at.set("b_shift", int64_t{mb.shift});
+  at.set("output_multiplier", int64_t{my.multiplier});
+  at.set("output_shift", int64_t{my.shift});
+  at.set("act_min", int64_t{r.min});
+  at.set("act_max", int64_t{r.max});
+  addNode(op, OpKind::QSub, {a, b}, y, std::move(at));
+  return Status::success();
+}
+
+Status convertMaximumMinimum(OpRef& op, bool isMax) {
+  STOWAGE_TRY(options(op, kMaximumMinimumOptions));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId a, input(op, 0));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId b, input(op, 1));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
+  if (isFloat(op, a)) {
+    STOWAGE_TRY(requireFloat(op, {a, b, y}));
+    addNode(op, isMax ? OpKind::Max : OpKind::Min, {a, b}, y, {});
+    return Status::success();
+  }
+  STOWAGE_TRY(requireInt8(op, {a, b, y}));
+  for (TensorId id : {a, b}) {
+    STOWAGE_TRY(perTensor(op, id));
+    if (T(op, id).quant != T(op, y).quant)
+      return makeUnsupported(op.loc, fmt::format("int8 {} needs inputs quantized like the output; '{}' differs from '{}'",
+                                                 builtinOpName(op.code), T(op, id).name, T(op, y).name));
+  }
+  addNode(op, isMax ? OpKind::QMaximum : OpKind::QMinimum, {a, b}, y, {});
+  return Status::success();
+}
+
+/// TFLite's StartForAxis / StopForAxis (no offset, no ellipsis or new axes): begin/end masks take the full
+/// range, negative indices count from the end, and values are clamped to [0, dim] ([-1, dim - 1] for negative
+/// strides); a shrunk axis takes one element.
+Status convertStridedSlice(OpRef& op) {
+  STOWAGE_ASSIGN_OR_RETURN(OptionsTable o, options(op, kStridedSliceOptions));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId x, input(op, 0));
+  STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
+  STOWAGE_TRY(requireSameQuant(op, x, y));
+  const DType dt = T(op, x).dtype;
+  if (dt != DType::Int8 && dt != DType::Float32)
+    return makeUnsupported(op.loc, fmt::format("STRIDED_SLICE of {} tensor '{}' is not supported (int8 and float32 are)", dtypeName(dt),
+                                               T(op, x).name));
+  const int64_t beginMask = o.getInt(0, 0), endMask = o.getInt(1, 0), ellipsisMask = o.getInt(2, 0), newAxisMask = o.getInt(3, 0);
+  const int64_t shrinkMask = o.getInt(4, 0);
+  if (ellipsisMask != 0 || newAxisMask != 0 || o.getByte(5, 0) != 0)
+    return makeUnsupported(op.loc, "STRIDED_SLICE with ellipsis_mask, new_axis_mask or offset is not supported");
+  STOWAGE_ASSIGN_OR_RETURN(std::vector<int64_t> begin, constantInts(op, 1));
+  STOWAGE_ASSIGN_OR_RETURN(std::vector<int64_t> end, constantInts(op, 2));
+  STOWAGE_ASSIGN_OR_RETURN(std::vector<int64_t> strides, constantInts(op, 3));
+  const Shape xs = T(op, x).shape;
+  if (begin.size() != xs.size() || end.size() != xs.size() || strides.size() != xs.size())
+    return makeError(op.loc, fmt::format("begin, end and strides need one entry per input dim ({})", xs.size()));
+  std::vector<int64_t> starts(xs.size()), ends(xs.size());
+  Shape full, shrunk;
+  for (size_t d = 0; d < xs.size(); ++d) {
+    const int64_t dim = xs[d], st = strides[d];
+    if (st == 0) return makeError(op.loc, fmt::format("stride of dim {} is 0", d));
+    const int64_t lo = st > 0 ? 0 : -1, hi = st > 0 ? dim : dim - 1;
+    auto clampIndex = [&](int64_t v) { return std::clamp(v < 0 ? v + dim : v, lo, hi); };
+    const bool shrink = (shrinkMask >> d) & 1;
+    const int64_t start = (beginMask >> d) & 1 && !shrink ? (st > 0 ? lo : hi) : clampIndex(begin[d]);
+    const int64_t stop = shrink ? start + 1 : (endMask >> d) & 1 ? (st > 0 ? hi : lo) : clampIndex(end[d]);
+    if (shrink && (st < 0 || start >= dim)) return makeError(op.loc, fmt::format("shrunk dim {} has no element at {}", d, begin[d]));
+    starts[d] = start;
+    ends[d] = stop;
+    const int64_t len = std::max<int64_t>(0, st > 0 ? (stop - start + st - 1) / st : (start - stop - st - 1) / -st);
+    full.push_back(len);
+    if (!shrink) shrunk.push_back(len);
+  }
+  if (shapeElements(full) != T(op, y).numElements() || (shrunk != T(op, y).shape && full != T(op, y).shape))
+    return makeError(op.loc, fmt::format("slice has shape [{}], the output tensor [{}]", shapeToString(shrinkMask ? shrunk : full),
+                                         shapeToString(T(op, y).shape)));
+  Attributes a;
+  a.set("starts", starts);
+  a.set("ends", ends);
+  a.set("steps", strides);
+  if (full == T(op, y).shape) {
+    addNode(op, OpKind::Slice, {x}, y, std::move(a));
+    return Status::success();
+  }
+  Tensor t;
+  t.name = op.name + "/unshrunk";
+  t.dtype = dt;
+  t.shape = full;
+  t.quant = T(op, y).quant;
+  t.kind = TensorKind::Activation;
+  const TensorId mid = op.ctx.graph().addTensor(std::move(t));
+  op.ctx.addNode(Node{op.name + "/slice", OpKind::Slice, {x}, {mid}, std::move(a)});
+  Attributes r;
+  r.set("shape", T(op, y).shape);
+  addNode(op, OpKind::Reshape, {mid}, y, std::move(r));
+  return Status::success();
+}
+
 }  // namespace
 
 const std::vector<int32_t>& supportedBuiltinCodes() {
   static const std::vector<int32_t> codes = {kAdd,        kAveragePool2d, kConcatenation, kConv2d,    kDepthwiseConv2d,
                                              kDequantize, kFullyConnected, kMaxPool2d,    kMul,       kReshape,
-                                             kSoftmax,    kQuantize,       kPad,          kTranspose, kMean};
+                                             kSoftmax,    kQuantize,       kPad,          kTranspose, kMean,
+                                             kLogistic,   kTanh,           kHardSwish,    kRelu,      kReluN1To1,
+                                             kRelu6,      kLeakyRelu,      kSub,          kMaximum,   kMinimum,
+                                             kSqueeze,    kStridedSlice};
   return codes;
 }
 
@@ -662,6 +901,18 @@ Status convertOperator(OpRef& op) {
     case kPad: return convertPad(op);
     case kTranspose: return convertTranspose(op);
     case kMean: return convertMean(op);
+    case kLogistic: return convertLogisticTanh(op, false);
+    case kTanh: return convertLogisticTanh(op, true);
+    case kHardSwish: return convertHardSwish(op);
+    case kRelu: return convertRelu(op, 1, false);
+    case kReluN1To1: return convertRelu(op, 2, false);
+    case kRelu6: return convertRelu(op, 3, false);
+    case kLeakyRelu: return convertRelu(op, 0, true);
+    case kSub: return convertSub(op);
+    case kMaximum: return convertMaximumMinimum(op, true);
+    case kMinimum: return convertMaximumMinimum(op, false);
+    case kSqueeze: return convertReshape(op);
+    case kStridedSlice: return convertStridedSlice(op);
     default: break;
   }
   return makeUnsupported(op.loc, fmt::format("builtin op {} (version {}) is not supported", builtinOpName(op.code), op.version));

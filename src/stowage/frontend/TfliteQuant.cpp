@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace stowage::tflite {
 
@@ -62,6 +63,44 @@ SoftmaxScaling softmaxScalingInt8(double beta, double inputScale) {
                         static_cast<double>(int64_t{1} << (31 - kIntegerBits)) / static_cast<double>(int64_t{1} << s.leftShift);
   s.diffMin = -static_cast<int32_t>(std::floor(radius));
   return s;
+}
+
+SigmoidInputScaling sigmoidInputScalingInt8(float inputScale) {
+  constexpr int kInputIntegerBits = 4;
+  SigmoidInputScaling s;
+  const double real = static_cast<double>(inputScale) * static_cast<double>(1 << (31 - kInputIntegerBits));
+  int shift = 0;
+  const double fraction = std::frexp(real, &shift);
+  const auto fixed = static_cast<int64_t>(std::round(fraction * static_cast<double>(int64_t{1} << 31)));
+  if (!(real > 0.0) || !std::isfinite(real) || shift < 0 || shift > 30 || fixed >= (int64_t{1} << 31)) {
+    s.ok = false;
+    return s;
+  }
+  s.multiplier = static_cast<int32_t>(fixed);
+  s.leftShift = shift;
+  const double radius = static_cast<double>((1 << kInputIntegerBits) - 1) * static_cast<double>(int64_t{1} << (31 - kInputIntegerBits)) /
+                        static_cast<double>(int64_t{1} << shift);
+  s.rangeRadius = static_cast<int32_t>(std::floor(radius));
+  return s;
+}
+
+int32_t downscaleMultiplierToInt16(int32_t multiplier) {
+  constexpr int32_t kRoundingOffset = 1 << 15;
+  if (multiplier >= std::numeric_limits<int32_t>::max() - kRoundingOffset) return std::numeric_limits<int16_t>::max();
+  return (multiplier + kRoundingOffset) >> 16;
+}
+
+HardSwishScaling hardSwishScalingInt8(float inputScale, float outputScale) {
+  HardSwishScaling h;
+  const float hiresInputScale = (1.0f / 128.0f) * inputScale;
+  const float reluishScale = 3.0f / 32768.0f;
+  const QuantizedMultiplier out = quantizeMultiplier(static_cast<double>(hiresInputScale / outputScale));
+  const QuantizedMultiplier reluish = quantizeMultiplier(static_cast<double>(hiresInputScale / reluishScale));
+  h.outputMultiplier = downscaleMultiplierToInt16(out.multiplier);
+  h.outputShift = out.shift;
+  h.reluishMultiplier = downscaleMultiplierToInt16(reluish.multiplier);
+  h.reluishShift = reluish.shift;
+  return h;
 }
 
 }  // namespace stowage::tflite

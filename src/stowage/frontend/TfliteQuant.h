@@ -36,4 +36,28 @@ struct SoftmaxScaling {
 };
 SoftmaxScaling softmaxScalingInt8(double beta, double inputScale);
 
+/// Input scaling of int8 LOGISTIC and TANH as TFLite Micro prepares it: input_scale * 2^27 (4 integer bits)
+/// split by frexp into a Q0.31 multiplier and a left shift, and the radius (in input steps) beyond which the
+/// output saturates: floor(15 * 2^27 / 2^leftShift). ok = false when the shift does not fit [0, 30].
+struct SigmoidInputScaling {
+  int32_t multiplier = 0;
+  int32_t leftShift = 0;
+  int32_t rangeRadius = 0;
+  bool ok = true;
+};
+SigmoidInputScaling sigmoidInputScalingInt8(float inputScale);
+
+/// A Q0.31 multiplier rounded to Q0.15 (TFLite's DownScaleInt32ToInt16Multiplier: add 2^15, shift right 16,
+/// saturate at 32767).
+int32_t downscaleMultiplierToInt16(int32_t multiplier);
+
+/// HARD_SWISH int8 parameters as TFLite computes them (scales combined in float): output multiplier from
+/// (input_scale / 128) / output_scale, "reluish" multiplier from (input_scale / 128) / (3 / 32768), each as a
+/// Q0.15 multiplier and a power-of-two exponent.
+struct HardSwishScaling {
+  int32_t outputMultiplier = 0, outputShift = 0;
+  int32_t reluishMultiplier = 0, reluishShift = 0;
+};
+HardSwishScaling hardSwishScalingInt8(float inputScale, float outputScale);
+
 }  // namespace stowage::tflite

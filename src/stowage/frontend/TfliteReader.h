@@ -20,9 +20,9 @@ namespace stowage::tflite {
 /// BuiltinOperator codes used by the importer.
 enum BuiltinOp : int32_t {
   kAdd = 0, kAveragePool2d = 1, kConcatenation = 2, kConv2d = 3, kDepthwiseConv2d = 4, kDequantize = 6,
-  kFullyConnected = 9, kLogistic = 14, kMaxPool2d = 17, kMul = 18, kRelu = 19, kRelu6 = 21, kReshape = 22,
-  kSoftmax = 25, kCustom = 32, kPad = 34, kTranspose = 39, kMean = 40, kSub = 41, kSqueeze = 43,
-  kQuantize = 114, kHardSwish = 117,
+  kFullyConnected = 9, kLogistic = 14, kMaxPool2d = 17, kMul = 18, kRelu = 19, kReluN1To1 = 20, kRelu6 = 21,
+  kReshape = 22, kSoftmax = 25, kTanh = 28, kCustom = 32, kPad = 34, kTranspose = 39, kMean = 40, kSub = 41,
+  kSqueeze = 43, kStridedSlice = 45, kMaximum = 55, kMinimum = 57, kLeakyRelu = 98, kQuantize = 114, kHardSwish = 117,
 };
 
 /// TensorType values.

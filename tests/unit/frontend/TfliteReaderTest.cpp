@@ -120,13 +120,13 @@ TEST(TfliteReader, OutOfRangeOpcodeAndTensorIndicesAreNamed) {
 
 TEST(TfliteReader, UnsupportedBuiltinOpIsNamedWithItsVersion) {
   TinyModelOptions o;
-  o.builtinCode = 28;  // TANH
-  o.deprecatedCode = 28;
+  o.builtinCode = 23;  // RESIZE_BILINEAR
+  o.deprecatedCode = 23;
   o.version = 2;
   auto g = importBytes(buildTinyFcModel(o));
   ASSERT_FALSE(g.ok());
   EXPECT_TRUE(g.error().unsupported);
-  EXPECT_NE(g.error().render().find("TANH"), std::string::npos) << errorText(g);
+  EXPECT_NE(g.error().render().find("RESIZE_BILINEAR"), std::string::npos) << errorText(g);
   EXPECT_NE(g.error().render().find("version 2"), std::string::npos) << errorText(g);
   // Codes past the deprecated int8 field (here 150) still get a name.
   o.builtinCode = 150;
