@@ -61,6 +61,20 @@ void stowage_accel_qfully_connected_s8(const int8_t* x, const int8_t* w, const i
 void stowage_accel_conv2d_f32(const float* x, const float* w, const float* bias, float* y,
                               const stowage_conv2d_params* p);
 void stowage_accel_gemm_f32(const float* a, const float* b, const float* c, float* y, const stowage_gemm_params* p);
+void stowage_accel_matmul_f32(const float* a, const float* b, float* y, const stowage_matmul_params* p);
+/* The ONNX integer kernels (stowage_kernels_qlinear.h): operands int8 or uint8 as p says; scales and zero points
+ * are read where they are (main memory), like bias and multipliers. */
+void stowage_accel_qlinear_conv(const void* x, const void* w, const float* x_scale, const void* x_zero_point,
+                                const float* w_scale, const void* w_zero_point, const float* y_scale,
+                                const void* y_zero_point, const int32_t* bias, void* y,
+                                const stowage_qlinear_conv_params* p);
+void stowage_accel_conv_integer(const void* x, const void* w, const void* x_zero_point, const void* w_zero_point,
+                                int32_t* y, const stowage_qlinear_conv_params* p);
+void stowage_accel_qlinear_matmul(const void* a, const void* b, const float* a_scale, const void* a_zero_point,
+                                  const float* b_scale, const void* b_zero_point, const float* y_scale,
+                                  const void* y_zero_point, void* y, const stowage_qlinear_matmul_params* p);
+void stowage_accel_matmul_integer(const void* a, const void* b, const void* a_zero_point, const void* b_zero_point,
+                                  int32_t* y, const stowage_qlinear_matmul_params* p);
 void stowage_accel_fence(void);
 
 /* ------------------------------------------------------------------------------------ host simulator hooks

@@ -12,7 +12,7 @@
 #include "stowage_accel.h"
 #include "stowage_sim.h"
 
-#define SIM_MAX_RANGES 8
+#define SIM_MAX_RANGES 12
 
 typedef struct {
   uintptr_t lo, hi;
@@ -288,6 +288,106 @@ void stowage_accel_gemm_f32(const float* a, const float* b, const float* c, floa
   count = operand(r, count, "engine output", y, m * n * 4u, 1);
   stowage_gemm_f32(a, b, c, y, p);
   schedule(SIM_QUEUE_EXEC, "gemm_f32", cycles, 0u, r, count);
+}
+
+void stowage_accel_matmul_f32(const float* a, const float* b, float* y, const stowage_matmul_params* p) {
+  const uint64_t m = (uint64_t)p->m, n = (uint64_t)p->n, k = (uint64_t)p->k;
+  uint64_t batches = 1u, a_extent = m * k, b_extent = k * n;
+  sim_range r[SIM_MAX_RANGES];
+  int count = 0, d;
+  for (d = 0; d < p->batch_rank; ++d) {
+    batches *= (uint64_t)p->batch_shape[d];
+    a_extent += (uint64_t)(p->batch_shape[d] - 1) * (uint64_t)p->a_stride[d];
+    b_extent += (uint64_t)(p->batch_shape[d] - 1) * (uint64_t)p->b_stride[d];
+  }
+  count = operand(r, count, "engine input", a, a_extent * 4u, 0);
+  count = operand(r, count, "engine weights", b, b_extent * 4u, 0);
+  count = operand(r, count, "engine output", y, batches * m * n * 4u, 1);
+  stowage_matmul_f32(a, b, y, p);
+  schedule(SIM_QUEUE_EXEC, "matmul_f32", batches * stowage_sim_engine_cycles(dim_of("matmul_f32"), m, n, k), 0u, r, count);
+}
+
+/* Bytes of an integer operand of type `type` (STOWAGE_ELEM_*). */
+static uint64_t elem_bytes(int32_t type) { return type == STOWAGE_ELEM_S32 ? 4u : 1u; }
+
+static void qlinear_conv_common(const char* name, const void* x, const void* w, const float* x_scale,
+                                const void* x_zero_point, const float* w_scale, const void* w_zero_point,
+                                const float* y_scale, const void* y_zero_point, const int32_t* bias, void* y,
+                                const stowage_qlinear_conv_params* p) {
+  const uint64_t groups = p->group > 0 ? (uint64_t)p->group : 1u;
+  const uint64_t m = (uint64_t)p->m, cpg = (uint64_t)p->c / groups, wq = (uint64_t)p->w_quant_count;
+  const uint64_t pixels = (uint64_t)p->n * (uint64_t)p->oh * (uint64_t)p->ow;
+  const uint64_t k = cpg * (uint64_t)p->kh * (uint64_t)p->kw;
+  sim_range r[SIM_MAX_RANGES];
+  int count = 0;
+  const uint64_t cycles = groups * stowage_sim_engine_cycles(dim_of(name), pixels, m / groups, k);
+  count = operand(r, count, "engine input", x,
+                  (uint64_t)p->n * (uint64_t)p->c * (uint64_t)p->h * (uint64_t)p->w * elem_bytes(p->x_type), 0);
+  count = operand(r, count, "engine weights", w, m * k * elem_bytes(p->w_type), 0);
+  count = operand(r, count, "engine input scale", x_scale, 4u, 0);
+  count = operand(r, count, "engine input zero point", x_zero_point, 1u, 0);
+  count = operand(r, count, "engine weight scales", w_scale, wq * 4u, 0);
+  count = operand(r, count, "engine weight zero points", w_zero_point, wq, 0);
+  count = operand(r, count, "engine output scale", y_scale, 4u, 0);
+  count = operand(r, count, "engine output zero point", y_zero_point, 1u, 0);
+  count = operand(r, count, "engine bias", bias, m * 4u, 0);
+  count = operand(r, count, "engine output", y, pixels * m * elem_bytes(p->y_type), 1);
+  if (y_scale == NULL) stowage_conv_integer(x, w, x_zero_point, w_zero_point, (int32_t*)y, p);
+  else stowage_qlinear_conv(x, w, x_scale, x_zero_point, w_scale, w_zero_point, y_scale, y_zero_point, bias, y, p);
+  schedule(SIM_QUEUE_EXEC, name, cycles, 0u, r, count);
+}
+
+void stowage_accel_qlinear_conv(const void* x, const void* w, const float* x_scale, const void* x_zero_point,
+                                const float* w_scale, const void* w_zero_point, const float* y_scale,
+                                const void* y_zero_point, const int32_t* bias, void* y,
+                                const stowage_qlinear_conv_params* p) {
+  if (x_scale == NULL || w_scale == NULL || y_scale == NULL) sim_fail("stowage_accel_qlinear_conv: NULL scale");
+  qlinear_conv_common("qlinear_conv", x, w, x_scale, x_zero_point, w_scale, w_zero_point, y_scale, y_zero_point, bias, y, p);
+}
+
+void stowage_accel_conv_integer(const void* x, const void* w, const void* x_zero_point, const void* w_zero_point,
+                                int32_t* y, const stowage_qlinear_conv_params* p) {
+  qlinear_conv_common("conv_integer", x, w, NULL, x_zero_point, NULL, w_zero_point, NULL, NULL, NULL, y, p);
+}
+
+static void qlinear_matmul_common(const char* name, const void* a, const void* b, const float* a_scale,
+                                  const void* a_zero_point, const float* b_scale, const void* b_zero_point,
+                                  const float* y_scale, const void* y_zero_point, void* y,
+                                  const stowage_qlinear_matmul_params* p) {
+  const uint64_t m = (uint64_t)p->m, n = (uint64_t)p->n, k = (uint64_t)p->k;
+  const uint64_t aq = (uint64_t)p->a_quant_count, bq = (uint64_t)p->b_quant_count, yq = (uint64_t)p->y_quant_count;
+  uint64_t batches = 1u, a_extent = m * k, b_extent = k * n;
+  sim_range r[SIM_MAX_RANGES];
+  int count = 0, d;
+  for (d = 0; d < p->batch_rank; ++d) {
+    batches *= (uint64_t)p->batch_shape[d];
+    a_extent += (uint64_t)(p->batch_shape[d] - 1) * (uint64_t)p->a_stride[d];
+    b_extent += (uint64_t)(p->batch_shape[d] - 1) * (uint64_t)p->b_stride[d];
+  }
+  count = operand(r, count, "engine input", a, a_extent * elem_bytes(p->a_type), 0);
+  count = operand(r, count, "engine weights", b, b_extent * elem_bytes(p->b_type), 0);
+  count = operand(r, count, "engine input scales", a_scale, aq * 4u, 0);
+  count = operand(r, count, "engine input zero points", a_zero_point, aq, 0);
+  count = operand(r, count, "engine weight scales", b_scale, bq * 4u, 0);
+  count = operand(r, count, "engine weight zero points", b_zero_point, bq, 0);
+  count = operand(r, count, "engine output scales", y_scale, yq * 4u, 0);
+  count = operand(r, count, "engine output zero points", y_zero_point, yq, 0);
+  count = operand(r, count, "engine output", y, batches * m * n * elem_bytes(p->y_type), 1);
+  if (y_scale == NULL) stowage_matmul_integer(a, b, a_zero_point, b_zero_point, (int32_t*)y, p);
+  else stowage_qlinear_matmul(a, b, a_scale, a_zero_point, b_scale, b_zero_point, y_scale, y_zero_point, y, p);
+  schedule(SIM_QUEUE_EXEC, name, batches * stowage_sim_engine_cycles(dim_of(name), m, n, k), 0u, r, count);
+}
+
+void stowage_accel_qlinear_matmul(const void* a, const void* b, const float* a_scale, const void* a_zero_point,
+                                  const float* b_scale, const void* b_zero_point, const float* y_scale,
+                                  const void* y_zero_point, void* y, const stowage_qlinear_matmul_params* p) {
+  if (a_scale == NULL || b_scale == NULL || y_scale == NULL) sim_fail("stowage_accel_qlinear_matmul: NULL scale");
+  qlinear_matmul_common("qlinear_matmul", a, b, a_scale, a_zero_point, b_scale, b_zero_point, y_scale, y_zero_point, y, p);
+}
+
+void stowage_accel_matmul_integer(const void* a, const void* b, const void* a_zero_point, const void* b_zero_point,
+                                  int32_t* y, const stowage_qlinear_matmul_params* p) {
+  qlinear_matmul_common("matmul_integer", a, b, NULL, a_zero_point, NULL, b_zero_point, NULL, NULL, y, p);
 }
 
 void stowage_accel_fence(void) {

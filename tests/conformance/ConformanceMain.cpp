@@ -5,6 +5,11 @@
 // or dtype, the case is SKIPPED with the reason; otherwise each data set is run with the strict C flags
 // and compared (float: |got - want| <= atol + rtol * |want|; integers: exact). Prints one line per case
 // and ends with "N passed, N failed, N skipped". Exit status 1 when anything failed.
+//
+// --accel-flags FLAGS reruns every passing data set with FLAGS (an accelerator board): its outputs must be
+// byte-identical to the CPU run's, and `stowage compile` with the same flags must offload at least one layer
+// (report.json) for the case to count as offloaded; --only-ops limits the suite to models using those ops and
+// --min-offloaded fails the run when fewer cases were offloaded.
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -43,6 +48,13 @@ struct Options {
   /// When set: each passing data set runs a second time with `--guard` and these memory flags (a tight
   /// multi-pool board), and its outputs must be byte-identical to the first run's.
   std::string guardFlags;
+  /// When set: each passing data set runs again with these flags (an accelerator board); outputs must be
+  /// byte-identical, and the case counts as offloaded when the compile offloads at least one layer.
+  std::string accelFlags;
+  /// Only cases whose model has a node of one of these ONNX op types (empty: all).
+  std::vector<std::string> onlyOps;
+  /// Fails the run when fewer cases were offloaded (with --accel-flags).
+  size_t minOffloaded = 0;
 };
 
 enum class Outcome { Pass, Fail, Skip };
@@ -51,6 +63,7 @@ struct CaseResult {
   std::string name;
   Outcome outcome = Outcome::Pass;
   std::string detail;
+  int offloadedLayers = -1;  ///< with --accel-flags: layers the accelerator run offloaded
 };
 
 std::string quote(const std::string& s) {
@@ -74,6 +87,24 @@ std::string firstLine(const std::string& s) {
   std::string line = s.substr(0, s.find('\n'));
   if (line.size() > 200) line = line.substr(0, 200) + "...";
   return line;
+}
+
+/// Whether the model has a node whose op type is in `ops`.
+bool usesAnyOp(const fs::path& model, const std::vector<std::string>& ops) {
+  onnx::ModelProto proto;
+  std::ifstream in(model, std::ios::binary);
+  if (!in || !proto.ParseFromIstream(&in)) return false;
+  for (const auto& n : proto.graph().node())
+    if (std::find(ops.begin(), ops.end(), n.op_type()) != ops.end()) return true;
+  return false;
+}
+
+/// Number of layers report.json marks as offloaded (each has an "offload" object).
+int offloadedLayers(const fs::path& report) {
+  const std::string text = readText(report);
+  int count = 0;
+  for (size_t at = text.find("\"offload\""); at != std::string::npos; at = text.find("\"offload\"", at + 1)) ++count;
+  return count;
 }
 
 /// Graph inputs that are not initializers, in order, with their ONNX element types.
@@ -106,7 +137,7 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
   for (const fs::path& set : sets) {
     // int64 graph inputs carry shapes, axes or pads: bind them at compile time (static shapes only).
     OnnxImportOptions importOptions;
-    std::string args;
+    std::string args, compileArgs;  // compileArgs: the shapes and bindings without the input files
     for (size_t k = 0; k < inputs.size(); ++k) {
       fs::path file = set / ("input_" + std::to_string(k) + ".pb");
       if (!fs::exists(file)) return {r.name, Outcome::Skip, "data set lacks " + file.filename().string() + " (optional input)"};
@@ -115,6 +146,7 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
         if (!t.ok()) return {r.name, Outcome::Fail, firstLine(t.error().render())};
         importOptions.boundInputs[inputs[k].first] = std::move(t.value());
         args += " --bind " + quote(inputs[k].first + "=" + file.string());
+        compileArgs += " --bind " + quote(inputs[k].first + "=" + file.string());
       } else {
         // Models with dynamic dims get the data set's shapes, as a user would pass them with --shape.
         // A file Stowage cannot read (an unsupported dtype) passes no shape: the importer then names the dtype.
@@ -122,6 +154,7 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
         if (t.ok() && !t->shape.empty()) {
           importOptions.inputShapes[inputs[k].first] = t->shape;
           args += " --shape " + quote(inputs[k].first + "=" + shapeToString(t->shape));
+          compileArgs += " --shape " + quote(inputs[k].first + "=" + shapeToString(t->shape));
         }
         args += " --input " + quote(file.string());
       }
@@ -153,6 +186,26 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
       if (rc != 0)
         return {r.name, Outcome::Fail, "guard mode: stowage run exited " + std::to_string(WEXITSTATUS(rc)) + ": " + firstLine(readText(errFile))};
     }
+    const fs::path accelOut = out.string() + ".accel";
+    if (!opt.accelFlags.empty()) {
+      fs::remove_all(accelOut);
+      std::string accelCmd = quote(opt.cli.string()) + " run " + quote(model.string()) + args + " " + opt.accelFlags + " --output-dir " +
+                             quote(accelOut.string()) + " > /dev/null 2> " + quote(errFile.string());
+      rc = std::system(accelCmd.c_str());
+      if (rc != 0)
+        return {r.name, Outcome::Fail, "accelerator run: stowage run exited " + std::to_string(WEXITSTATUS(rc)) + ": " + firstLine(readText(errFile))};
+      // The same compile's report says which layers were offloaded.
+      const fs::path compiled = out.string() + ".compiled";
+      fs::remove_all(compiled);
+      std::string compileCmd = quote(opt.cli.string()) + " compile " + quote(model.string()) + compileArgs + " " + opt.accelFlags + " -o " +
+                               quote(compiled.string()) + " > /dev/null 2> " + quote(errFile.string());
+      rc = std::system(compileCmd.c_str());
+      if (rc != 0)
+        return {r.name, Outcome::Fail, "accelerator compile: stowage compile exited " + std::to_string(WEXITSTATUS(rc)) + ": " + firstLine(readText(errFile))};
+      const int layers = offloadedLayers(compiled / "report.json");
+      r.offloadedLayers = r.offloadedLayers < 0 ? layers : std::min(r.offloadedLayers, layers);
+      fs::remove_all(compiled);
+    }
     for (size_t k = 0;; ++k) {
       fs::path want = set / ("output_" + std::to_string(k) + ".pb");
       if (!fs::exists(want)) break;
@@ -166,9 +219,12 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
         return {r.name, Outcome::Fail, set.filename().string() + " output_" + std::to_string(k) + ": " + diff};
       if (!opt.guardFlags.empty() && readText(got) != readText(guardOut / got.filename()))
         return {r.name, Outcome::Fail, set.filename().string() + " output_" + std::to_string(k) + " differs in guard mode"};
+      if (!opt.accelFlags.empty() && readText(got) != readText(accelOut / got.filename()))
+        return {r.name, Outcome::Fail, set.filename().string() + " output_" + std::to_string(k) + " differs on the accelerator (" + opt.accelFlags + ")"};
     }
     fs::remove_all(out);
     fs::remove_all(guardOut);
+    fs::remove_all(accelOut);
     fs::remove(errFile);
   }
   return r;
@@ -177,7 +233,8 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
 int usage() {
   std::fprintf(stderr,
                "usage: stowage_conformance --data DIR --work DIR --cli PATH [--suite NAME]... [--filter TEXT]\n"
-               "                           [--jobs N] [--rtol X] [--atol X] [--min-passed N] [--guard-flags FLAGS] [--verbose]\n"
+               "                           [--jobs N] [--rtol X] [--atol X] [--min-passed N] [--guard-flags FLAGS]\n"
+               "                           [--accel-flags FLAGS] [--only-ops OP,OP,...] [--min-offloaded N] [--verbose]\n"
                "Runs ONNX backend test cases (DIR/<suite>/<case>/model.onnx) through `stowage run`.\n");
   return 2;
 }
@@ -200,6 +257,16 @@ int main(int argc, char** argv) {
     else if (a == "--verbose") opt.verbose = true;
     else if (a == "--min-passed") opt.minPassed = static_cast<size_t>(std::atol(next().c_str()));
     else if (a == "--guard-flags") opt.guardFlags = next();
+    else if (a == "--accel-flags") opt.accelFlags = next();
+    else if (a == "--min-offloaded") opt.minOffloaded = static_cast<size_t>(std::atol(next().c_str()));
+    else if (a == "--only-ops") {
+      const std::string list = next();
+      for (size_t start = 0; start <= list.size();) {
+        const size_t end = std::min(list.find(',', start), list.size());
+        if (end > start) opt.onlyOps.push_back(list.substr(start, end - start));
+        start = end + 1;
+      }
+    }
     else if (a == "--suite") {
       if (!suitesGiven) opt.suites.clear();
       suitesGiven = true;
@@ -223,7 +290,9 @@ int main(int argc, char** argv) {
       if (fs::exists(e.path() / "model.onnx")) dirs.push_back(e.path());
     std::sort(dirs.begin(), dirs.end());
     for (auto& d : dirs)
-      if (opt.filter.empty() || d.filename().string().find(opt.filter) != std::string::npos) cases.emplace_back(suite, d);
+      if ((opt.filter.empty() || d.filename().string().find(opt.filter) != std::string::npos) &&
+          (opt.onlyOps.empty() || usesAnyOp(d / "model.onnx", opt.onlyOps)))
+        cases.emplace_back(suite, d);
   }
 
   std::vector<CaseResult> results(cases.size());
@@ -242,17 +311,33 @@ int main(int argc, char** argv) {
   for (int t = 0; t < opt.jobs; ++t) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
 
-  size_t passed = 0, failed = 0, skipped = 0;
+  size_t passed = 0, failed = 0, skipped = 0, offloaded = 0;
   for (const auto& r : results) {
     switch (r.outcome) {
-      case Outcome::Pass: ++passed; std::printf("PASS %s\n", r.name.c_str()); break;
+      case Outcome::Pass:
+        ++passed;
+        if (opt.accelFlags.empty()) {
+          std::printf("PASS %s\n", r.name.c_str());
+        } else {
+          if (r.offloadedLayers > 0) ++offloaded;
+          std::printf("PASS %s (%s)\n", r.name.c_str(),
+                      r.offloadedLayers > 0 ? ("bit-identical on the accelerator, " + std::to_string(r.offloadedLayers) + " layer(s) offloaded").c_str()
+                                            : "bit-identical, but nothing offloaded: the compile summary's remarks say why");
+        }
+        break;
       case Outcome::Fail: ++failed; std::printf("FAIL %s: %s\n", r.name.c_str(), r.detail.c_str()); break;
       case Outcome::Skip: ++skipped; std::printf("SKIP %s: %s\n", r.name.c_str(), r.detail.c_str()); break;
     }
   }
   if (passed < opt.minPassed)
     std::printf("FAIL suite: only %zu cases passed; at least %zu are expected (--min-passed)\n", passed, opt.minPassed);
+  if (!opt.accelFlags.empty()) {
+    std::printf("offloaded: %zu of %zu passing cases ran at least one layer on the accelerator, bit-identical to the CPU run\n", offloaded,
+                passed);
+    if (offloaded < opt.minOffloaded)
+      std::printf("FAIL suite: only %zu cases were offloaded; at least %zu are expected (--min-offloaded)\n", offloaded, opt.minOffloaded);
+  }
   std::printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
   std::fflush(stdout);
-  return failed == 0 && passed >= opt.minPassed ? 0 : 1;
+  return failed == 0 && passed >= opt.minPassed && offloaded >= opt.minOffloaded ? 0 : 1;
 }

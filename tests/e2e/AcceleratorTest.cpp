@@ -2,8 +2,11 @@
 // (skipped when ../shared is absent) compiled for the Gemmini-like engine, the Hexagon-like DSP with two VTCM
 // blocks and the two cluster boards run on the host simulator with outputs bit-identical to the default-board
 // CPU run; the summary lists offloaded layers, fallbacks are remarks with a reason, --no-double-buffer still
-// gives the same outputs, and the generated C is byte-identical across compiles.
+// gives the same outputs, and the generated C is byte-identical across compiles. A hand-built ONNX
+// QLinearConv -> QLinearMatMul model (uint8 input, per-channel weights, batched product) is bit-exact on the
+// engine and the cluster board with both layers offloaded.
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 
 #include <fstream>
 #include <iterator>
@@ -137,6 +140,103 @@ TEST(Accelerator, NoDoubleBufferSameOutputs) {
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("single-buffered"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("double-buffered"), std::string::npos) << r.out;
+}
+
+/// An initializer of `type` with `dims` holding `values` (int types in int32_data, floats in float_data).
+void addInit(onnx::GraphProto* g, const std::string& name, int type, const std::vector<int64_t>& dims, const std::vector<double>& values) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(type);
+  for (int64_t d : dims) t->add_dims(d);
+  for (double v : values) {
+    if (type == onnx::TensorProto_DataType_FLOAT) t->add_float_data(static_cast<float>(v));
+    else t->add_int32_data(static_cast<int32_t>(v));
+  }
+}
+
+/// x u8 [1,3,8,8] -> QLinearConv (8 outputs, 3x3, pad 1, per-channel int8 weights and zero points, bias) -> int8
+/// [1,8,8,8] -> QLinearMatMul with int8 B [8,6] (per-column scales / zero points), a batched product over the
+/// first two dims -> int8 [1,8,8,6].
+Case qlinearCase(const fs::path& work) {
+  constexpr int kU8 = onnx::TensorProto_DataType_UINT8, kI8 = onnx::TensorProto_DataType_INT8, kI32 = onnx::TensorProto_DataType_INT32,
+                kF32 = onnx::TensorProto_DataType_FLOAT;
+  onnx::ModelProto m;
+  m.set_ir_version(7);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("qlinear_accel");
+  auto* in = g->add_input();
+  in->set_name("x");
+  in->mutable_type()->mutable_tensor_type()->set_elem_type(kU8);
+  for (int64_t d : {1, 3, 8, 8}) in->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+  auto* out = g->add_output();
+  out->set_name("y");
+  out->mutable_type()->mutable_tensor_type()->set_elem_type(kI8);
+  out->mutable_type()->mutable_tensor_type()->mutable_shape();
+  std::vector<double> w, b, ws, wz, mb, mbs, mbz;
+  for (int i = 0; i < 8 * 3 * 3 * 3; ++i) w.push_back((i * 37 % 255) - 127);
+  for (int i = 0; i < 8; ++i) {
+    b.push_back(i * 301 - 1200);
+    ws.push_back(0.002 + 0.0005 * i);
+    wz.push_back(i % 3 - 1);
+  }
+  for (int i = 0; i < 8 * 6; ++i) mb.push_back((i * 53 % 251) - 125);
+  for (int i = 0; i < 6; ++i) {
+    mbs.push_back(0.01 + 0.003 * i);
+    mbz.push_back(2 - i);
+  }
+  addInit(g, "x_scale", kF32, {}, {0.02});
+  addInit(g, "x_zp", kU8, {}, {120});
+  addInit(g, "w", kI8, {8, 3, 3, 3}, w);
+  addInit(g, "w_scale", kF32, {8}, ws);
+  addInit(g, "w_zp", kI8, {8}, wz);
+  addInit(g, "c_scale", kF32, {}, {0.05});
+  addInit(g, "c_zp", kI8, {}, {-3});
+  addInit(g, "bias", kI32, {8}, b);
+  addInit(g, "mb", kI8, {8, 6}, mb);
+  addInit(g, "mb_scale", kF32, {6}, mbs);
+  addInit(g, "mb_zp", kI8, {6}, mbz);
+  addInit(g, "y_scale", kF32, {}, {0.4});
+  addInit(g, "y_zp", kI8, {}, {7});
+  auto* conv = g->add_node();
+  conv->set_op_type("QLinearConv");
+  conv->set_name("qconv");
+  for (const char* i : {"x", "x_scale", "x_zp", "w", "w_scale", "w_zp", "c_scale", "c_zp", "bias"}) conv->add_input(i);
+  conv->add_output("c");
+  auto* pads = conv->add_attribute();
+  pads->set_name("pads");
+  pads->set_type(onnx::AttributeProto_AttributeType_INTS);
+  for (int k = 0; k < 4; ++k) pads->add_ints(1);
+  auto* mm = g->add_node();
+  mm->set_op_type("QLinearMatMul");
+  mm->set_name("qmatmul");
+  for (const char* i : {"c", "c_scale", "c_zp", "mb", "mb_scale", "mb_zp", "y_scale", "y_zp"}) mm->add_input(i);
+  mm->add_output("y");
+  Case c{work / "qlinear.onnx", work / "qlinear_in.bin", {}};
+  std::ofstream(c.model, std::ios::binary) << m.SerializeAsString();
+  std::ofstream o(c.input, std::ios::binary);
+  for (int i = 0; i < 3 * 8 * 8; ++i) o.put(static_cast<char>((i * 97 + 13) % 256));
+  return c;
+}
+
+TEST(Accelerator, QLinearConvAndMatMulBitExactOnEngineAndCluster) {
+  const fs::path work = scratchDir("accel_qlinear");
+  const Case c = qlinearCase(work);
+  const std::string cpu = runOn(c, work / "cpu", "", "");
+  ASSERT_EQ(cpu.size(), 8u * 8u * 6u);
+  // Not a constant output (the check could not tell a broken layer from a working one).
+  EXPECT_NE(cpu.find_first_not_of(cpu[0]), std::string::npos);
+  for (const std::string b : {"gemmini-like", "dsp-cluster4"}) {
+    std::string out;
+    EXPECT_EQ(runOn(c, work / b, b, "", &out), cpu) << "on " << b;
+    EXPECT_EQ(runOn(c, work / (b + "_single"), b, "--no-double-buffer"), cpu) << "on " << b << " single-buffered";
+    auto r = runCommand(cli() + " compile " + shellQuote(c.model.string()) + " -o " + shellQuote((work / (b + "_c")).string()) + " --board " +
+                        shellQuote(board(b)));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("offloaded layers: 2"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(QLinearConv) on"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(QLinearMatMul) on"), std::string::npos) << r.out;
+  }
 }
 
 }  // namespace

@@ -14,11 +14,88 @@ namespace stowage {
 namespace {
 
 TileKernel kernelOf(const std::string& intrinsic) {
-  for (TileKernel k : {TileKernel::QConv2d, TileKernel::QDepthwiseConv2d, TileKernel::QFullyConnected, TileKernel::Conv2dF32,
-                       TileKernel::GemmF32})
+  for (TileKernel k : kAllTileKernels)
     if (intrinsic == tileKernelIntrinsic(k)) return k;
   return TileKernel::QConv2d;
 }
+
+/// An operand of the compute call besides input, weights and output (bias, multipliers, scales, zero points, C):
+/// read in place in main memory, at the tile's channel ('c') or row ('r') offset when it has one entry per
+/// channel / row.
+struct SideOperand {
+  std::string arg;   ///< the intrinsic's argument name
+  std::string type;  ///< C element type; "uint8_t" for zero points (passed as const void*)
+  char offset = 0;   ///< 0, 'c' (d->ch_off) or 'r' (d->row_off)
+};
+
+/// The compute call's arguments: names of input and weights, C element types of input and output, side operands
+/// in the kernel's (and the lowered call's) order.
+struct KernelArgs {
+  std::string xArg = "x", wArg = "w", xType, yType;
+  std::vector<SideOperand> sides;
+};
+
+KernelArgs kernelArgs(const LayerShape& s) {
+  KernelArgs a;
+  switch (s.kernel) {
+    case TileKernel::QConv2d:
+    case TileKernel::QDepthwiseConv2d:
+    case TileKernel::QFullyConnected: {
+      const auto& q = std::get<QuantCall>(s.call.params);
+      const bool pc = s.kernel == TileKernel::QFullyConnected ? std::get<stowage_qfc_params>(q.params).per_channel != 0
+                                                              : std::get<stowage_qconv_params>(q.params).per_channel != 0;
+      a.xType = a.yType = "int8_t";
+      a.sides = {{"bias", "int32_t", 'c'}, {"multiplier", "int32_t", pc ? 'c' : '\0'}, {"shift", "int32_t", pc ? 'c' : '\0'}};
+      break;
+    }
+    case TileKernel::Conv2dF32:
+      a.xType = a.yType = "float";
+      a.sides = {{"bias", "float", 'c'}};
+      break;
+    case TileKernel::GemmF32:
+      a = {"a", "b", "float", "float", {{"c", "float", 'c'}}};
+      break;
+    case TileKernel::MatMulF32:
+      a = {"a", "b", "float", "float", {}};
+      break;
+    case TileKernel::QLinearConv:
+    case TileKernel::ConvInteger: {
+      const auto& p = std::get<stowage_qlinear_conv_params>(std::get<QLinearCall>(s.call.params).params);
+      const char pc = p.w_quant_count > 1 ? 'c' : '\0';
+      a.xType = "void";
+      if (s.kernel == TileKernel::ConvInteger) {
+        a.yType = "int32_t";
+        a.sides = {{"x_zero_point", "uint8_t", 0}, {"w_zero_point", "uint8_t", pc}};
+      } else {
+        a.yType = "void";
+        a.sides = {{"x_scale", "float", 0},  {"x_zero_point", "uint8_t", 0}, {"w_scale", "float", pc}, {"w_zero_point", "uint8_t", pc},
+                   {"y_scale", "float", 0},  {"y_zero_point", "uint8_t", 0}, {"bias", "int32_t", 'c'}};
+      }
+      break;
+    }
+    case TileKernel::QLinearMatMul:
+    case TileKernel::MatMulInteger: {
+      const auto& p = std::get<stowage_qlinear_matmul_params>(std::get<QLinearCall>(s.call.params).params);
+      const char ar = p.a_quant_count > 1 ? 'r' : '\0', bc = p.b_quant_count > 1 ? 'c' : '\0', yr = p.y_quant_count > 1 ? 'r' : '\0';
+      a.xArg = "a";
+      a.wArg = "b";
+      a.xType = "void";
+      if (s.kernel == TileKernel::MatMulInteger) {
+        a.yType = "int32_t";
+        a.sides = {{"a_zero_point", "uint8_t", ar}, {"b_zero_point", "uint8_t", bc}};
+      } else {
+        a.yType = "void";
+        a.sides = {{"a_scale", "float", ar}, {"a_zero_point", "uint8_t", ar}, {"b_scale", "float", bc},
+                   {"b_zero_point", "uint8_t", bc}, {"y_scale", "float", yr}, {"y_zero_point", "uint8_t", yr}};
+      }
+      break;
+    }
+  }
+  return a;
+}
+
+/// The most side operands of any kernel (size of the cores-mode argument struct's array).
+constexpr size_t kMaxSideOperands = 8;
 
 std::string descType(const CSymbols& syms, TileKernel k) { return fmt::format("{}_tile_{}", syms.prefix, tileKernelIntrinsic(k)); }
 
@@ -49,6 +126,22 @@ std::string paramsText(TileKernel k, const TileDesc& t) {
       const auto& p = t.gemm;
       return fmt::format(".m = {}, .n = {}, .k = {}, .trans_a = {}, .trans_b = {}, .alpha = {}, .beta = {}, .c_rows = {}, .c_cols = {}",
                          p.m, p.n, p.k, p.trans_a, p.trans_b, floatLiteral(p.alpha), floatLiteral(p.beta), p.c_rows, p.c_cols);
+    }
+    case TileKernel::MatMulF32:
+      // One matrix product per tile (the tiles walk the batch).
+      return fmt::format(".batch_rank = 0, .m = {}, .n = {}, .k = {}", t.matmul.m, t.matmul.n, t.matmul.k);
+    case TileKernel::QLinearConv:
+    case TileKernel::ConvInteger:
+    case TileKernel::QLinearMatMul:
+    case TileKernel::MatMulInteger: {
+      QLinearCall c;
+      c.kernel = k == TileKernel::QLinearConv     ? QLinearKernel::QLinearConv
+                 : k == TileKernel::ConvInteger   ? QLinearKernel::ConvInteger
+                 : k == TileKernel::QLinearMatMul ? QLinearKernel::QLinearMatMul
+                                                  : QLinearKernel::MatMulInteger;
+      if (k == TileKernel::QLinearConv || k == TileKernel::ConvInteger) c.params = t.qlconv;
+      else c.params = t.qlmatmul;
+      return qlinearParamsInitializer(c);
     }
   }
   return "";
@@ -123,7 +216,7 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
   const std::string& p = syms.prefix;
   std::string out = "\n/* Offloaded layers: one descriptor per tile (main-memory side offsets in bytes, rows, row bytes and\n"
                     " * stride of each copy; the half of each ping-pong buffer it uses; whether its input / weights must be\n"
-                    " * loaded; its first output channel; its compute cycles under the cost model; its kernel parameters). */\n";
+                    " * loaded; its first output channel and row; its compute cycles under the cost model; its kernel parameters). */\n";
   std::set<std::string> done;
   bool cores = false;
   for (const OffloadedLayer& l : plan.offloaded) {
@@ -133,15 +226,16 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
     if (!done.insert(type).second) continue;
     out += fmt::format(
         "typedef struct {{\n  uint32_t x_off, x_rows, x_row_bytes, x_stride;\n  uint32_t w_off, w_rows, w_row_bytes, w_stride;\n"
-        "  uint32_t y_off, y_rows, y_row_bytes, y_stride;\n  uint8_t x_buf, w_buf, y_buf, load_x, load_w;\n  uint32_t ch_off;\n"
+        "  uint32_t y_off, y_rows, y_row_bytes, y_stride;\n  uint8_t x_buf, w_buf, y_buf, load_x, load_w;\n  uint32_t ch_off, row_off;\n"
         "  uint32_t cycles;\n  {} p;\n}} {};\n",
         tileKernelParamsType(k), type);
   }
   if (cores)
     out += fmt::format("/* The operands of a layer run by cores (stowage_run_on_cores passes a pointer to it). */\n"
-                       "typedef struct {{\n  const uint8_t* x;\n  const uint8_t* w;\n  const void* bias;\n  const int32_t* multiplier;\n"
-                       "  const int32_t* shift;\n  uint8_t* y;\n}} {}_tile_args;\n",
-                       p);
+                       "typedef struct {{\n  const uint8_t* x;\n  const uint8_t* w;\n"
+                       "  const void* side[{}]; /* bias, multipliers, scales, zero points: read in main memory */\n"
+                       "  uint8_t* y;\n}} {}_tile_args;\n",
+                       kMaxSideOperands, p);
   // The simulator's view of the board.
   out += fmt::format("\n#if defined(STOWAGE_HOST_SIM)\n/* Describes the board to the host simulator; {}_run calls it first. */\nstatic void {}_sim_setup(void) {{\n", p, p);
   for (size_t t = 0; t < plan.board.targets.size(); ++t) {
@@ -184,12 +278,9 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   const std::string& p = syms.prefix;
   const std::string base = fmt::format("{}_s{}", p, layer.step);
   const std::string type = descType(syms, k);
-  const bool quant = k == TileKernel::QConv2d || k == TileKernel::QDepthwiseConv2d || k == TileKernel::QFullyConnected;
-  bool perChannel = false;
-  if (k == TileKernel::QFullyConnected) perChannel = std::get<stowage_qfc_params>(std::get<QuantCall>(s.call.params).params).per_channel != 0;
-  else if (quant) perChannel = std::get<stowage_qconv_params>(std::get<QuantCall>(s.call.params).params).per_channel != 0;
-  const size_t expected = quant ? 6 : 4;
-  if (operands.size() != expected)
+  const KernelArgs kargs = kernelArgs(s);
+  const size_t expected = 3 + kargs.sides.size();
+  if (operands.size() != expected || kargs.sides.size() > kMaxSideOperands)
     return makeError(fmt::format("node '{}'", node.name), fmt::format("tiled layer expects {} operands, got {}", expected, operands.size()));
 
   TiledLayerCode code;
@@ -200,28 +291,30 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                    db ? "double-buffered" : "single-buffered");
   d += fmt::format("static const {} {}_tiles[{}] = {{\n", type, base, sched.tiles.size());
   for (const TileDesc& t : sched.tiles)
-    d += fmt::format("  {{{}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}, {}, {}, {}, {}, {}u, {}u,\n   {{{}}}}},\n", t.x.offset,
+    d += fmt::format("  {{{}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}, {}, {}, {}, {}, {}u, {}u, {}u,\n   {{{}}}}},\n", t.x.offset,
                      t.x.rows, t.x.rowBytes, t.x.stride, t.w.offset, t.w.rows, t.w.rowBytes, t.w.stride, t.y.offset, t.y.rows,
-                     t.y.rowBytes, t.y.stride, t.xBuf, t.wBuf, t.yBuf, t.loadX ? 1 : 0, t.loadW ? 1 : 0, t.channelOffset,
+                     t.y.rowBytes, t.y.stride, t.xBuf, t.wBuf, t.yBuf, t.loadX ? 1 : 0, t.loadW ? 1 : 0, t.channelOffset, t.rowOffset,
                      tileComputeCycles(target, s, t), oneLine(paramsText(k, t)));
   d += "};\n";
 
-  // Kernel arguments for descriptor `dd`, local halves xl / wl / yl, main-memory operands named by `opnd`.
-  const char* elemC = s.elemBytes == 1 ? "int8_t" : "float";
-  auto computeArgs = [&](const std::string& dd, const std::string& biasE, const std::string& multE, const std::string& shiftE) {
+  // Kernel arguments for descriptor `dd`, local halves xl / wl / yl; side operands from `sideBase`[i] ("side" in
+  // engine mode, "a->side" in cores mode), at the tile's channel / row offset where they have one entry per channel / row.
+  auto computeArgs = [&](const std::string& dd, const std::string& sideBase) {
     std::vector<std::pair<std::string, std::string>> a;
-    const std::string x = fmt::format("(const {}*)(const void*)xl[{}->x_buf]", elemC, dd);
-    const std::string w = fmt::format("(const {}*)(const void*)wl[{}->w_buf]", elemC, dd);
-    const std::string y = fmt::format("({}*)(void*)yl[{}->y_buf]", elemC, dd);
-    const std::string bias = biasE == "NULL" ? "NULL" : fmt::format("{} + {}->ch_off", biasE, dd);
-    if (quant) {
-      a = {{"x", x}, {"w", w}, {"bias", bias}, {"multiplier", perChannel ? fmt::format("{} + {}->ch_off", multE, dd) : multE},
-           {"shift", perChannel ? fmt::format("{} + {}->ch_off", shiftE, dd) : shiftE}, {"y", y}, {"p", "&" + dd + "->p"}};
-    } else if (k == TileKernel::Conv2dF32) {
-      a = {{"x", x}, {"w", w}, {"bias", bias}, {"y", y}, {"p", "&" + dd + "->p"}};
-    } else {
-      a = {{"a", x}, {"b", w}, {"c", bias}, {"y", y}, {"p", "&" + dd + "->p"}};
+    a.emplace_back(kargs.xArg, fmt::format("(const {}*)(const void*)xl[{}->x_buf]", kargs.xType, dd));
+    a.emplace_back(kargs.wArg, fmt::format("(const {}*)(const void*)wl[{}->w_buf]", kargs.xType, dd));
+    for (size_t i = 0; i < kargs.sides.size(); ++i) {
+      const SideOperand& so = kargs.sides[i];
+      if (operands[2 + i] == "NULL") {
+        a.emplace_back(so.arg, "NULL");
+        continue;
+      }
+      const std::string off = so.offset == 'c' ? fmt::format(" + {}->ch_off", dd) : so.offset == 'r' ? fmt::format(" + {}->row_off", dd) : "";
+      const std::string e = fmt::format("(const {}*){}[{}]{}", so.type, sideBase, i, off);
+      a.emplace_back(so.arg, so.type == "uint8_t" ? fmt::format("(const void*)({})", e) : e);
     }
+    a.emplace_back("y", fmt::format("({}*)(void*)yl[{}->y_buf]", kargs.yType, dd));
+    a.emplace_back("p", "&" + dd + "->p");
     return a;
   };
   const IntrinsicSpec computeSpec = engine ? target.intrinsic(tileKernelIntrinsic(k))
@@ -232,7 +325,6 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
     for (const auto& def : defaultIntrinsics())
       if (def.intrinsic == tileKernelIntrinsic(k)) portable.args = def.args;
   }
-  const std::string biasType = s.elemBytes == 1 ? "const int32_t*" : "const float*";
   auto halves = [&](int op, const std::string& core) {
     const std::string& h0 = layer.buffers[op][0];
     const std::string& h1 = layer.buffers[op][1].empty() ? h0 : layer.buffers[op][1];
@@ -255,19 +347,23 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
     c += fmt::format("  const uint8_t* const xs = (const uint8_t*)(const void*)({});\n", operands[0]);
     c += fmt::format("  const uint8_t* const ws_ = (const uint8_t*)(const void*)({});\n", operands[1]);
     c += fmt::format("  uint8_t* const ys = (uint8_t*)(void*)({});\n", operands.back());
-    if (operands[2] != "NULL") c += fmt::format("  {} const bias = {};\n", biasType, operands[2]);
-    if (quant) c += fmt::format("  const int32_t* const mult = {};\n  const int32_t* const shift = {};\n", operands[3], operands[4]);
+    if (!kargs.sides.empty()) {
+      c += "  const void* const side[" + std::to_string(kargs.sides.size()) + "] = {";
+      for (size_t i = 0; i < kargs.sides.size(); ++i) c += (i ? ", " : "") + operands[2 + i];
+      c += "};\n  (void)side;\n";
+    }
     c += fmt::format("  uint8_t* const xl[2] = {};\n  uint8_t* const wl[2] = {};\n  uint8_t* const yl[2] = {};\n", halves(0, ""), halves(1, ""),
                      halves(2, ""));
     c += "  uint32_t t;\n";
     c += fmt::format("  for (t = 0; t < {}u; ++t) {{\n    const {}* const d = &{}_tiles[t];\n", sched.tiles.size(), type, base);
     if (db) {
       c += "    if (t == 0u) {\n" + indentText(load("d"), 6) + "    }\n";
-      c += fmt::format("    if (t + 1u < {}u) {{\n      const {}* const n = d + 1;\n", sched.tiles.size(), type) + indentText(load("n"), 6) + "    }\n";
+      if (sched.tiles.size() > 1)
+        c += fmt::format("    if (t + 1u < {}u) {{\n      const {}* const n = d + 1;\n", sched.tiles.size(), type) + indentText(load("n"), 6) + "    }\n";
     } else {
       c += indentText(load("d"), 4);
     }
-    c += "    " + callOf(computeSpec, computeArgs("d", operands[2] == "NULL" ? "NULL" : "bias", quant ? "mult" : "", quant ? "shift" : "")) + ";\n";
+    c += "    " + callOf(computeSpec, computeArgs("d", "side")) + ";\n";
     c += "    " +
          callOf(mvout, {{"dram", "ys + d->y_off"}, {"local", "yl[d->y_buf]"}, {"rows", "d->y_rows"}, {"row_bytes", "d->y_row_bytes"},
                         {"dram_stride", "d->y_stride"}}) +
@@ -299,20 +395,21 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   d += fmt::format("  const int core = {};\n", callOf(coreId, {}));
   d += fmt::format("  uint8_t* const xl[2] = {};\n  uint8_t* const wl[2] = {};\n  uint8_t* const yl[2] = {};\n", halves(0, "core"), halves(1, "core"),
                    halves(2, "core"));
-  if (operands[2] != "NULL") d += fmt::format("  {} const bias = ({})a->bias;\n", biasType, biasType);
   d += "  stowage_dma_ticket tx[2] = {0u, 0u}, tw[2] = {0u, 0u}, ty[2] = {0u, 0u};\n  int px[2] = {0, 0}, pw[2] = {0, 0}, py[2] = {0, 0};\n";
   d += fmt::format("  const uint32_t first = {0}_chunks[core], end = {0}_chunks[core + 1];\n  uint32_t t;\n", base);
   d += fmt::format("  for (t = first; t < end; ++t) {{\n    const {}* const d = &{}_tiles[t];\n", type, base);
   if (db) {
     d += "    if (t == first) {\n" + indentText(load("d"), 6) + "    }\n";
-    d += fmt::format("    if (t + 1u < end) {{\n      const {}* const n = d + 1;\n", type) + indentText(load("n"), 6) + "    }\n";
+    // (A layer of one tile has no next tile: no prefetch, which also keeps the compiler's bounds analysis quiet.)
+    if (sched.tiles.size() > 1)
+      d += fmt::format("    if (t + 1u < end) {{\n      const {}* const n = d + 1;\n", type) + indentText(load("n"), 6) + "    }\n";
   } else {
     d += indentText(load("d"), 4);
   }
   d += fmt::format("    if (px[d->x_buf]) {{\n      {};\n      px[d->x_buf] = 0;\n    }}\n", wait("tx[d->x_buf]"));
   d += fmt::format("    if (pw[d->w_buf]) {{\n      {};\n      pw[d->w_buf] = 0;\n    }}\n", wait("tw[d->w_buf]"));
   d += fmt::format("    if (py[d->y_buf]) {{\n      {};\n      py[d->y_buf] = 0;\n    }}\n", wait("ty[d->y_buf]"));
-  d += "    " + callOf(portable, computeArgs("d", operands[2] == "NULL" ? "NULL" : "bias", quant ? "a->multiplier" : "", quant ? "a->shift" : "")) + ";\n";
+  d += "    " + callOf(portable, computeArgs("d", "a->side")) + ";\n";
   d += fmt::format("    STOWAGE_SIM_COMPUTE(\"{}\", d->cycles);\n", cStringText(node.name));
   d += fmt::format("    ty[d->y_buf] = {};\n    py[d->y_buf] = 1;\n  }}\n",
                    callOf(dmaStart, {{"channel", std::to_string(outChannel)}, {"dst", "a->y + d->y_off"}, {"src", "yl[d->y_buf]"},
@@ -322,9 +419,9 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
 
   std::string& c = code.statements;
   c += fmt::format("{{ /* {} tiles over {} core(s) of '{}' */\n  {}_tile_args a;\n", sched.tiles.size(), layer.cores, commentText(target.name), p);
-  c += fmt::format("  a.x = (const uint8_t*)(const void*)({});\n  a.w = (const uint8_t*)(const void*)({});\n  a.bias = {};\n", operands[0],
-                   operands[1], operands[2]);
-  c += fmt::format("  a.multiplier = {};\n  a.shift = {};\n", quant ? operands[3] : "NULL", quant ? operands[4] : "NULL");
+  c += fmt::format("  a.x = (const uint8_t*)(const void*)({});\n  a.w = (const uint8_t*)(const void*)({});\n", operands[0], operands[1]);
+  for (size_t i = 0; i < kMaxSideOperands; ++i)
+    c += fmt::format("  a.side[{}] = {};\n", i, 2 + i + 1 < operands.size() ? operands[2 + i] : std::string("NULL"));
   c += fmt::format("  a.y = (uint8_t*)(void*)({});\n", operands.back());
   c += "  " + callOf(run, {{"target", std::to_string(layer.target)}, {"cores", std::to_string(layer.cores)}, {"fn", base + "_core"}, {"arg", "&a"}}) +
        ";\n}\n";

@@ -12,6 +12,11 @@ const char* tileKernelIntrinsic(TileKernel k) {
     case TileKernel::QFullyConnected: return "qfully_connected_s8";
     case TileKernel::Conv2dF32: return "conv2d_f32";
     case TileKernel::GemmF32: return "gemm_f32";
+    case TileKernel::MatMulF32: return "matmul_f32";
+    case TileKernel::QLinearConv: return "qlinear_conv";
+    case TileKernel::ConvInteger: return "conv_integer";
+    case TileKernel::QLinearMatMul: return "qlinear_matmul";
+    case TileKernel::MatMulInteger: return "matmul_integer";
   }
   return "";
 }
@@ -23,6 +28,11 @@ const char* tileKernelFunction(TileKernel k) {
     case TileKernel::QFullyConnected: return "stowage_qfully_connected_s8";
     case TileKernel::Conv2dF32: return "stowage_conv2d_f32";
     case TileKernel::GemmF32: return "stowage_gemm_f32";
+    case TileKernel::MatMulF32: return "stowage_matmul_f32";
+    case TileKernel::QLinearConv: return "stowage_qlinear_conv";
+    case TileKernel::ConvInteger: return "stowage_conv_integer";
+    case TileKernel::QLinearMatMul: return "stowage_qlinear_matmul";
+    case TileKernel::MatMulInteger: return "stowage_matmul_integer";
   }
   return "";
 }
@@ -34,14 +44,28 @@ const char* tileKernelParamsType(TileKernel k) {
     case TileKernel::QFullyConnected: return "stowage_qfc_params";
     case TileKernel::Conv2dF32: return "stowage_conv2d_params";
     case TileKernel::GemmF32: return "stowage_gemm_params";
+    case TileKernel::MatMulF32: return "stowage_matmul_params";
+    case TileKernel::QLinearConv:
+    case TileKernel::ConvInteger: return "stowage_qlinear_conv_params";
+    case TileKernel::QLinearMatMul:
+    case TileKernel::MatMulInteger: return "stowage_qlinear_matmul_params";
   }
   return "";
+}
+
+const char* tileKernelDtype(TileKernel k) {
+  return k == TileKernel::Conv2dF32 || k == TileKernel::GemmF32 || k == TileKernel::MatMulF32 ? "float32" : "int8";
 }
 
 namespace {
 
 bool isConv(TileKernel k) {
-  return k == TileKernel::QConv2d || k == TileKernel::QDepthwiseConv2d || k == TileKernel::Conv2dF32;
+  return k == TileKernel::QConv2d || k == TileKernel::QDepthwiseConv2d || k == TileKernel::Conv2dF32 || k == TileKernel::QLinearConv ||
+         k == TileKernel::ConvInteger;
+}
+
+bool isQLinear(TileKernel k) {
+  return k == TileKernel::QLinearConv || k == TileKernel::ConvInteger || k == TileKernel::QLinearMatMul || k == TileKernel::MatMulInteger;
 }
 
 /// Conv geometry in one place whatever the kernel: sizes, groups and padding.
@@ -54,6 +78,9 @@ ConvDims convDims(const LayerShape& s) {
   ConvDims d{};
   if (s.kernel == TileKernel::Conv2dF32) {
     const auto& p = std::get<ConvCall>(s.call.params).params;
+    d = {p.c, p.h, p.w, p.m, p.kh, p.kw, p.oh, p.ow, p.stride_h, p.dil_h, p.pad_top, p.group, p.c / p.group, true};
+  } else if (isQLinear(s.kernel)) {
+    const auto& p = std::get<stowage_qlinear_conv_params>(std::get<QLinearCall>(s.call.params).params);
     d = {p.c, p.h, p.w, p.m, p.kh, p.kw, p.oh, p.ow, p.stride_h, p.dil_h, p.pad_top, p.group, p.c / p.group, true};
   } else {
     const auto& p = std::get<stowage_qconv_params>(std::get<QuantCall>(s.call.params).params);
@@ -91,7 +118,7 @@ TileCopy copy2d(size_t offset, size_t rows, size_t rowBytes, size_t stride) {
 
 TileDesc convTile(const LayerShape& s, int64_t oy0, int64_t th, int64_t n0, int64_t tn) {
   const ConvDims d = convDims(s);
-  const size_t e = s.elemBytes;
+  const size_t e = s.elemBytes, ye = s.outElemBytes;
   const RowSpan rs = inputRows(d, oy0, oy0 + th);
   const int64_t ih = rs.end - rs.first;
   auto [cin0, tcin] = inputChannels(d, n0, tn);
@@ -104,15 +131,28 @@ TileDesc convTile(const LayerShape& s, int64_t oy0, int64_t th, int64_t n0, int6
     t.x = copy2d(static_cast<size_t>((cin0 * d.h + rs.first) * d.w) * e, static_cast<size_t>(tcin), static_cast<size_t>(ih * d.w) * e,
                  static_cast<size_t>(d.h * d.w) * e);
     t.w = copy2d(static_cast<size_t>(n0 * s.reduction) * e, 1, static_cast<size_t>(tn * s.reduction) * e, 0);
-    t.y = copy2d(static_cast<size_t>((n0 * d.oh + oy0) * d.ow) * e, static_cast<size_t>(tn), static_cast<size_t>(th * d.ow) * e,
-                 static_cast<size_t>(d.oh * d.ow) * e);
-    t.conv = std::get<ConvCall>(s.call.params).params;
-    t.conv.c = static_cast<int32_t>(tcin);
-    t.conv.h = static_cast<int32_t>(ih);
-    t.conv.m = static_cast<int32_t>(tn);
-    t.conv.oh = static_cast<int32_t>(th);
-    t.conv.pad_top = static_cast<int32_t>(rs.padTop);
-    t.conv.group = static_cast<int32_t>(d.groups == 1 ? 1 : tn / (d.m / d.groups));
+    t.y = copy2d(static_cast<size_t>((n0 * d.oh + oy0) * d.ow) * ye, static_cast<size_t>(tn), static_cast<size_t>(th * d.ow) * ye,
+                 static_cast<size_t>(d.oh * d.ow) * ye);
+    const int32_t group = static_cast<int32_t>(d.groups == 1 ? 1 : tn / (d.m / d.groups));
+    if (isQLinear(s.kernel)) {
+      t.qlconv = std::get<stowage_qlinear_conv_params>(std::get<QLinearCall>(s.call.params).params);
+      t.qlconv.c = static_cast<int32_t>(tcin);
+      t.qlconv.h = static_cast<int32_t>(ih);
+      t.qlconv.m = static_cast<int32_t>(tn);
+      t.qlconv.oh = static_cast<int32_t>(th);
+      t.qlconv.pad_top = static_cast<int32_t>(rs.padTop);
+      t.qlconv.group = group;
+      // Per-channel weight scales / zero points are read at the tile's channel offset.
+      if (t.qlconv.w_quant_count > 1) t.qlconv.w_quant_count = static_cast<int32_t>(tn);
+    } else {
+      t.conv = std::get<ConvCall>(s.call.params).params;
+      t.conv.c = static_cast<int32_t>(tcin);
+      t.conv.h = static_cast<int32_t>(ih);
+      t.conv.m = static_cast<int32_t>(tn);
+      t.conv.oh = static_cast<int32_t>(th);
+      t.conv.pad_top = static_cast<int32_t>(rs.padTop);
+      t.conv.group = group;
+    }
   } else {
     t.x = copy2d(static_cast<size_t>(rs.first * d.w * d.c + cin0), static_cast<size_t>(ih * d.w), static_cast<size_t>(tcin),
                  static_cast<size_t>(d.c));
@@ -132,14 +172,58 @@ TileDesc convTile(const LayerShape& s, int64_t oy0, int64_t th, int64_t n0, int6
   return t;
 }
 
-TileDesc matrixTile(const LayerShape& s, int64_t r0, int64_t tr, int64_t n0, int64_t tn) {
-  const size_t e = s.elemBytes;
+/// Element offsets of batch `b`'s A and B in a batched product (the kernels' batch walk: last dim fastest).
+std::pair<int64_t, int64_t> batchOffsets(int32_t rank, const int32_t* shape, const int64_t* aStride, const int64_t* bStride, int64_t b) {
+  int64_t a = 0, w = 0;
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    const int64_t i = b % shape[d];
+    b /= shape[d];
+    a += i * aStride[d];
+    w += i * bStride[d];
+  }
+  return {a, w};
+}
+
+bool isMatMul(TileKernel k) { return k == TileKernel::MatMulF32 || k == TileKernel::QLinearMatMul || k == TileKernel::MatMulInteger; }
+
+TileDesc matrixTile(const LayerShape& s, int64_t batch, int64_t r0, int64_t tr, int64_t n0, int64_t tn) {
+  const size_t e = s.elemBytes, ye = s.outElemBytes;
   const int64_t k = s.reduction, n = s.channels;
   TileDesc t;
   t.outRows = tr;
   t.channels = tn;
   t.channelOffset = n0;
+  t.rowOffset = r0;
   t.macs = tr * tn * k;
+  if (isMatMul(s.kernel)) {
+    // A: the tile's rows of this batch's matrix; B: its columns (k rows of tn); y: rows x columns of this batch.
+    std::pair<int64_t, int64_t> off;
+    if (s.kernel == TileKernel::MatMulF32) {
+      const stowage_matmul_params& p = std::get<MatMulCall>(s.call.params).params;
+      off = batchOffsets(p.batch_rank, p.batch_shape, p.a_stride, p.b_stride, batch);
+      t.matmul = p;
+      t.matmul.batch_rank = 0;
+      t.matmul.m = static_cast<int32_t>(tr);
+      t.matmul.n = static_cast<int32_t>(tn);
+    } else {
+      const auto& p = std::get<stowage_qlinear_matmul_params>(std::get<QLinearCall>(s.call.params).params);
+      off = batchOffsets(p.batch_rank, p.batch_shape, p.a_stride, p.b_stride, batch);
+      t.qlmatmul = p;
+      t.qlmatmul.batch_rank = 0;
+      t.qlmatmul.m = static_cast<int32_t>(tr);
+      t.qlmatmul.n = static_cast<int32_t>(tn);
+      // Per-row (A, y) and per-column (B) scales / zero points are read at the tile's row / column offset.
+      if (p.a_quant_count > 1) t.qlmatmul.a_quant_count = static_cast<int32_t>(tr);
+      if (p.y_quant_count > 1) t.qlmatmul.y_quant_count = static_cast<int32_t>(tr);
+      if (p.b_quant_count > 1) t.qlmatmul.b_quant_count = static_cast<int32_t>(tn);
+    }
+    const int64_t m = s.rows;
+    t.x = copy2d(static_cast<size_t>(off.first + r0 * k) * e, 1, static_cast<size_t>(tr * k) * e, 0);
+    t.w = copy2d(static_cast<size_t>(off.second + n0) * e, static_cast<size_t>(k), static_cast<size_t>(tn) * e, static_cast<size_t>(n) * e);
+    t.y = copy2d(static_cast<size_t>((batch * m + r0) * n + n0) * ye, static_cast<size_t>(tr), static_cast<size_t>(tn) * ye,
+                 static_cast<size_t>(n) * ye);
+    return t;
+  }
   t.x = copy2d(static_cast<size_t>(r0 * k) * e, 1, static_cast<size_t>(tr * k) * e, 0);
   t.y = copy2d(static_cast<size_t>(r0 * n + n0) * e, static_cast<size_t>(tr), static_cast<size_t>(tn) * e, static_cast<size_t>(n) * e);
   if (s.kernel == TileKernel::QFullyConnected) {
@@ -160,8 +244,8 @@ TileDesc matrixTile(const LayerShape& s, int64_t r0, int64_t tr, int64_t n0, int
   return t;
 }
 
-TileDesc makeTile(const LayerShape& s, int64_t r0, int64_t tr, int64_t n0, int64_t tn) {
-  return isConv(s.kernel) ? convTile(s, r0, tr, n0, tn) : matrixTile(s, r0, tr, n0, tn);
+TileDesc makeTile(const LayerShape& s, int64_t batch, int64_t r0, int64_t tr, int64_t n0, int64_t tn) {
+  return isConv(s.kernel) ? convTile(s, r0, tr, n0, tn) : matrixTile(s, batch, r0, tr, n0, tn);
 }
 
 }  // namespace
@@ -232,18 +316,45 @@ LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
     s.rows = gm->params.m;
     s.channels = gm->params.n;
     s.reduction = gm->params.k;
+  } else if (const auto* mm = std::get_if<MatMulCall>(&s.call.params)) {
+    const auto& p = mm->params;
+    s.kernel = TileKernel::MatMulF32;
+    s.elemBytes = 4;
+    s.rows = p.m;
+    s.channels = p.n;
+    s.reduction = p.k;
+    for (int32_t d = 0; d < p.batch_rank; ++d) s.batches *= p.batch_shape[d];
+  } else if (const auto* ql = std::get_if<QLinearCall>(&s.call.params)) {
+    s.elemBytes = 1;
+    if (const auto* p = std::get_if<stowage_qlinear_conv_params>(&ql->params)) {
+      if (p->n != 1) {
+        r.whyNot = "batch " + std::to_string(p->n) + " (tiling handles batch 1)";
+        return r;
+      }
+      s.kernel = ql->kernel == QLinearKernel::QLinearConv ? TileKernel::QLinearConv : TileKernel::ConvInteger;
+      s.outElemBytes = p->y_type == STOWAGE_ELEM_S32 ? 4 : 1;
+      s.rows = p->oh;
+      s.rowPixels = p->ow;
+      s.channels = p->m;
+      s.reduction = static_cast<int64_t>(p->kh) * p->kw * (p->c / p->group);
+      s.channelStep = p->group == 1 ? 1 : p->m / p->group;
+    } else if (const auto* q = std::get_if<stowage_qlinear_matmul_params>(&ql->params)) {
+      s.kernel = ql->kernel == QLinearKernel::QLinearMatMul ? TileKernel::QLinearMatMul : TileKernel::MatMulInteger;
+      s.outElemBytes = q->y_type == STOWAGE_ELEM_S32 ? 4 : 1;
+      s.rows = q->m;
+      s.channels = q->n;
+      s.reduction = q->k;
+      for (int32_t d = 0; d < q->batch_rank; ++d) s.batches *= q->batch_shape[d];
+    } else {
+      r.whyNot = "no tiled lowering for this op";
+      return r;
+    }
   } else {
     r.whyNot = "no tiled lowering for this op";
     return r;
   }
-  for (size_t i = 1; i < s.call.inputs.size(); ++i) {
-    const TensorId id = s.call.inputs[i];
-    if (id != kNoTensor && !g.tensor(id).isConstant()) {
-      r.whyNot = "its weights are not constants (tiles stream constant weights only)";
-      return r;
-    }
-  }
-  if (s.rows <= 0 || s.channels <= 0 || s.reduction <= 0) {
+  if (s.kernel == TileKernel::Conv2dF32 || s.kernel == TileKernel::GemmF32 || s.kernel == TileKernel::MatMulF32) s.outElemBytes = 4;
+  if (s.rows <= 0 || s.channels <= 0 || s.reduction <= 0 || s.batches <= 0) {
     r.whyNot = "the layer is empty";
     return r;
   }
@@ -255,7 +366,7 @@ TileBytes tileBytes(const LayerShape& s, int64_t rowTile, int64_t channelTile) {
   TileBytes b;
   // The largest tile is a full one; the first row block may read fewer rows, never more.
   for (int64_t r0 : {int64_t{0}, std::max<int64_t>(0, (s.rows - rowTile) / 2)}) {
-    const TileDesc t = makeTile(s, r0, std::min(rowTile, s.rows - r0), 0, channelTile);
+    const TileDesc t = makeTile(s, 0, r0, std::min(rowTile, s.rows - r0), 0, channelTile);
     b.x = std::max(b.x, t.x.bytes());
     b.w = std::max(b.w, t.w.bytes());
     b.y = std::max(b.y, t.y.bytes());
@@ -265,10 +376,11 @@ TileBytes tileBytes(const LayerShape& s, int64_t rowTile, int64_t channelTile) {
 
 TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, bool doubleBuffer) {
   TileSchedule out;
-  // Channel blocks outer, row blocks inner: a weight tile is loaded once per channel block.
-  for (int64_t n0 = 0; n0 < s.channels; n0 += channelTile)
-    for (int64_t r0 = 0; r0 < s.rows; r0 += rowTile)
-      out.tiles.push_back(makeTile(s, r0, std::min(rowTile, s.rows - r0), n0, std::min(channelTile, s.channels - n0)));
+  // Batches outer; channel blocks, then row blocks inner: a weight tile is loaded once per channel block.
+  for (int64_t b = 0; b < s.batches; ++b)
+    for (int64_t n0 = 0; n0 < s.channels; n0 += channelTile)
+      for (int64_t r0 = 0; r0 < s.rows; r0 += rowTile)
+        out.tiles.push_back(makeTile(s, b, r0, std::min(rowTile, s.rows - r0), n0, std::min(channelTile, s.channels - n0)));
   const size_t n = out.tiles.size(), c = static_cast<size_t>(std::max(1, cores));
   for (size_t k = 0; k <= c; ++k) out.chunkStart.push_back(n * k / c);
   // Buffer halves and loads, per chunk (each core walks its own chunk).

@@ -16,14 +16,34 @@
 namespace stowage {
 
 /// The kernels a layer can be tiled into (names of the stowage_accel.h compute calls).
-enum class TileKernel { QConv2d, QDepthwiseConv2d, QFullyConnected, Conv2dF32, GemmF32 };
+/// TFLite int8 NHWC (QConv2d .. QFullyConnected), float32 NCHW (Conv2dF32, GemmF32, MatMulF32) and the ONNX
+/// integer ops, NCHW with int8 / uint8 operands (QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger).
+enum class TileKernel {
+  QConv2d,
+  QDepthwiseConv2d,
+  QFullyConnected,
+  Conv2dF32,
+  GemmF32,
+  MatMulF32,
+  QLinearConv,
+  ConvInteger,
+  QLinearMatMul,
+  MatMulInteger
+};
+inline constexpr TileKernel kAllTileKernels[] = {TileKernel::QConv2d,     TileKernel::QDepthwiseConv2d, TileKernel::QFullyConnected,
+                                                 TileKernel::Conv2dF32,   TileKernel::GemmF32,          TileKernel::MatMulF32,
+                                                 TileKernel::QLinearConv, TileKernel::ConvInteger,      TileKernel::QLinearMatMul,
+                                                 TileKernel::MatMulInteger};
 
-/// "qconv2d_s8", "qdepthwise_conv2d_s8", "qfully_connected_s8", "conv2d_f32", "gemm_f32".
+/// "qconv2d_s8", "qdepthwise_conv2d_s8", "qfully_connected_s8", "conv2d_f32", "gemm_f32", "matmul_f32",
+/// "qlinear_conv", "conv_integer", "qlinear_matmul", "matmul_integer".
 const char* tileKernelIntrinsic(TileKernel k);
 /// The portable kernel: "stowage_qconv2d_s8", ...
 const char* tileKernelFunction(TileKernel k);
 /// The parameter struct: "stowage_qconv_params", ...
 const char* tileKernelParamsType(TileKernel k);
+/// The engine data type the kernel needs (a board's `engine_dtypes`): "int8" (int8 and uint8 operands) or "float32".
+const char* tileKernelDtype(TileKernel k);
 
 /// A layer as the tiler sees it: output rows (pixel rows of a conv, matrix rows of a FC / Gemm) by output
 /// channels, each output computed from a full reduction of length `reduction`.
@@ -35,7 +55,9 @@ struct LayerShape {
   int64_t channels = 0;     ///< output channels: conv m, FC m, Gemm n
   int64_t reduction = 0;    ///< K per output: kh*kw*kc (depthwise kh*kw), FC / Gemm k
   int64_t channelStep = 1;  ///< channel tiles are multiples of this (grouped conv: outputs per group)
-  size_t elemBytes = 1;     ///< 1 (int8) or 4 (float32)
+  size_t elemBytes = 1;     ///< bytes of an input / weight element: 1 (int8, uint8) or 4 (float32)
+  size_t outElemBytes = 1;  ///< bytes of an output element: 1, or 4 (float32, int32 accumulators)
+  int64_t batches = 1;      ///< matrix products: independent products (the batch dims of MatMul), tiled one after another
 };
 
 /// The layer behind `node` when it can be tiled, else the reason it cannot (for the fallback remark).
@@ -58,7 +80,9 @@ struct TileDesc {
   TileCopy x, w, y;           ///< input and weight loads, output store
   int xBuf = 0, wBuf = 0, yBuf = 0;  ///< half (0/1) of each ping-pong buffer the tile uses
   bool loadX = true, loadW = true;   ///< false when the half already holds this tile's data
-  int64_t channelOffset = 0;  ///< first output channel: offset (elements) into bias / multiplier / shift / c
+  int64_t channelOffset = 0;  ///< first output channel: offset (elements) into bias / multiplier / shift / c /
+                              ///< per-channel (per-column) scales and zero points
+  int64_t rowOffset = 0;      ///< first output row: offset into per-row scales and zero points (QLinearMatMul)
   int64_t macs = 0;           ///< multiply-accumulates of the tile
   int64_t outRows = 0, channels = 0;  ///< the tile's output rows and channels
   /// The kernel parameters describing the tile (one of the param structs, by kernel).
@@ -66,6 +90,9 @@ struct TileDesc {
   stowage_qfc_params qfc{};
   stowage_conv2d_params conv{};
   stowage_gemm_params gemm{};
+  stowage_matmul_params matmul{};
+  stowage_qlinear_conv_params qlconv{};
+  stowage_qlinear_matmul_params qlmatmul{};
 };
 
 /// Bytes of the largest input, weight and output tile for tiles of `rowTile` rows by `channelTile` channels.
@@ -74,7 +101,7 @@ struct TileBytes {
 };
 TileBytes tileBytes(const LayerShape& s, int64_t rowTile, int64_t channelTile);
 
-/// The tiles of `s` for `rowTile` x `channelTile`, split into `cores` contiguous chunks (chunk c is
+/// The tiles of `s` for `rowTile` x `channelTile` (batch outer, then channel blocks, then row blocks), split into `cores` contiguous chunks (chunk c is
 /// [chunkStart[c], chunkStart[c + 1])); buffer halves and load flags assume each core walks its chunk in
 /// order with double buffering when `doubleBuffer`, else with one half.
 struct TileSchedule {

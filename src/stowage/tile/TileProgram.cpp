@@ -11,17 +11,6 @@
 
 namespace stowage {
 
-namespace {
-
-/// "int8" / "float32" as engine_dtypes spell them; "" for other types.
-std::string engineDtype(DType d) {
-  if (d == DType::Int8) return "int8";
-  if (d == DType::Float32) return "float32";
-  return "";
-}
-
-}  // namespace
-
 std::vector<int> scratchPoolsFor(const Board& board, int target, const Node& node) {
   const std::string op(opName(node.op));
   std::vector<int> out;
@@ -74,10 +63,10 @@ TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& 
       fallback(shape.whyNot);
       continue;
     }
-    const std::string dtype = n.outputs.empty() ? "" : engineDtype(g.tensor(n.outputs[0]).dtype);
+    // The kernel's data type: int8 for the TFLite and ONNX integer kernels (int8 / uint8 operands), else float32.
+    const std::string dtype = tileKernelDtype(shape.shape->kernel);
     if (target.engineDim > 0 && !target.engineRuns(dtype)) {
-      fallback(fmt::format("the engine computes {} but the layer is {}", fmt::join(target.engineDtypes, ", "),
-                           dtype.empty() ? std::string(dtypeName(g.tensor(n.outputs[0]).dtype)) : dtype));
+      fallback(fmt::format("the engine computes {} but the layer is {}", fmt::join(target.engineDtypes, ", "), dtype));
       continue;
     }
     if (target.dmaBytesPerCycle <= 0) {
