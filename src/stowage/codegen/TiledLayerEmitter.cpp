@@ -116,6 +116,13 @@ std::string localPointer(const ProgramPlan& plan, const CSymbols& syms, const st
   return e;
 }
 
+/// Wraps a layer's statements in the simulator's layer-span marks (host simulator only; nothing on a device).
+void markLayerSpan(std::string& statements, const std::string& nodeName) {
+  const std::string name = cStringText(nodeName);
+  statements = fmt::format("#if defined(STOWAGE_HOST_SIM)\nstowage_sim_layer_begin(\"{}\");\n#endif\n", name) + statements +
+               fmt::format("#if defined(STOWAGE_HOST_SIM)\nstowage_sim_layer_end(\"{}\");\n#endif\n", name);
+}
+
 }  // namespace
 
 std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
@@ -143,6 +150,8 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
                        "  const int32_t* shift;\n  uint8_t* y;\n}} {}_tile_args;\n",
                        p);
   // The simulator's view of the board.
+  out += "\n#if defined(STOWAGE_HOST_SIM)\n/* Marks each offloaded layer's span for the simulator's per-layer cycles (runtime/sim/stowage_sim.h). */\n"
+         "void stowage_sim_layer_begin(const char* name);\nvoid stowage_sim_layer_end(const char* name);\n#endif\n";
   out += fmt::format("\n#if defined(STOWAGE_HOST_SIM)\n/* Describes the board to the host simulator; {}_run calls it first. */\nstatic void {}_sim_setup(void) {{\n", p, p);
   for (size_t t = 0; t < plan.board.targets.size(); ++t) {
     const Target& tg = plan.board.targets[t];
@@ -273,6 +282,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                         {"dram_stride", "d->y_stride"}}) +
          ";\n  }\n";
     c += "  " + callOf(fence, {}) + ";\n}\n";
+    markLayerSpan(code.statements, node.name);
     return code;
   }
 
@@ -305,7 +315,9 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   d += fmt::format("  for (t = first; t < end; ++t) {{\n    const {}* const d = &{}_tiles[t];\n", type, base);
   if (db) {
     d += "    if (t == first) {\n" + indentText(load("d"), 6) + "    }\n";
-    d += fmt::format("    if (t + 1u < end) {{\n      const {}* const n = d + 1;\n", type) + indentText(load("n"), 6) + "    }\n";
+    // (No prefetch code for a one-tile table: compilers flag the unreachable d + 1 as out of bounds.)
+    if (sched.tiles.size() > 1)
+      d += fmt::format("    if (t + 1u < end) {{\n      const {}* const n = d + 1;\n", type) + indentText(load("n"), 6) + "    }\n";
   } else {
     d += indentText(load("d"), 4);
   }
@@ -328,6 +340,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   c += fmt::format("  a.y = (uint8_t*)(void*)({});\n", operands.back());
   c += "  " + callOf(run, {{"target", std::to_string(layer.target)}, {"cores", std::to_string(layer.cores)}, {"fn", base + "_core"}, {"arg", "&a"}}) +
        ";\n}\n";
+  markLayerSpan(code.statements, node.name);
   return code;
 }
 

@@ -26,10 +26,37 @@ uint64_t dmaCycles(const Target& target, const TileCopy& copy) {
 }
 
 uint64_t tileComputeCycles(const Target& target, const LayerShape& s, const TileDesc& t) {
-  if (target.engineDim > 0)
-    return engineComputeCycles(target.engineDim, t.outRows * s.rowPixels, t.channels,
-                               s.kernel == TileKernel::QDepthwiseConv2d ? s.reduction : s.reduction);
+  if (target.engineDim > 0) {
+    // Grouped convolutions run group by group (ceil((N / groups) / dim) blocks each), as the simulator counts
+    // them; depthwise int8 counts its channels as one matrix of 1-column groups (docs/accelerators.md).
+    int64_t groups = 1;
+    if (s.kernel == TileKernel::QConv2d && t.qconv.kc > 0 && t.qconv.c % t.qconv.kc == 0) groups = t.qconv.c / t.qconv.kc;
+    if (s.kernel == TileKernel::Conv2dF32 && t.conv.group > 0) groups = t.conv.group;
+    groups = std::max<int64_t>(1, groups);
+    return static_cast<uint64_t>(groups) * engineComputeCycles(target.engineDim, t.outRows * s.rowPixels, t.channels / groups, s.reduction);
+  }
   return coreComputeCycles(target.macsPerCycle, t.macs);
+}
+
+LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSchedule& schedule) {
+  LayerBounds b;
+  const bool engine = target.engineDim > 0;
+  const bool sharedChannel = !engine && target.dmaChannels < 2;
+  for (size_t c = 0; c + 1 < schedule.chunkStart.size(); ++c) {
+    uint64_t compute = 0, loads = 0, stores = 0;
+    for (size_t i = schedule.chunkStart[c]; i < schedule.chunkStart[c + 1]; ++i) {
+      const TileDesc& t = schedule.tiles[i];
+      compute += tileComputeCycles(target, s, t);
+      if (t.loadX) loads += dmaCycles(target, t.x);
+      if (t.loadW) loads += dmaCycles(target, t.w);
+      stores += dmaCycles(target, t.y);
+    }
+    b.compute = std::max(b.compute, compute);
+    b.dma = std::max(b.dma, sharedChannel ? loads + stores : std::max(loads, stores));
+    b.loads = std::max(b.loads, loads);
+    b.stores = std::max(b.stores, stores);
+  }
+  return b;
 }
 
 LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, bool doubleBuffer) {
