@@ -104,16 +104,20 @@ std::vector<std::pair<std::string, uint64_t>> layerSpans(const std::string& stat
 /// weights arrive, and the last store follows the last compute; the smallest tile the tiler can make (one output
 /// row by the smallest channel block) gives the smallest fill (its loads), compute and drain (its store). So
 /// floor = max(C + fill + drain, loads + compute + drain, fill + compute + stores) (one shared DMA channel:
-/// loads + stores + compute).
+/// loads + stores + compute; cores with two channels: the fill is the slower of input and weights, and channel 1
+/// carries weights and stores).
 uint64_t fillDrainFloor(const Target& target, const LayerShape& s, const LayerBounds& b) {
   const TileSchedule smallest = scheduleTiles(s, 1, s.channelStep, 1, true);
   const TileDesc& first = smallest.tiles.front();
   const TileDesc& last = smallest.tiles.back();
-  const uint64_t fill = dmaCycles(target, first.x) + dmaCycles(target, first.w);
+  const bool engine = target.engineDim > 0, sharedChannel = !engine && target.dmaChannels < 2;
+  // Cores with two channels load inputs and weights in parallel (channel 0 / channel 1).
+  const uint64_t fill = engine || sharedChannel ? dmaCycles(target, first.x) + dmaCycles(target, first.w)
+                                                : std::max(dmaCycles(target, first.x), dmaCycles(target, first.w));
   const uint64_t compute = std::min(tileComputeCycles(target, s, first), tileComputeCycles(target, s, last));
   const uint64_t drain = std::min(dmaCycles(target, first.y), dmaCycles(target, last.y));
-  const bool sharedChannel = target.engineDim == 0 && target.dmaChannels < 2;
   if (sharedChannel) return std::max(b.compute + fill + drain, b.loads + b.stores + compute);
+  if (!engine) return std::max({b.compute + fill + drain, b.loads + compute + drain, b.stores});
   return std::max({b.compute + fill + drain, b.loads + compute + drain, fill + compute + b.stores});
 }
 

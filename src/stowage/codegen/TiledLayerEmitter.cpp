@@ -289,7 +289,10 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   // Cores mode: each core walks its chunk of the table.
   const IntrinsicSpec dmaStart = target.intrinsic("dma_start"), dmaWait = target.intrinsic("dma_wait"),
                       coreId = target.intrinsic("core_id"), run = target.intrinsic("run_on_cores");
+  // Input tiles load on channel 0; weights and stores share channel 1 when there are two, so the first tile's
+  // input and weights arrive in parallel (weights move once per channel block, stores once per tile).
   const int outChannel = target.dmaChannels > 1 ? 1 : 0;
+  const int weightChannel = outChannel;
   d += fmt::format("static const uint32_t {}_chunks[{}] = {{", base, sched.chunkStart.size());
   for (size_t i = 0; i < sched.chunkStart.size(); ++i) d += fmt::format("{}{}u", i ? ", " : "", sched.chunkStart[i]);
   d += "};\n";
@@ -299,7 +302,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
         callOf(dmaStart, {{"channel", "0"}, {"dst", fmt::format("xl[{}->x_buf]", dd)}, {"src", fmt::format("a->x + {}->x_off", dd)},
                           {"row_bytes", dd + "->x_row_bytes"}, {"rows", dd + "->x_rows"}, {"dst_stride", dd + "->x_row_bytes"},
                           {"src_stride", dd + "->x_stride"}}),
-        callOf(dmaStart, {{"channel", "0"}, {"dst", fmt::format("wl[{}->w_buf]", dd)}, {"src", fmt::format("a->w + {}->w_off", dd)},
+        callOf(dmaStart, {{"channel", std::to_string(weightChannel)}, {"dst", fmt::format("wl[{}->w_buf]", dd)}, {"src", fmt::format("a->w + {}->w_off", dd)},
                           {"row_bytes", dd + "->w_row_bytes"}, {"rows", dd + "->w_rows"}, {"dst_stride", dd + "->w_row_bytes"},
                           {"src_stride", dd + "->w_stride"}}));
   };

@@ -48,7 +48,7 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
       const TileDesc& t = schedule.tiles[i];
       compute += tileComputeCycles(target, s, t);
       if (t.loadX) loads += dmaCycles(target, t.x);
-      if (t.loadW) loads += dmaCycles(target, t.w);
+      if (t.loadW) (engine || sharedChannel ? loads : stores) += dmaCycles(target, t.w);
       stores += dmaCycles(target, t.y);
     }
     b.compute = std::max(b.compute, compute);
@@ -69,22 +69,24 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
     // Queue free times; stores share the load channel when the target has one channel.
     uint64_t loadFree = 0, storeFree = 0, execFree = 0, now = 0;
     const bool sharedChannel = !engine && target.dmaChannels < 2;
+    // Cores with two channels load weights on the store channel (TiledLayerEmitter).
+    const bool weightsOnStoreChannel = !engine && !sharedChannel;
     uint64_t xReady[2] = {0, 0}, wReady[2] = {0, 0};      // when each half's data has arrived
     uint64_t xFreed[2] = {0, 0}, wFreed[2] = {0, 0};      // when the last compute reading each half ended
     uint64_t yStored[2] = {0, 0};                         // when the last store out of each y half ended
     auto issueLoads = [&](size_t i, uint64_t at) {
       const TileDesc& t = schedule.tiles[i];
-      auto one = [&](bool load, const TileCopy& cp, int buf, uint64_t* ready, uint64_t* freed) {
+      auto one = [&](bool load, const TileCopy& cp, int buf, uint64_t* ready, uint64_t* freed, uint64_t& queue) {
         if (!load) return;
         const uint64_t d = dmaCycles(target, cp);
         dma += d;
-        const uint64_t start = std::max({at, loadFree, freed[buf]});
-        loadFree = start + d;
+        const uint64_t start = std::max({at, queue, freed[buf]});
+        queue = start + d;
         if (sharedChannel) storeFree = std::max(storeFree, loadFree);
-        ready[buf] = loadFree;
+        ready[buf] = queue;
       };
-      one(t.loadX, t.x, t.xBuf, xReady, xFreed);
-      one(t.loadW, t.w, t.wBuf, wReady, wFreed);
+      one(t.loadX, t.x, t.xBuf, xReady, xFreed, loadFree);
+      one(t.loadW, t.w, t.wBuf, wReady, wFreed, weightsOnStoreChannel ? storeFree : loadFree);
     };
     if (first < end) issueLoads(first, 0);
     for (size_t i = first; i < end; ++i) {

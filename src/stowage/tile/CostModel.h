@@ -26,12 +26,15 @@ struct LayerCost {
   uint64_t total = 0;    ///< pipelined estimate
 };
 /// Lower bounds of a layer under the cost model: `compute` = the busiest core's compute (engine: every tile's),
-/// `dma` = the busiest DMA queue's transfers (engine: the load or the store queue; cores: per core, the load or the
-/// store channel, or both on a single channel). No schedule runs in less than max(compute, dma).
+/// `dma` = the busiest DMA queue's transfers (engine: the load or the store queue; cores: per core, channel 0
+/// (inputs) or channel 1 (weights and stores), or everything on a single channel). No schedule runs in less than
+/// max(compute, dma).
 struct LayerBounds {
   uint64_t compute = 0;
   uint64_t dma = 0;
-  uint64_t loads = 0, stores = 0;  ///< the busiest core's loads and stores (engine: the load and store queues)
+  /// The busiest core's first and second queue: engine load / store queues; cores with two channels channel 0
+  /// (inputs) / channel 1 (weights, stores); one channel: loads / stores.
+  uint64_t loads = 0, stores = 0;
 };
 LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSchedule& schedule);
 
