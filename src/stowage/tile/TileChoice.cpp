@@ -30,9 +30,10 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
                                       bool doubleBuffer, std::string& whyNot) {
   const Target& target = board.targets[static_cast<size_t>(targetIndex)];
   const bool engine = target.engineDim > 0;
-  // Cores mode may use fewer cores than the target has when their tiles do not fit (or it is cheaper).
+  // Cores mode may use fewer cores than the target has when their tiles do not fit (or it is cheaper): every
+  // count, since e.g. 6 of 8 cores may fit double-buffered tiles where 8 fit only single-buffered ones.
   std::vector<int> coreCounts;
-  for (int c = engine ? 1 : target.cores; c >= 1; c /= 2) coreCounts.push_back(c);
+  for (int c = engine ? 1 : target.cores; c >= 1; --c) coreCounts.push_back(c);
   // Double buffering when asked, unless one buffer per tile is cheaper (e.g. it lets more cores' tiles fit).
   std::vector<bool> buffering = {doubleBuffer};
   if (doubleBuffer) buffering.push_back(false);
