@@ -125,6 +125,7 @@ void stowage_sim_reset(void) {
   host_context.state = NULL;
   sim_engine_reset();
   sim_pools_reset();
+  sim_layers_reset();
 }
 
 void sim_wait_until(sim_context* c, uint64_t until, const char* why, uint64_t* counter) {

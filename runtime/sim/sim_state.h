@@ -113,6 +113,9 @@ void sim_engine_reset(void);
 void sim_check_access(const char* what, const void* p, size_t row_bytes, size_t rows, size_t stride);
 void sim_pools_reset(void);
 
+/* ---- sim_layers.c */
+void sim_layers_reset(void);
+
 /* ---- sim_dma.c */
 /* Cycles of one transfer of `bytes` bytes: ceil(setup) + ceil(bytes / bytes_per_cycle), 0 for an empty one. */
 uint64_t sim_transfer_cycles(double setup_cycles, double bytes_per_cycle, uint64_t bytes);

@@ -143,6 +143,7 @@ static double percent(uint64_t part, uint64_t whole) { return whole > 0u ? 100.0
 void stowage_sim_print_stats(FILE* out) {
   stowage_sim_totals totals;
   int t, k, engine_shown = 0;
+  size_t i;
   stowage_sim_get_totals(&totals);
   fprintf(out, "simulated: %llu cycles\n", (unsigned long long)totals.total_cycles);
   fprintf(out, "  compute busy %llu cycles, DMA busy %llu cycles, overlap %llu cycles (%.1f%% of DMA busy time)\n",
@@ -182,4 +183,7 @@ void stowage_sim_print_stats(FILE* out) {
               (unsigned long long)stowage_sim_engine_bytes(SIM_QUEUE_STORE));
     }
   }
+  for (i = 0; i < stowage_sim_layer_count(); ++i)
+    fprintf(out, "  layer '%s': %llu cycles from %llu\n", stowage_sim_layer_name(i),
+            (unsigned long long)stowage_sim_layer_cycles(i), (unsigned long long)stowage_sim_layer_start(i));
 }

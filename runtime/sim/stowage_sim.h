@@ -3,6 +3,7 @@
 #ifndef STOWAGE_SIM_H
 #define STOWAGE_SIM_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -54,7 +55,17 @@ uint64_t stowage_sim_engine_cycles(int dim, uint64_t m, uint64_t n, uint64_t k);
 /* The name a target was described with ("host" for an undescribed target 0). */
 const char* stowage_sim_target_name(int target);
 
-/* Human-readable statistics: total cycles, busy and stall cycles per core and engine queue, DMA bytes, overlap. */
+/* Layer spans: generated code calls stowage_sim_layer_begin / _end (host thread) around each offloaded layer;
+ * a span is the host clock from its begin to its end (the layer's fence or join included). In order of begin. */
+void stowage_sim_layer_begin(const char* name);
+void stowage_sim_layer_end(const char* name);
+size_t stowage_sim_layer_count(void);
+const char* stowage_sim_layer_name(size_t i); /* NULL past the end */
+uint64_t stowage_sim_layer_start(size_t i);
+uint64_t stowage_sim_layer_cycles(size_t i);
+
+/* Human-readable statistics: total cycles, busy and stall cycles per core and engine queue, DMA bytes, overlap,
+ * then one line per layer span ("  layer 'NAME': N cycles from S"). */
 void stowage_sim_print_stats(FILE* out);
 
 /* Writes the Chrome trace (JSON, viewable in Perfetto or chrome://tracing) to `path`; 1 on success, 0 (with a

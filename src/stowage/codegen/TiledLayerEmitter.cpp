@@ -209,6 +209,13 @@ std::string localPointer(const ProgramPlan& plan, const CSymbols& syms, const st
   return e;
 }
 
+/// Wraps a layer's statements in the simulator's layer-span marks (host simulator only; nothing on a device).
+void markLayerSpan(std::string& statements, const std::string& nodeName) {
+  const std::string name = cStringText(nodeName);
+  statements = fmt::format("#if defined(STOWAGE_HOST_SIM)\nstowage_sim_layer_begin(\"{}\");\n#endif\n", name) + statements +
+               fmt::format("#if defined(STOWAGE_HOST_SIM)\nstowage_sim_layer_end(\"{}\");\n#endif\n", name);
+}
+
 }  // namespace
 
 std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
@@ -237,6 +244,8 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
                        "  uint8_t* y;\n}} {}_tile_args;\n",
                        kMaxSideOperands, p);
   // The simulator's view of the board.
+  out += "\n#if defined(STOWAGE_HOST_SIM)\n/* Marks each offloaded layer's span for the simulator's per-layer cycles (runtime/sim/stowage_sim.h). */\n"
+         "void stowage_sim_layer_begin(const char* name);\nvoid stowage_sim_layer_end(const char* name);\n#endif\n";
   out += fmt::format("\n#if defined(STOWAGE_HOST_SIM)\n/* Describes the board to the host simulator; {}_run calls it first. */\nstatic void {}_sim_setup(void) {{\n", p, p);
   for (size_t t = 0; t < plan.board.targets.size(); ++t) {
     const Target& tg = plan.board.targets[t];
@@ -369,13 +378,17 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                         {"dram_stride", "d->y_stride"}}) +
          ";\n  }\n";
     c += "  " + callOf(fence, {}) + ";\n}\n";
+    markLayerSpan(code.statements, node.name);
     return code;
   }
 
   // Cores mode: each core walks its chunk of the table.
   const IntrinsicSpec dmaStart = target.intrinsic("dma_start"), dmaWait = target.intrinsic("dma_wait"),
                       coreId = target.intrinsic("core_id"), run = target.intrinsic("run_on_cores");
+  // Input tiles load on channel 0; weights and stores share channel 1 when there are two, so the first tile's
+  // input and weights arrive in parallel (weights move once per channel block, stores once per tile).
   const int outChannel = target.dmaChannels > 1 ? 1 : 0;
+  const int weightChannel = outChannel;
   d += fmt::format("static const uint32_t {}_chunks[{}] = {{", base, sched.chunkStart.size());
   for (size_t i = 0; i < sched.chunkStart.size(); ++i) d += fmt::format("{}{}u", i ? ", " : "", sched.chunkStart[i]);
   d += "};\n";
@@ -385,7 +398,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
         callOf(dmaStart, {{"channel", "0"}, {"dst", fmt::format("xl[{}->x_buf]", dd)}, {"src", fmt::format("a->x + {}->x_off", dd)},
                           {"row_bytes", dd + "->x_row_bytes"}, {"rows", dd + "->x_rows"}, {"dst_stride", dd + "->x_row_bytes"},
                           {"src_stride", dd + "->x_stride"}}),
-        callOf(dmaStart, {{"channel", "0"}, {"dst", fmt::format("wl[{}->w_buf]", dd)}, {"src", fmt::format("a->w + {}->w_off", dd)},
+        callOf(dmaStart, {{"channel", std::to_string(weightChannel)}, {"dst", fmt::format("wl[{}->w_buf]", dd)}, {"src", fmt::format("a->w + {}->w_off", dd)},
                           {"row_bytes", dd + "->w_row_bytes"}, {"rows", dd + "->w_rows"}, {"dst_stride", dd + "->w_row_bytes"},
                           {"src_stride", dd + "->w_stride"}}));
   };
@@ -425,6 +438,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   c += fmt::format("  a.y = (uint8_t*)(void*)({});\n", operands.back());
   c += "  " + callOf(run, {{"target", std::to_string(layer.target)}, {"cores", std::to_string(layer.cores)}, {"fn", base + "_core"}, {"arg", "&a"}}) +
        ";\n}\n";
+  markLayerSpan(code.statements, node.name);
   return code;
 }
 

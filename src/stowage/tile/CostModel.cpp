@@ -26,10 +26,37 @@ uint64_t dmaCycles(const Target& target, const TileCopy& copy) {
 }
 
 uint64_t tileComputeCycles(const Target& target, const LayerShape& s, const TileDesc& t) {
-  if (target.engineDim > 0)
-    return engineComputeCycles(target.engineDim, t.outRows * s.rowPixels, t.channels,
-                               s.kernel == TileKernel::QDepthwiseConv2d ? s.reduction : s.reduction);
+  if (target.engineDim > 0) {
+    // Grouped convolutions run group by group (ceil((N / groups) / dim) blocks each), as the simulator counts
+    // them; depthwise int8 counts its channels as one matrix of 1-column groups (docs/accelerators.md).
+    int64_t groups = 1;
+    if (s.kernel == TileKernel::QConv2d && t.qconv.kc > 0 && t.qconv.c % t.qconv.kc == 0) groups = t.qconv.c / t.qconv.kc;
+    if (s.kernel == TileKernel::Conv2dF32 && t.conv.group > 0) groups = t.conv.group;
+    groups = std::max<int64_t>(1, groups);
+    return static_cast<uint64_t>(groups) * engineComputeCycles(target.engineDim, t.outRows * s.rowPixels, t.channels / groups, s.reduction);
+  }
   return coreComputeCycles(target.macsPerCycle, t.macs);
+}
+
+LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSchedule& schedule) {
+  LayerBounds b;
+  const bool engine = target.engineDim > 0;
+  const bool sharedChannel = !engine && target.dmaChannels < 2;
+  for (size_t c = 0; c + 1 < schedule.chunkStart.size(); ++c) {
+    uint64_t compute = 0, loads = 0, stores = 0;
+    for (size_t i = schedule.chunkStart[c]; i < schedule.chunkStart[c + 1]; ++i) {
+      const TileDesc& t = schedule.tiles[i];
+      compute += tileComputeCycles(target, s, t);
+      if (t.loadX) loads += dmaCycles(target, t.x);
+      if (t.loadW) (engine || sharedChannel ? loads : stores) += dmaCycles(target, t.w);
+      stores += dmaCycles(target, t.y);
+    }
+    b.compute = std::max(b.compute, compute);
+    b.dma = std::max(b.dma, sharedChannel ? loads + stores : std::max(loads, stores));
+    b.loads = std::max(b.loads, loads);
+    b.stores = std::max(b.stores, stores);
+  }
+  return b;
 }
 
 LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, bool doubleBuffer) {
@@ -42,22 +69,24 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
     // Queue free times; stores share the load channel when the target has one channel.
     uint64_t loadFree = 0, storeFree = 0, execFree = 0, now = 0;
     const bool sharedChannel = !engine && target.dmaChannels < 2;
+    // Cores with two channels load weights on the store channel (TiledLayerEmitter).
+    const bool weightsOnStoreChannel = !engine && !sharedChannel;
     uint64_t xReady[2] = {0, 0}, wReady[2] = {0, 0};      // when each half's data has arrived
     uint64_t xFreed[2] = {0, 0}, wFreed[2] = {0, 0};      // when the last compute reading each half ended
     uint64_t yStored[2] = {0, 0};                         // when the last store out of each y half ended
     auto issueLoads = [&](size_t i, uint64_t at) {
       const TileDesc& t = schedule.tiles[i];
-      auto one = [&](bool load, const TileCopy& cp, int buf, uint64_t* ready, uint64_t* freed) {
+      auto one = [&](bool load, const TileCopy& cp, int buf, uint64_t* ready, uint64_t* freed, uint64_t& queue) {
         if (!load) return;
         const uint64_t d = dmaCycles(target, cp);
         dma += d;
-        const uint64_t start = std::max({at, loadFree, freed[buf]});
-        loadFree = start + d;
+        const uint64_t start = std::max({at, queue, freed[buf]});
+        queue = start + d;
         if (sharedChannel) storeFree = std::max(storeFree, loadFree);
-        ready[buf] = loadFree;
+        ready[buf] = queue;
       };
-      one(t.loadX, t.x, t.xBuf, xReady, xFreed);
-      one(t.loadW, t.w, t.wBuf, wReady, wFreed);
+      one(t.loadX, t.x, t.xBuf, xReady, xFreed, loadFree);
+      one(t.loadW, t.w, t.wBuf, wReady, wFreed, weightsOnStoreChannel ? storeFree : loadFree);
     };
     if (first < end) issueLoads(first, 0);
     for (size_t i = first; i < end; ++i) {

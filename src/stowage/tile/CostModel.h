@@ -25,6 +25,19 @@ struct LayerCost {
   uint64_t dma = 0;      ///< busiest core's transfers
   uint64_t total = 0;    ///< pipelined estimate
 };
+/// Lower bounds of a layer under the cost model: `compute` = the busiest core's compute (engine: every tile's),
+/// `dma` = the busiest DMA queue's transfers (engine: the load or the store queue; cores: per core, channel 0
+/// (inputs) or channel 1 (weights and stores), or everything on a single channel). No schedule runs in less than
+/// max(compute, dma).
+struct LayerBounds {
+  uint64_t compute = 0;
+  uint64_t dma = 0;
+  /// The busiest core's first and second queue: engine load / store queues; cores with two channels channel 0
+  /// (inputs) / channel 1 (weights, stores); one channel: loads / stores.
+  uint64_t loads = 0, stores = 0;
+};
+LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSchedule& schedule);
+
 /// The estimate of running `schedule` on `target`: per core chunk, loads, compute and stores as queues with the
 /// ping-pong hazards of the generated code; the layer takes as long as its slowest core.
 LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, bool doubleBuffer);

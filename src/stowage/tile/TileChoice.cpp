@@ -30,10 +30,15 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
                                       bool doubleBuffer, std::string& whyNot) {
   const Target& target = board.targets[static_cast<size_t>(targetIndex)];
   const bool engine = target.engineDim > 0;
-  // Cores mode may use fewer cores than the target has when their tiles do not fit (or it is cheaper).
+  // Cores mode may use fewer cores than the target has when their tiles do not fit (or it is cheaper): every
+  // count, since e.g. 6 of 8 cores may fit double-buffered tiles where 8 fit only single-buffered ones.
   std::vector<int> coreCounts;
-  for (int c = engine ? 1 : target.cores; c >= 1; c /= 2) coreCounts.push_back(c);
+  for (int c = engine ? 1 : target.cores; c >= 1; --c) coreCounts.push_back(c);
+  // Double buffering when asked, unless one buffer per tile is cheaper (e.g. it lets more cores' tiles fit).
+  std::vector<bool> buffering = {doubleBuffer};
+  if (doubleBuffer) buffering.push_back(false);
   std::optional<TileChoice> best;
+  for (bool db : buffering)
   for (int cores : coreCounts)
   for (int64_t tn : tileSizes(s.channels, s.channelStep, engine ? target.engineDim : 0)) {
     for (int64_t th : tileSizes(s.rows, 1, 0)) {
@@ -42,7 +47,7 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
       need.bytes[0] = bytes.x;
       need.bytes[1] = bytes.w;
       need.bytes[2] = bytes.y;
-      need.doubleBuffer = doubleBuffer;
+      need.doubleBuffer = db;
       need.cores = cores;
       TileChoice c;
       auto layout = layoutScratch(board, pools, need, step, c.coreStride);
@@ -52,10 +57,12 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
       c.channelTile = tn;
       c.bytes = bytes;
       c.scratch = std::move(*layout);
-      c.schedule = scheduleTiles(s, th, tn, cores, doubleBuffer);
-      c.cost = estimateLayer(target, s, c.schedule, doubleBuffer);
+      c.doubleBuffer = db;
+      c.schedule = scheduleTiles(s, th, tn, cores, db);
+      c.cost = estimateLayer(target, s, c.schedule, db);
       auto better = [](const TileChoice& a, const TileChoice& b) {
         if (a.cost.total != b.cost.total) return a.cost.total < b.cost.total;
+        if (a.doubleBuffer != b.doubleBuffer) return a.doubleBuffer;
         if (a.cores != b.cores) return a.cores > b.cores;
         if (a.schedule.tiles.size() != b.schedule.tiles.size()) return a.schedule.tiles.size() < b.schedule.tiles.size();
         return a.rowTile > b.rowTile;

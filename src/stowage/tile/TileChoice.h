@@ -1,5 +1,6 @@
 // Tile sizes of one offloaded layer: the output-row and output-channel tile that fits the scratch pools (with
-// double buffering when asked) and has the lowest estimated cycles under the cost model.
+// double buffering when asked and not slower than one buffer per tile) and has the lowest estimated cycles under
+// the cost model.
 #pragma once
 
 #include <optional>
@@ -16,6 +17,7 @@ namespace stowage {
 struct TileChoice {
   int64_t rowTile = 0, channelTile = 0;
   int cores = 1;  ///< cores the tiles are split over (cores mode may use fewer than the target has)
+  bool doubleBuffer = true;  ///< ping-pong halves; false when asked for none or when one buffer is cheaper
   TileSchedule schedule;
   LayerCost cost;
   TileBytes bytes;

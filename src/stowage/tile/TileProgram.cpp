@@ -94,7 +94,7 @@ TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& 
     L.rowTile = choice->rowTile;
     L.channelTile = choice->channelTile;
     L.tiles = static_cast<int>(choice->schedule.tiles.size());
-    L.doubleBuffer = options.doubleBuffer;
+    L.doubleBuffer = choice->doubleBuffer;
     L.xBytes = choice->bytes.x;
     L.wBytes = choice->bytes.w;
     L.yBytes = choice->bytes.y;

@@ -1,0 +1,313 @@
+// Accelerator benchmark (issue 5): for every offloaded layer of the zoo models and of the MLPerf Tiny int8
+// ResNet-8 on every accelerator board, the cycles the host simulator measures for that layer against the cost
+// model's bounds (compute of the busiest core / engine, transfers of the busiest DMA queue, summed over its
+// tiles), the same layer with --no-double-buffer, and ResNet-8's conv layers on each cluster board with 1 core
+// against 4. Prints markdown tables for bench/RESULTS.md ("## Accelerators").
+// A plain executable: built by `make build`, not run by ctest. Usage: stowage_bench_accel [SHARED_DIR].
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "stowage/driver/Compiler.h"
+#include "stowage/driver/HostRunner.h"
+#include "stowage/frontend/OnnxImporter.h"
+#include "stowage/frontend/TfliteImporter.h"
+#include "stowage/tile/CostModel.h"
+#include "stowage/tile/TileGeometry.h"
+#include "stowage/zoo/ZooModels.h"
+
+namespace fs = std::filesystem;
+using namespace stowage;
+
+namespace {
+
+constexpr double kRatioTarget = 1.15;     // simulated / max(compute bound, DMA bound), every offloaded layer
+constexpr double kCoresTarget = 3.2;      // ResNet-8 conv layers, 4 cores against 1
+
+const std::vector<std::string> kBoards = {"gemmini-like", "hexagon-vtcm", "dsp-cluster4", "gap8-cluster"};
+
+std::string boardPath(const std::string& name) { return std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/" + name + ".toml"; }
+
+/// A model to compile, with the inputs of one run.
+struct ModelCase {
+  std::string label;
+  Graph graph;
+  std::vector<Tensor> inputs;
+};
+
+/// Deterministic inputs for the graph inputs of `g` (floats uniform in [-1, 1), other types random bytes).
+std::vector<Tensor> deterministicInputs(const Graph& g) {
+  std::vector<Tensor> inputs;
+  uint32_t s = 12345;
+  for (TensorId id : g.inputs) {
+    Tensor t = g.tensor(id);
+    t.kind = TensorKind::Activation;
+    t.data.assign(t.byteSize(), 0);
+    if (t.dtype == DType::Float32) {
+      for (size_t i = 0; i + 4 <= t.data.size(); i += 4) {
+        s = s * 1103515245u + 12345u;
+        const float v = static_cast<float>((s >> 8) % 2001) / 1000.0f - 1.0f;
+        std::memcpy(&t.data[i], &v, 4);
+      }
+    } else {
+      for (uint8_t& b : t.data) {
+        s = s * 1103515245u + 12345u;
+        b = static_cast<uint8_t>(s >> 24);
+      }
+    }
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}
+
+/// One offloaded layer's measurements.
+struct LayerRow {
+  std::string node, mode;
+  int tiles = 0, cores = 1;
+  int64_t rowTile = 0, channelTile = 0;
+  LayerBounds bounds;
+  bool doubleBuffer = true;  ///< the tiler may choose one buffer per tile when it is cheaper
+  uint64_t floor = 0;      ///< the chosen tiling's bounds plus the smallest fill and drain any tile could have
+  uint64_t estimate = 0;   ///< the compiler's pipelined estimate (report.json layers[].offload)
+  uint64_t simulated = 0;  ///< measured by the simulator (the layer's span)
+  uint64_t simulatedSingle = 0;  ///< with --no-double-buffer
+  double ratio() const {
+    const uint64_t b = std::max(bounds.compute, bounds.dma);
+    return b > 0 ? static_cast<double>(simulated) / static_cast<double>(b) : 0.0;
+  }
+};
+
+/// The layer spans of a simulator statistics text ("  layer 'NAME': N cycles from S"), in order.
+std::vector<std::pair<std::string, uint64_t>> layerSpans(const std::string& stats) {
+  std::vector<std::pair<std::string, uint64_t>> spans;
+  std::istringstream in(stats);
+  std::string line;
+  const std::string key = "  layer '";
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) != 0) continue;
+    const size_t close = line.rfind("': ");
+    if (close == std::string::npos || close < key.size()) continue;
+    spans.emplace_back(line.substr(key.size(), close - key.size()), std::stoull(line.substr(close + 3)));
+  }
+  return spans;
+}
+
+/// A lower bound on the layer under the chosen tiling's bounds: nothing computes before a first tile's input and
+/// weights arrive, and the last store follows the last compute; the smallest tile the tiler can make (one output
+/// row by the smallest channel block) gives the smallest fill (its loads), compute and drain (its store). So
+/// floor = max(C + fill + drain, loads + compute + drain, fill + compute + stores) (one shared DMA channel:
+/// loads + stores + compute; cores with two channels: the fill is the slower of input and weights, and channel 1
+/// carries weights and stores).
+uint64_t fillDrainFloor(const Target& target, const LayerShape& s, const LayerBounds& b) {
+  const TileSchedule smallest = scheduleTiles(s, 1, s.channelStep, 1, true);
+  const TileDesc& first = smallest.tiles.front();
+  const TileDesc& last = smallest.tiles.back();
+  const bool engine = target.engineDim > 0, sharedChannel = !engine && target.dmaChannels < 2;
+  // Cores with two channels load inputs and weights in parallel (channel 0 / channel 1).
+  const uint64_t fill = engine || sharedChannel ? dmaCycles(target, first.x) + dmaCycles(target, first.w)
+                                                : std::max(dmaCycles(target, first.x), dmaCycles(target, first.w));
+  const uint64_t compute = std::min(tileComputeCycles(target, s, first), tileComputeCycles(target, s, last));
+  const uint64_t drain = std::min(dmaCycles(target, first.y), dmaCycles(target, last.y));
+  if (sharedChannel) return std::max(b.compute + fill + drain, b.loads + b.stores + compute);
+  if (!engine) return std::max({b.compute + fill + drain, b.loads + compute + drain, b.stores});
+  return std::max({b.compute + fill + drain, b.loads + compute + drain, fill + compute + b.stores});
+}
+
+/// Compiles `m` for `board` and runs it on the simulator; returns one row per offloaded layer (simulated set,
+/// or simulatedSingle when !doubleBuffer).
+Result<std::vector<LayerRow>> measure(const ModelCase& m, const Board& board, bool doubleBuffer) {
+  CompileOptions o;
+  o.planner.timeLimitSeconds = 2;
+  o.doubleBuffer = doubleBuffer;
+  STOWAGE_ASSIGN_OR_RETURN(CompileResult compiled, compileGraphOnBoard(m.graph, board, o));
+  HostSimReport sim;
+  HostRunOptions run;
+  run.compiler.clear();
+  run.simReport = &sim;
+  STOWAGE_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, runOnHost(compiled, m.inputs, run));
+  (void)outputs;
+  const auto spans = layerSpans(sim.stats);
+  if (spans.size() != compiled.plan.offloaded.size())
+    return makeError(m.label, fmt::format("the simulator reported {} layer spans for {} offloaded layers", spans.size(),
+                                          compiled.plan.offloaded.size()));
+  std::vector<LayerRow> rows;
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const OffloadedLayer& l = compiled.plan.offloaded[i];
+    const Node& node = compiled.graph.nodes[static_cast<size_t>(l.step)];
+    if (spans[i].first != node.name)
+      return makeError(m.label, fmt::format("layer span {} is '{}', expected node '{}'", i, spans[i].first, node.name));
+    const LayerShapeResult shape = layerShapeOf(compiled.graph, node);
+    if (!shape.shape) return makeError(m.label, "offloaded node '" + node.name + "' has no tile shape: " + shape.whyNot);
+    const Target& target = compiled.plan.board.targets[static_cast<size_t>(l.target)];
+    LayerRow r;
+    r.node = node.name;
+    r.mode = l.mode;
+    r.tiles = l.tiles;
+    r.cores = l.cores;
+    r.rowTile = l.rowTile;
+    r.channelTile = l.channelTile;
+    r.doubleBuffer = l.doubleBuffer;
+    r.bounds = layerBounds(target, *shape.shape, scheduleTiles(*shape.shape, l.rowTile, l.channelTile, l.cores, l.doubleBuffer));
+    r.floor = fillDrainFloor(target, *shape.shape, r.bounds);
+    r.estimate = l.totalCycles;
+    (doubleBuffer ? r.simulated : r.simulatedSingle) = spans[i].second;
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::string num(uint64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+/// The first accelerator target without an engine (a cluster run in cores mode), or -1.
+int clusterTarget(const Board& b) {
+  for (size_t t = 0; t < b.targets.size(); ++t)
+    if (b.targets[t].kind == TargetKind::Accelerator && b.targets[t].engineDim == 0 && b.targets[t].cores >= 4) return static_cast<int>(t);
+  return -1;
+}
+
+bool isConv(const Node& n) { return n.op == OpKind::Conv || n.op == OpKind::QConv2d || n.op == OpKind::QDepthwiseConv2d; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const fs::path shared = argc > 1 ? fs::path(argv[1]) : fs::path(STOWAGE_SHARED_DIR);
+  std::vector<ModelCase> models;
+  for (const zoo::ZooModelInfo& info : zoo::zooModels()) {
+    auto built = zoo::buildZooModel(info.name, 1);
+    if (!built.ok()) {
+      std::fprintf(stderr, "%s\n", built.error().render().c_str());
+      return 2;
+    }
+    auto graph = importOnnxBytes(zoo::serializeModel(built->model), info.name + ".onnx");
+    if (!graph.ok()) {
+      std::fprintf(stderr, "%s\n", graph.error().render().c_str());
+      return 2;
+    }
+    ModelCase m{"zoo " + info.name, std::move(*graph), {}};
+    m.inputs = {zoo::sampleInput(info, 3)};
+    models.push_back(std::move(m));
+  }
+  const fs::path resnet = shared / "models/mlperf-tiny/pretrainedResnet_quant.tflite";
+  std::optional<size_t> resnetIndex;
+  if (fs::exists(resnet)) {
+    auto graph = importTfliteFile(resnet.string());
+    if (!graph.ok()) {
+      std::fprintf(stderr, "%s\n", graph.error().render().c_str());
+      return 2;
+    }
+    ModelCase m{"MLPerf Tiny ResNet-8 int8", std::move(*graph), {}};
+    m.inputs = deterministicInputs(m.graph);
+    resnetIndex = models.size();
+    models.push_back(std::move(m));
+  } else {
+    std::printf("(skipped MLPerf Tiny ResNet-8: %s not found)\n\n", resnet.string().c_str());
+  }
+
+  std::map<std::string, Board> boards;
+  for (const std::string& b : kBoards) {
+    BoardFlags flags;
+    flags.boardPath = boardPath(b);
+    auto board = resolveBoard(flags);
+    if (!board.ok()) {
+      std::fprintf(stderr, "%s\n", board.error().render().c_str());
+      return 2;
+    }
+    boards.emplace(b, std::move(*board));
+  }
+
+  // Table 1: every offloaded layer, double-buffered against the bounds and against one buffer per tile.
+  std::printf("| model | board | layer | mode | tiles (rows x ch, cores) | compute bound | DMA bound | simulated | ratio | "
+              "floor | ratio to floor | no double buffer | speedup |\n");
+  std::printf("|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  int over = 0, layers = 0, floorLimited = 0, estimateOff = 0;
+  double worst = 0;
+  std::string worstName;
+  for (const ModelCase& m : models) {
+    for (const std::string& b : kBoards) {
+      auto db = measure(m, boards.at(b), true);
+      auto sb = measure(m, boards.at(b), false);
+      if (!db.ok() || !sb.ok()) {
+        std::fprintf(stderr, "%s on %s: %s\n", m.label.c_str(), b.c_str(), (!db.ok() ? db.error() : sb.error()).render().c_str());
+        return 2;
+      }
+      for (size_t i = 0; i < db->size(); ++i) {
+        LayerRow& r = (*db)[i];
+        if (i < sb->size() && (*sb)[i].node == r.node) r.simulatedSingle = (*sb)[i].simulatedSingle;
+        const double ratio = r.ratio();
+        ++layers;
+        if (ratio > kRatioTarget) ++over;
+        if (ratio > worst) {
+          worst = ratio;
+          worstName = fmt::format("{} / {} / {}", m.label, b, r.node);
+        }
+        const double toFloor = r.floor > 0 ? static_cast<double>(r.simulated) / static_cast<double>(r.floor) : 0.0;
+        if (ratio > kRatioTarget && r.floor > 0 && toFloor <= kRatioTarget) ++floorLimited;
+        if (r.estimate != r.simulated) ++estimateOff;
+        const std::string extra = (r.cores > 1 ? fmt::format(", {} cores", r.cores) : "") + (r.doubleBuffer ? "" : ", 1 buffer");
+        std::printf("| %s | %s | %s | %s | %d (%lld x %lld%s) | %s | %s | %s | %.3f%s | %s | %.3f | %s | %.2fx |\n", m.label.c_str(),
+                    b.c_str(), r.node.c_str(), r.mode.c_str(), r.tiles, static_cast<long long>(r.rowTile),
+                    static_cast<long long>(r.channelTile), extra.c_str(), num(r.bounds.compute).c_str(), num(r.bounds.dma).c_str(),
+                    num(r.simulated).c_str(), ratio, ratio > kRatioTarget ? " **" : "", num(r.floor).c_str(), toFloor,
+                    num(r.simulatedSingle).c_str(),
+                    r.simulated > 0 ? static_cast<double>(r.simulatedSingle) / static_cast<double>(r.simulated) : 0.0);
+      }
+      std::fflush(stdout);
+    }
+  }
+  std::printf("\n%d offloaded layers; %d above the %.2f target (marked **), of which %d are within %.2f of their fill/drain "
+              "floor; worst %.3f (%s); %d layers where the simulator differs from the compiler's estimate\n\n",
+              layers, over, kRatioTarget, floorLimited, kRatioTarget, worst, worstName.c_str(), estimateOff);
+
+  // Table 2: ResNet-8 conv layers on each cluster board, 1 core against 4 (the board's target with `cores`
+  // overridden; everything else as the board gives it).
+  const ModelCase& r8 = resnetIndex ? models[*resnetIndex] : models.front();
+  std::printf("ResNet-8 conv layers (%s), 1 core vs 4:\n\n", r8.label.c_str());
+  std::printf("| board | layer | 1 core | 4 cores | speedup |\n|---|---|---:|---:|---:|\n");
+  double minSpeedup = 1e9;
+  for (const std::string& b : kBoards) {
+    const int t = clusterTarget(boards.at(b));
+    if (t < 0) continue;
+    std::map<int, std::vector<LayerRow>> byCores;
+    for (int cores : {1, 4}) {
+      Board variant = boards.at(b);
+      variant.targets[static_cast<size_t>(t)].cores = cores;
+      auto rows = measure(r8, variant, true);
+      if (!rows.ok()) {
+        std::fprintf(stderr, "%s on %s with %d cores: %s\n", r8.label.c_str(), b.c_str(), cores, rows.error().render().c_str());
+        return 2;
+      }
+      byCores[cores] = std::move(*rows);
+    }
+    uint64_t sum1 = 0, sum4 = 0;
+    for (const LayerRow& one : byCores[1]) {
+      const auto four = std::find_if(byCores[4].begin(), byCores[4].end(), [&](const LayerRow& r) { return r.node == one.node; });
+      if (four == byCores[4].end()) continue;
+      const Node* node = nullptr;
+      for (const Node& n : r8.graph.nodes)
+        if (n.name == one.node) node = &n;
+      if (node == nullptr || !isConv(*node)) continue;
+      const double speedup = four->simulated > 0 ? static_cast<double>(one.simulated) / static_cast<double>(four->simulated) : 0.0;
+      minSpeedup = std::min(minSpeedup, speedup);
+      sum1 += one.simulated;
+      sum4 += four->simulated;
+      std::printf("| %s | %s | %s | %s (%d tiles, %d cores) | %.2fx%s |\n", b.c_str(), one.node.c_str(), num(one.simulated).c_str(),
+                  num(four->simulated).c_str(), four->tiles, four->cores, speedup, speedup < kCoresTarget ? " **" : "");
+    }
+    std::printf("| %s | all conv layers | %s | %s | %.2fx |\n", b.c_str(), num(sum1).c_str(), num(sum4).c_str(),
+                sum4 > 0 ? static_cast<double>(sum1) / static_cast<double>(sum4) : 0.0);
+  }
+  std::printf("\nlowest per-layer speedup %.2fx (target >= %.1fx, below marked **)\n", minSpeedup, kCoresTarget);
+  return 0;
+}
