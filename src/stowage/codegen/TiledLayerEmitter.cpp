@@ -326,8 +326,12 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                    operands[1], operands[2]);
   c += fmt::format("  a.multiplier = {};\n  a.shift = {};\n", quant ? operands[3] : "NULL", quant ? operands[4] : "NULL");
   c += fmt::format("  a.y = (uint8_t*)(void*)({});\n", operands.back());
-  c += "  " + callOf(run, {{"target", std::to_string(layer.target)}, {"cores", std::to_string(layer.cores)}, {"fn", base + "_core"}, {"arg", "&a"}}) +
-       ";\n}\n";
+  // A CPU streaming a layer through its own fast pool runs it on the calling core: no stowage_run_on_cores.
+  if (target.kind == TargetKind::Cpu && layer.cores == 1)
+    c += fmt::format("  {}_core(&a);\n}}\n", base);
+  else
+    c += "  " + callOf(run, {{"target", std::to_string(layer.target)}, {"cores", std::to_string(layer.cores)}, {"fn", base + "_core"}, {"arg", "&a"}}) +
+         ";\n}\n";
   return code;
 }
 
