@@ -436,8 +436,12 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   for (size_t i = 0; i < kMaxSideOperands; ++i)
     c += fmt::format("  a.side[{}] = {};\n", i, 2 + i + 1 < operands.size() ? operands[2 + i] : std::string("NULL"));
   c += fmt::format("  a.y = (uint8_t*)(void*)({});\n", operands.back());
-  c += "  " + callOf(run, {{"target", std::to_string(layer.target)}, {"cores", std::to_string(layer.cores)}, {"fn", base + "_core"}, {"arg", "&a"}}) +
-       ";\n}\n";
+  // A CPU streaming a layer through its own fast pool runs it on the calling core: no stowage_run_on_cores.
+  if (target.kind == TargetKind::Cpu && layer.cores == 1)
+    c += fmt::format("  {}_core(&a);\n}}\n", base);
+  else
+    c += "  " + callOf(run, {{"target", std::to_string(layer.target)}, {"cores", std::to_string(layer.cores)}, {"fn", base + "_core"}, {"arg", "&a"}}) +
+         ";\n}\n";
   markLayerSpan(code.statements, node.name);
   return code;
 }

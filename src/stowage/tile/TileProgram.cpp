@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "stowage/tile/CpuStreaming.h"
 #include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"
 
@@ -34,6 +35,38 @@ std::vector<int> scratchPoolsFor(const Board& board, int target, const Node& nod
   return out;
 }
 
+void recordTiledLayer(TiledProgram& r, int step, int target, const std::string& mode, const LayerShape& s, TileChoice choice,
+                      bool reservePools) {
+  OffloadedLayer L;
+  L.step = step;
+  L.target = target;
+  L.mode = mode;
+  L.kernel = tileKernelIntrinsic(s.kernel);
+  L.cores = choice.cores;
+  L.rowTile = choice.rowTile;
+  L.channelTile = choice.channelTile;
+  L.tiles = static_cast<int>(choice.schedule.tiles.size());
+  L.doubleBuffer = choice.doubleBuffer;
+  L.xBytes = choice.bytes.x;
+  L.wBytes = choice.bytes.w;
+  L.yBytes = choice.bytes.y;
+  L.computeCycles = choice.cost.compute;
+  L.dmaCycles = choice.cost.dma;
+  L.totalCycles = choice.cost.total;
+  const int base = static_cast<int>(r.scratch.size());
+  for (ScratchRequest req : choice.scratch) {
+    if (req.pairedWith >= 0) req.pairedWith += base;
+    const char opChar = req.name[req.name.size() - 2];
+    const int op = opChar == 'x' ? 0 : opChar == 'w' ? 1 : 2;
+    L.buffers[op][req.name.back() - '0'] = req.name;
+    if (reservePools && std::find(r.scratchPools.begin(), r.scratchPools.end(), req.pool) == r.scratchPools.end())
+      r.scratchPools.push_back(req.pool);
+    r.scratch.push_back(req);
+  }
+  for (int op = 0; op < 3; ++op) L.coreStride[op] = choice.coreStride[op];
+  r.offloaded.push_back(L);
+}
+
 TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& options) {
   TiledProgram r;
   int cpu = -1;
@@ -51,6 +84,7 @@ TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& 
       if (!board.targets[static_cast<size_t>(cpu)].runs(op))
         r.remarks.push_back(fmt::format("node '{}' ({}) runs on '{}' although its ops list does not name {}: no target of the board lists it",
                                         n.name, op, board.targets[static_cast<size_t>(cpu)].name, op));
+      streamOnCpu(g, board, cpu, static_cast<int>(step), options, r);  // a fast pool too small for the layer
       continue;
     }
     const Target& target = board.targets[static_cast<size_t>(accel)];
@@ -85,33 +119,7 @@ TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& 
       continue;
     }
     r.nodeTargets[step] = accel;
-    OffloadedLayer L;
-    L.step = static_cast<int>(step);
-    L.target = accel;
-    L.mode = target.engineDim > 0 ? "engine" : "cores";
-    L.kernel = tileKernelIntrinsic(shape.shape->kernel);
-    L.cores = choice->cores;
-    L.rowTile = choice->rowTile;
-    L.channelTile = choice->channelTile;
-    L.tiles = static_cast<int>(choice->schedule.tiles.size());
-    L.doubleBuffer = choice->doubleBuffer;
-    L.xBytes = choice->bytes.x;
-    L.wBytes = choice->bytes.w;
-    L.yBytes = choice->bytes.y;
-    L.computeCycles = choice->cost.compute;
-    L.dmaCycles = choice->cost.dma;
-    L.totalCycles = choice->cost.total;
-    const int base = static_cast<int>(r.scratch.size());
-    for (ScratchRequest req : choice->scratch) {
-      if (req.pairedWith >= 0) req.pairedWith += base;
-      const char opChar = req.name[req.name.size() - 2];
-      const int op = opChar == 'x' ? 0 : opChar == 'w' ? 1 : 2;
-      L.buffers[op][req.name.back() - '0'] = req.name;
-      if (std::find(r.scratchPools.begin(), r.scratchPools.end(), req.pool) == r.scratchPools.end()) r.scratchPools.push_back(req.pool);
-      r.scratch.push_back(req);
-    }
-    for (int op = 0; op < 3; ++op) L.coreStride[op] = choice->coreStride[op];
-    r.offloaded.push_back(L);
+    recordTiledLayer(r, static_cast<int>(step), accel, target.engineDim > 0 ? "engine" : "cores", *shape.shape, std::move(*choice), true);
   }
   std::sort(r.scratchPools.begin(), r.scratchPools.end());
   return r;

@@ -10,6 +10,7 @@
 #include "stowage/ir/Graph.h"
 #include "stowage/plan/ProgramPlan.h"
 #include "stowage/target/Board.h"
+#include "stowage/tile/TileChoice.h"
 
 namespace stowage {
 
@@ -27,6 +28,11 @@ struct TiledProgram {
 
 /// Tiles `g` (verified, scheduled) for `board` (validated).
 TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& options);
+
+/// Records the tiled layer at `step` on `target` ("engine" or "cores" `mode`) in `r`: its OffloadedLayer and its
+/// scratch requests. `reservePools` keeps other activations out of the pools of its tiles (accelerator pools).
+void recordTiledLayer(TiledProgram& r, int step, int target, const std::string& mode, const LayerShape& s, TileChoice choice,
+                      bool reservePools);
 
 /// The scratch pools of `target` for `node`: the `scratch` pools of the first matching rule that has one,
 /// else the fixed workspace pools only `target` (and no cpu target) can access.
