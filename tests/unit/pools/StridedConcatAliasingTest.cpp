@@ -234,5 +234,29 @@ TEST(StridedConcatAliasing, AnInputTheApplicationReadsIsCopied) {
   EXPECT_EQ(count(r->code.source.text, "stowage_concat_part("), 1u) << "a is copied";
 }
 
+TEST(StridedConcatAliasing, ConvsOffloadedToAnAcceleratorKeepTheirBuffers) {
+  // The Gemmini-like board runs QConv2d / QDepthwiseConv2d on its engine, whose tiles write packed outputs: no
+  // strided slice, the Concat copies, and the program still computes what the CPU-only one does.
+  auto g = importTfliteBytes(fireModel(true), "fire_int8.tflite");
+  ASSERT_TRUE(g.ok()) << g.error().render();
+  CompileOptions o;
+  o.planner.timeLimitSeconds = 5;
+  o.board.boardPath = std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/gemmini-like.toml";
+  auto r = compileGraph(std::move(*g), o);
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  ASSERT_FALSE(r->plan.offloaded.empty()) << "the board should offload the convolutions";
+  for (const OffloadedLayer& l : r->plan.offloaded) {
+    const TensorId out = r->graph.nodes[static_cast<size_t>(l.step)].outputs[0];
+    const int b = r->plan.bufferOf(out);
+    if (b >= 0) {
+      EXPECT_EQ(r->plan.buffers[static_cast<size_t>(b)].aliasRunBytes, 0u) << r->graph.tensor(out).name;
+    }
+  }
+  EXPECT_EQ(r->code.source.text.find("out_pixel_stride"), std::string::npos);
+  auto cpu = compileFire(true, true);
+  ASSERT_TRUE(cpu.ok()) << cpu.error().render();
+  EXPECT_EQ(runFire(*r, true), runFire(*cpu, true));
+}
+
 }  // namespace
 }  // namespace stowage
