@@ -20,7 +20,10 @@ int32_t stowage_requantize_s32(int32_t acc, int32_t multiplier, int32_t shift);
  * [1, kh, kw, m] with m = c * depth_multiplier. bias (int32, may be NULL) is [m]; multiplier and shift
  * (int32) hold one entry per output channel when per_channel, else one. Padding in pixels (top, left;
  * bottom/right follow from the output size). Offsets: input_offset = -input zero point, output_offset =
- * output zero point. Results are clamped to [act_min, act_max] (the fused activation's range). */
+ * output zero point. Results are clamped to [act_min, act_max] (the fused activation's range).
+ * out_pixel_stride: elements between consecutive output pixels of y; 0 (or m) = packed [n, oh, ow, m]. A
+ * larger stride writes the output as a channel slice of a wider NHWC tensor (a Concat on the channel axis):
+ * pixel i's m channels go to y[i * out_pixel_stride ...], the bytes between them are not touched. */
 typedef struct {
   int32_t n, h, w, c;
   int32_t oh, ow, m;
@@ -30,6 +33,7 @@ typedef struct {
   int32_t per_channel;
   int32_t input_offset, output_offset;
   int32_t act_min, act_max;
+  int32_t out_pixel_stride;
 } stowage_qconv_params;
 
 void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,

@@ -21,6 +21,7 @@ typedef struct {
   int32_t stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;
   int32_t depth_multiplier;
   float act_min, act_max;
+  int32_t out_pixel_stride; /* elements between output pixels; 0 (or m) = packed, as stowage_qconv_params */
 } stowage_nhwc_conv_params;
 
 void stowage_conv2d_nhwc_f32(const float* x, const float* w, const float* bias, float* y, const stowage_nhwc_conv_params* p);

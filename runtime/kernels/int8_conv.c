@@ -22,6 +22,7 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
                         const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
   const int32_t groups = p->c / p->kc;
   const int32_t per_group = p->m / groups;
+  const int64_t pixel_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m;
   int32_t b, oy, ox, oc, fy, fx, ic;
   for (b = 0; b < p->n; ++b)
     for (oy = 0; oy < p->oh; ++oy)
@@ -44,13 +45,14 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
               for (ic = 0; ic < p->kc; ++ic) acc += (int32_t)wp[ic] * ((int32_t)xp[ic] + p->input_offset);
             }
           }
-          y[(((int64_t)b * p->oh + oy) * p->ow + ox) * p->m + oc] =
+          y[(((int64_t)b * p->oh + oy) * p->ow + ox) * pixel_stride + oc] =
               finish(acc, bias, multiplier, shift, oc, p->per_channel, p->output_offset, p->act_min, p->act_max);
         }
 }
 
 void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
+  const int64_t pixel_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m;
   int32_t b, oy, ox, ic, dm, fy, fx;
   for (b = 0; b < p->n; ++b)
     for (oy = 0; oy < p->oh; ++oy)
@@ -71,7 +73,7 @@ void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_
                        ((int32_t)x[(((int64_t)b * p->h + iy) * p->w + ix) * p->c + ic] + p->input_offset);
               }
             }
-            y[(((int64_t)b * p->oh + oy) * p->ow + ox) * p->m + oc] =
+            y[(((int64_t)b * p->oh + oy) * p->ow + ox) * pixel_stride + oc] =
                 finish(acc, bias, multiplier, shift, oc, p->per_channel, p->output_offset, p->act_min, p->act_max);
           }
 }

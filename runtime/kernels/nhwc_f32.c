@@ -7,6 +7,7 @@ static float clampf(float v, float lo, float hi) { return v < lo ? lo : (v > hi 
 void stowage_conv2d_nhwc_f32(const float* x, const float* w, const float* bias, float* y, const stowage_nhwc_conv_params* p) {
   const int32_t groups = p->c / p->kc;
   const int32_t per_group = p->m / groups;
+  const int64_t pixel_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m;
   int32_t b, oy, ox, oc, fy, fx, ic;
   for (b = 0; b < p->n; ++b)
     for (oy = 0; oy < p->oh; ++oy)
@@ -30,12 +31,13 @@ void stowage_conv2d_nhwc_f32(const float* x, const float* w, const float* bias, 
             }
           }
           if (bias != NULL) acc += bias[oc];
-          y[(((int64_t)b * p->oh + oy) * p->ow + ox) * p->m + oc] = clampf(acc, p->act_min, p->act_max);
+          y[(((int64_t)b * p->oh + oy) * p->ow + ox) * pixel_stride + oc] = clampf(acc, p->act_min, p->act_max);
         }
 }
 
 void stowage_depthwise_conv2d_nhwc_f32(const float* x, const float* w, const float* bias, float* y,
                                        const stowage_nhwc_conv_params* p) {
+  const int64_t pixel_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m;
   int32_t b, oy, ox, ic, dm, fy, fx;
   for (b = 0; b < p->n; ++b)
     for (oy = 0; oy < p->oh; ++oy)
@@ -56,7 +58,7 @@ void stowage_depthwise_conv2d_nhwc_f32(const float* x, const float* w, const flo
               }
             }
             if (bias != NULL) acc += bias[oc];
-            y[(((int64_t)b * p->oh + oy) * p->ow + ox) * p->m + oc] = clampf(acc, p->act_min, p->act_max);
+            y[(((int64_t)b * p->oh + oy) * p->ow + ox) * pixel_stride + oc] = clampf(acc, p->act_min, p->act_max);
           }
 }
 

@@ -218,10 +218,20 @@ class SourceWriter {
   /// analysis/Aliasing.h), so its producer already wrote it there.
   bool inItsSlice(TensorId in, TensorId out, const ConcatPartCall& c) const {
     const int ii = bufferIndex_[static_cast<size_t>(in)], io = bufferIndex_[static_cast<size_t>(out)];
-    if (ii < 0 || io < 0 || c.outer != 1) return false;
+    if (ii < 0 || io < 0) return false;
     const PlacedBuffer &x = plan_.buffers[static_cast<size_t>(ii)], &y = plan_.buffers[static_cast<size_t>(io)];
     const TensorId root = y.aliasOf == kNoTensor ? out : y.aliasOf;
-    return x.aliasOf == root && x.slot == y.slot && x.offset == y.offset + static_cast<size_t>(c.outOffset) * c.elemSize;
+    if (x.aliasOf != root || x.slot != y.slot || x.offset != y.offset + static_cast<size_t>(c.outOffset) * c.elemSize) return false;
+    // One contiguous slice, or (a strided alias) one run of inBlock elements per outBlock of the output.
+    if (c.outer == 1) return x.aliasRunBytes == 0;
+    return y.aliasRunBytes == 0 && x.aliasRunBytes == static_cast<size_t>(c.inBlock) * c.elemSize &&
+           x.aliasStrideBytes == static_cast<size_t>(c.outBlock) * c.elemSize;
+  }
+
+  /// The plan's buffer of `id`, or nullptr.
+  const PlacedBuffer* bufferOf(TensorId id) const {
+    if (id == kNoTensor || bufferIndex_[static_cast<size_t>(id)] < 0) return nullptr;
+    return &plan_.buffers[static_cast<size_t>(bufferIndex_[static_cast<size_t>(id)])];
   }
 
   /// The C statement for `call`, using `paramsName` for its parameter struct.
@@ -564,6 +574,18 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
   for (size_t step = 0; step < g.nodes.size(); ++step) {
     const Node& n = g.nodes[step];
     STOWAGE_ASSIGN_OR_RETURN(std::vector<KernelCall> lowered, lowerNode(g, n));
+    // An output planned as a strided Concat slice (analysis/Aliasing.h): the kernel writes pixels that far apart.
+    if (const PlacedBuffer* out = n.outputs.size() == 1 ? writer.bufferOf(n.outputs[0]) : nullptr;
+        out != nullptr && out->aliasRunBytes != 0) {
+      const size_t elem = dtypeSize(g.tensor(n.outputs[0]).dtype);
+      if (plan.offloadedAt(static_cast<int>(step)) != nullptr || lowered.size() != 1 || elem == 0 ||
+          out->aliasStrideBytes % elem != 0 || !setOutputPixelStride(lowered[0], static_cast<int64_t>(out->aliasStrideBytes / elem),
+                                                                       static_cast<int64_t>(out->aliasRunBytes / elem)))
+        return makeError(fmt::format("node '{}' ({})", n.name, opName(n.op)),
+                         fmt::format("its output '{}' is planned as a strided slice of '{}', but its kernel cannot write with "
+                                     "an output pixel stride here (an internal planner error)",
+                                     g.tensor(n.outputs[0]).name, g.tensor(out->aliasOf).name));
+    }
     calls += fmt::format("\n/* step {}: node '{}' ({}) */\n", step, commentText(n.name), opName(n.op));
     calls += guardBeforeStep(g, plan, guard, static_cast<int>(step), p);
     if (const OffloadedLayer* off = plan.offloadedAt(static_cast<int>(step)); off != nullptr && lowered.size() == 1) {

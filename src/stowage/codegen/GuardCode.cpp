@@ -110,7 +110,9 @@ GuardLayout guardLayout(const Graph& g, const ProgramPlan& plan) {
     return static_cast<int>(keys.size() - 1);
   };
   // Roots first, in plan order (each gets the whole group's bytes), then the aliases: a member on all of its
-  // root's bytes shares the root's record, a smaller one (a slice) gets one per distinct byte range.
+  // root's bytes shares the root's record, a smaller one (a slice) gets one per distinct byte range. A strided
+  // slice (runs of channels of an NHWC Concat output) gets none: its bytes are not one range to checksum, and
+  // the root's canaries, poison and checksum (from the Concat on) cover the group.
   for (const PlacedBuffer& b : plan.buffers) {
     if (b.role != BufferRole::Activation || b.sizeBytes == 0 || b.aliasOf != kNoTensor) continue;
     const int k = recordFor({b.tensor, 0, b.sizeBytes}, b.tensor, false);
@@ -119,7 +121,8 @@ GuardLayout guardLayout(const Graph& g, const ProgramPlan& plan) {
     out.records[static_cast<size_t>(k)].retireStep = b.endStep - 1;
   }
   for (const PlacedBuffer& b : plan.buffers) {
-    if (b.aliasOf == kNoTensor || b.sizeBytes == 0 || out.index[static_cast<size_t>(b.aliasOf)] < 0) continue;
+    if (b.aliasOf == kNoTensor || b.aliasRunBytes != 0 || b.sizeBytes == 0 || out.index[static_cast<size_t>(b.aliasOf)] < 0)
+      continue;
     out.index[static_cast<size_t>(b.tensor)] = recordFor({b.aliasOf, b.aliasOffset, b.sizeBytes}, b.tensor, true);
   }
   // --io-in-pools: the application writes graph inputs before the run, so no step arms (poisons) their group.

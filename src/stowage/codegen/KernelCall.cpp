@@ -583,6 +583,25 @@ Result<std::vector<KernelCall>> lowerNode(const Graph& g, const Node& n) {
   return makeUnsupported(nodeLoc(n), "has no kernel");
 }
 
+bool setOutputPixelStride(KernelCall& call, int64_t stride, int64_t channels) {
+  auto set = [&](auto& p) {
+    if (channels != p.m || stride < p.m || stride > std::numeric_limits<int32_t>::max()) return false;
+    p.out_pixel_stride = static_cast<int32_t>(stride);
+    return true;
+  };
+  if (auto* q = std::get_if<QuantCall>(&call.params)) {
+    if (q->kernel != QuantKernel::Conv2d && q->kernel != QuantKernel::DepthwiseConv2d) return false;
+    auto* p = std::get_if<stowage_qconv_params>(&q->params);
+    return p != nullptr && set(*p);
+  }
+  if (auto* nc = std::get_if<NhwcCall>(&call.params)) {
+    if (nc->kernel != NhwcKernel::Conv2d && nc->kernel != NhwcKernel::DepthwiseConv2d) return false;
+    auto* p = std::get_if<stowage_nhwc_conv_params>(&nc->params);
+    return p != nullptr && set(*p);
+  }
+  return false;
+}
+
 void executeKernelCall(const KernelCall& call, const std::vector<const void*>& in, void* out) {
   auto f = [&](size_t i) { return static_cast<const float*>(in[i]); };
   float* y = static_cast<float*>(out);

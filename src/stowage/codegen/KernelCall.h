@@ -142,6 +142,11 @@ std::string kernelParamsTypeName(const KernelCall& call);
 /// cannot express) name the node; unsupported-but-valid cases are marked `unsupported`.
 Result<std::vector<KernelCall>> lowerNode(const Graph& g, const Node& node);
 
+/// Makes `call` (a conv of stowage_kernels_int8.h or stowage_kernels_nhwc.h) write its output pixels `stride`
+/// elements apart, as the channel slice of a wider NHWC tensor (a strided Concat alias, plan/analysis/Aliasing.h).
+/// False when the call's kernel has no output pixel stride or `channels` is not its output channel count.
+bool setOutputPixelStride(KernelCall& call, int64_t stride, int64_t channels);
+
 /// Executes `call` on the host with the real kernels. `inputs[i]` points at the data of call.inputs[i]
 /// (nullptr for kNoTensor); `output` at call.output's storage, which must not alias any input.
 void executeKernelCall(const KernelCall& call, const std::vector<const void*>& inputs, void* output);

@@ -124,7 +124,8 @@ std::string nhwcParamsInitializer(const NhwcCall& c) {
                 "  .stride_h = {}, .stride_w = {}, .dil_h = {}, .dil_w = {}, .pad_top = {}, .pad_left = {},\n"
                 "  .depth_multiplier = {}, .act_min = {}, .act_max = {}",
                 p.n, p.h, p.w, p.c, p.oh, p.ow, p.m, p.kh, p.kw, p.kc, p.stride_h, p.stride_w, p.dil_h, p.dil_w, p.pad_top,
-                p.pad_left, p.depth_multiplier, floatLiteral(p.act_min), floatLiteral(p.act_max));
+                p.pad_left, p.depth_multiplier, floatLiteral(p.act_min), floatLiteral(p.act_max)) +
+                   (p.out_pixel_stride != 0 ? fmt::format(",\n  .out_pixel_stride = {}", p.out_pixel_stride) : std::string());
           },
           [](const stowage_nhwc_pool_params& p) {
             return fmt::format(".n = {}, .h = {}, .w = {}, .c = {}, .oh = {}, .ow = {}, .kh = {}, .kw = {},\n"

@@ -119,7 +119,11 @@ class Planner {
       b.slot = root.slot;
       b.offset = root.offset + b.aliasOffset;
       b.alignment = root.alignment;
-      if (b.aliasOffset != 0 || b.sizeBytes != root.sizeBytes)
+      if (b.aliasRunBytes != 0)
+        b.reason = fmt::format("runs of {} bytes every {} bytes from byte {} of the buffer of '{}' (a channel slice of a "
+                               "Concat, written in place by its producer with an output pixel stride)",
+                               b.aliasRunBytes, b.aliasStrideBytes, b.aliasOffset, g_.tensor(root.tensor).name);
+      else if (b.aliasOffset != 0 || b.sizeBytes != root.sizeBytes)
         b.reason = fmt::format("shares bytes [{}, {}) of the buffer of '{}' (a Concat slice, written in place by its producer)",
                                b.aliasOffset, b.aliasOffset + b.sizeBytes, g_.tensor(root.tensor).name);
       else
@@ -400,7 +404,14 @@ Result<ProgramPlan> planProgram(const Graph& g, const Board& board, const PlanOp
   STOWAGE_ASSIGN_OR_RETURN(plan.buffers, analyzeBuffers(g, board, targets, options.ioInPools));
   addScratchBuffers(plan, options);
   if (options.aliasing) {
-    AliasSummary aliases = assignAliases(g, plan.buffers, options.concatSlices);
+    // Strided Concat slices only for producers on a CPU target: an accelerator's tiles write packed outputs.
+    std::vector<bool> stepOnCpu(g.nodes.size(), false);
+    for (size_t step = 0; step < g.nodes.size() && step < targets.targetOf.size(); ++step) {
+      const int t = targets.targetOf[step];
+      stepOnCpu[step] = t >= 0 && static_cast<size_t>(t) < board.targets.size() &&
+                        board.targets[static_cast<size_t>(t)].kind == TargetKind::Cpu;
+    }
+    AliasSummary aliases = assignAliases(g, plan.buffers, options.concatSlices, stepOnCpu);
     plan.remarks.insert(plan.remarks.end(), aliases.remarks.begin(), aliases.remarks.end());
   }
   Planner planner(g, plan.board, options, plan);

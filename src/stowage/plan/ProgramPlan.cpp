@@ -31,4 +31,10 @@ int ProgramPlan::scratchOf(const std::string& name) const {
   return -1;
 }
 
+size_t bufferExtentBytes(const PlacedBuffer& b) {
+  if (b.aliasRunBytes == 0 || b.sizeBytes == 0) return b.sizeBytes;
+  const size_t runs = (b.sizeBytes + b.aliasRunBytes - 1) / b.aliasRunBytes;
+  return (runs - 1) * b.aliasStrideBytes + b.aliasRunBytes;
+}
+
 }  // namespace stowage

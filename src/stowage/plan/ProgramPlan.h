@@ -52,6 +52,11 @@ struct PlacedBuffer {
   /// slice's position for a Concat input written straight into its output. Always a multiple of the element
   /// size; offset = root's offset + aliasOffset.
   size_t aliasOffset = 0;
+  /// A strided alias (a channel slice of an NHWC Concat output, written by its producer with an output pixel
+  /// stride): the member's bytes are runs of `aliasRunBytes` every `aliasStrideBytes` from aliasOffset in
+  /// its root, sizeBytes / aliasRunBytes runs. Both 0 for a contiguous alias (and for any non-alias).
+  size_t aliasRunBytes = 0;
+  size_t aliasStrideBytes = 0;
   // The placement:
   PoolSlot slot;
   size_t offset = 0;     ///< bytes from the start of its pool (banked pools: from the start of bank 0, as if
@@ -129,5 +134,9 @@ struct ProgramPlan {
   /// Index in `buffers` of the scratch buffer named `name`, or -1.
   int scratchOf(const std::string& name) const;
 };
+
+/// Bytes from the start of `b` to the end of its last byte: sizeBytes, or for a strided alias
+/// (runs - 1) * aliasStrideBytes + aliasRunBytes.
+size_t bufferExtentBytes(const PlacedBuffer& b);
 
 }  // namespace stowage

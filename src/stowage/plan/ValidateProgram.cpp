@@ -8,6 +8,37 @@
 
 namespace stowage {
 
+namespace {
+
+/// A buffer's bytes as `count` runs of `run` bytes, `stride` apart, from `start` (a contiguous buffer: one run).
+struct Runs {
+  size_t start = 0, run = 0, stride = 1, count = 0;
+};
+
+Runs runsOf(const PlacedBuffer& b) {
+  if (b.aliasRunBytes == 0) return {b.offset, b.sizeBytes, std::max<size_t>(1, b.sizeBytes), b.sizeBytes > 0 ? 1u : 0u};
+  return {b.offset, b.aliasRunBytes, std::max<size_t>(1, b.aliasStrideBytes), b.sizeBytes / b.aliasRunBytes};
+}
+
+/// True when bytes [x, x + len) meet a run of `r`.
+bool meets(size_t x, size_t len, const Runs& r) {
+  if (len == 0 || r.count == 0 || r.run == 0 || x + len <= r.start) return false;
+  const size_t lo = x < r.start + r.run ? 0 : (x - r.start - r.run) / r.stride + 1;  // first run ending after x
+  const size_t hi = std::min(r.count - 1, (x + len - 1 - r.start) / r.stride);        // last run starting before x + len
+  return lo <= hi;
+}
+
+/// True when the byte sets of `a` and `b` intersect (checks each run of the one with fewer runs).
+bool runsMeet(const Runs& a, const Runs& b) {
+  const Runs& few = a.count <= b.count ? a : b;
+  const Runs& many = a.count <= b.count ? b : a;
+  for (size_t k = 0; k < few.count; ++k)
+    if (meets(few.start + k * few.stride, few.run, many)) return true;
+  return false;
+}
+
+}  // namespace
+
 const char* programPlanFailureName(ProgramPlanFailure failure) {
   switch (failure) {
     case ProgramPlanFailure::None: return "none";
@@ -95,7 +126,14 @@ ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<s
     if (pool.alignment > 1 && b.offset % pool.alignment != 0 && b.aliasOf == kNoTensor)
       return failHere(ProgramPlanFailure::Misaligned, fmt::format("buffer '{}' at offset {} is not aligned to {} bytes",
                                                                   name(b), b.offset, pool.alignment));
-    const size_t end = b.offset + b.sizeBytes;
+    if ((b.aliasRunBytes != 0 || b.aliasStrideBytes != 0) &&
+        (b.aliasOf == kNoTensor || b.aliasRunBytes == 0 || b.aliasStrideBytes < b.aliasRunBytes || b.sizeBytes % b.aliasRunBytes != 0))
+      return failHere(ProgramPlanFailure::BadAlias,
+                      fmt::format("buffer '{}' declares runs of {} bytes every {} bytes, which do not describe its {} bytes "
+                                  "as a strided slice of a root buffer",
+                                  name(b), b.aliasRunBytes, b.aliasStrideBytes, b.sizeBytes));
+    const size_t extent = bufferExtentBytes(b);  // a strided alias spans more than its own bytes
+    const size_t end = b.offset + extent;
     if (end < b.offset)
       return failHere(ProgramPlanFailure::OutOfPool,
                       fmt::format("buffer '{}' at offset {} with {} bytes overflows the address space", name(b),
@@ -122,7 +160,7 @@ ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<s
                                     "buffer",
                                     name(b), b.aliasOf),
                         r >= 0 ? static_cast<size_t>(r) : kNoBufferIndex);
-      if (root->slot != b.slot || b.aliasOffset > root->sizeBytes || b.sizeBytes > root->sizeBytes - b.aliasOffset ||
+      if (root->slot != b.slot || b.aliasOffset > root->sizeBytes || extent > root->sizeBytes - b.aliasOffset ||
           b.offset != root->offset + b.aliasOffset || b.firstStep < root->firstStep || b.endStep > root->endStep)
         return failHere(ProgramPlanFailure::AliasOutsideRoot,
                         fmt::format("buffer '{}' (bytes [{}, {}), steps {}..{}) is declared an alias of '{}' but is not "
@@ -141,6 +179,22 @@ ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<s
     flatOf[static_cast<size_t>(p)].push_back(flat);
     offsetsOf[static_cast<size_t>(p)].push_back(b.offset);
     indexOf[static_cast<size_t>(p)].push_back(i);
+  }
+  // Strided aliases (channel slices of one Concat output) share their root by design, but not with each other.
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const PlacedBuffer& a = plan.buffers[i];
+    if (a.aliasRunBytes == 0) continue;
+    for (size_t j = i + 1; j < plan.buffers.size(); ++j) {
+      const PlacedBuffer& b = plan.buffers[j];
+      if (b.aliasRunBytes == 0 || b.aliasOf != a.aliasOf || a.firstStep >= b.endStep || b.firstStep >= a.endStep) continue;
+      if (runsMeet(runsOf(a), runsOf(b)))
+        return fail(ProgramPlanFailure::Overlap, i, j, a.slot.pool,
+                    fmt::format("memory plan: pool '{}'", board.pools[static_cast<size_t>(a.slot.pool)].name),
+                    fmt::format("strided slices '{}' (runs of {} bytes every {} from byte {}) and '{}' (runs of {} every {} "
+                                "from byte {}) of the same buffer share bytes while both are live",
+                                name(a), a.aliasRunBytes, a.aliasStrideBytes, a.offset, name(b), b.aliasRunBytes,
+                                b.aliasStrideBytes, b.offset));
+    }
   }
   // Overlap in address while live, per pool (banks are disjoint ranges of the pool's offsets).
   for (size_t p = 0; p < board.pools.size(); ++p) {

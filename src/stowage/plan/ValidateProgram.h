@@ -48,7 +48,8 @@ struct ProgramPlanCheck {
 
 /// Checks that every buffer sits in one of its candidate pools (its pinned pool when pinned), in a bank that
 /// exists, aligned to its pool's alignment, inside its bank and pool capacity, that declared aliases lie
-/// inside their root, and that no two buffers of the same pool that are live at the same step share a byte.
+/// inside their root (a strided alias: every run), that two strided aliases of one root live at the same step
+/// share no byte, and that no two buffers of the same pool that are live at the same step share a byte.
 /// `nameOf` gives tensor names for the message ("tensor #id" when not given).
 ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<std::string(TensorId)>& nameOf = {});
 

@@ -112,7 +112,7 @@ std::string buildReportHtml(const Graph& g, const ProgramPlan& plan, const Repor
       if (b.slot.pool != u.pool) continue;  // a declared alias is drawn over its root's rectangle
       const std::string& name = b.tensor == kNoTensor ? b.name : g.tensor(b.tensor).name;
       const double x = left + b.firstStep * sx, w = std::max(1.0, (b.endStep - b.firstStep) * sx);
-      const double hh = std::max(1.0, static_cast<double>(b.sizeBytes) * sy);
+      const double hh = std::max(1.0, static_cast<double>(bufferExtentBytes(b)) * sy);  // a strided alias: first run to last
       const double y = top + height - static_cast<double>(b.offset) * sy - hh;
       h += fmt::format("<rect class=\"buf\" x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\" data-first=\"{}\" "
                        "data-last=\"{}\"><title>{} ({}): {} bytes at offset {}{}, steps {}..{}</title></rect>\n",

@@ -81,6 +81,10 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
     if (b.aliasOf != kNoTensor) {
       j["alias_of"] = g.tensor(b.aliasOf).name;
       j["alias_offset"] = b.aliasOffset;
+      if (b.aliasRunBytes != 0) {
+        j["alias_run"] = b.aliasRunBytes;
+        j["alias_stride"] = b.aliasStrideBytes;
+      }
     }
     buffers.push_back(std::move(j));
   }

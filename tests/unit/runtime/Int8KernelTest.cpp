@@ -265,10 +265,10 @@ TEST(NhwcFloatKernels, ConvDepthwiseAndPoolMatchDirectLoops) {
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7) % 11) - 5.0f;
   for (size_t i = 0; i < wt.size(); ++i) wt[i] = static_cast<float>((i * 5) % 7) * 0.25f - 0.75f;
   for (size_t i = 0; i < dw.size(); ++i) dw[i] = static_cast<float>((i * 3) % 5) * 0.5f - 1.0f;
-  stowage_nhwc_conv_params p{1, h, w, c, h, w, m, k, k, c, 1, 1, 1, 1, 1, 1, 1, 0.0f, 6.0f};  // RELU6
+  stowage_nhwc_conv_params p{1, h, w, c, h, w, m, k, k, c, 1, 1, 1, 1, 1, 1, 1, 0.0f, 6.0f, 0};  // RELU6
   std::vector<float> y(h * w * m), yd(h * w * c), ya(h * w * c);
   stowage_conv2d_nhwc_f32(x.data(), wt.data(), bias.data(), y.data(), &p);
-  stowage_nhwc_conv_params pd{1, h, w, c, h, w, c, k, k, 1, 1, 1, 1, 1, 1, 1, 1, -INFINITY, INFINITY};
+  stowage_nhwc_conv_params pd{1, h, w, c, h, w, c, k, k, 1, 1, 1, 1, 1, 1, 1, 1, -INFINITY, INFINITY, 0};
   stowage_depthwise_conv2d_nhwc_f32(x.data(), dw.data(), nullptr, yd.data(), &pd);
   stowage_nhwc_pool_params pp{1, h, w, c, h, w, k, k, 1, 1, 1, 1, -INFINITY, INFINITY};
   stowage_avgpool2d_nhwc_f32(x.data(), ya.data(), &pp);

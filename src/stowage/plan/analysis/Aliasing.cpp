@@ -12,8 +12,9 @@ namespace {
 
 class AliasBuilder {
  public:
-  AliasBuilder(const Graph& g, std::vector<PlacedBuffer>& buffers, bool concatSlices)
-      : g_(g), buffers_(buffers), index_(g.tensors.size(), -1), concatSlices_(concatSlices) {
+  AliasBuilder(const Graph& g, std::vector<PlacedBuffer>& buffers, bool concatSlices, const std::vector<bool>& stepOnCpu)
+      : g_(g), buffers_(buffers), index_(g.tensors.size(), -1), concatSlices_(concatSlices), stepOnCpu_(stepOnCpu),
+        producers_(g.producers()), uses_(g.useCounts()) {
     live_.assign(g.nodes.size() + 1, 0);
     for (size_t i = 0; i < buffers.size(); ++i)
       if (buffers[i].role == BufferRole::Activation && buffers[i].sizeBytes > 0) {
@@ -50,8 +51,12 @@ class AliasBuilder {
                                              slicesKept_));
     if (summary_.views + summary_.inPlace + summary_.slices > 0)
       summary_.remarks.push_back(fmt::format("aliasing: {} view(s) share their input's buffer, {} add(s) write in place and {} "
-                                             "concat input(s) are written straight into their output, saving {} bytes of buffers",
-                                             summary_.views, summary_.inPlace, summary_.slices, summary_.savedBytes));
+                                             "concat input(s) are written straight into their output{}, saving {} bytes of buffers",
+                                             summary_.views, summary_.inPlace, summary_.slices,
+                                             summary_.stridedSlices > 0
+                                                 ? fmt::format(" ({} as strided channel slices)", summary_.stridedSlices)
+                                                 : std::string(),
+                                             summary_.savedBytes));
     return summary_;
   }
 
@@ -109,7 +114,11 @@ class AliasBuilder {
     const int64_t axis = n.attrs.getInt("axis", 0);
     if (axis < 0 || axis >= static_cast<int64_t>(to.shape.size())) return;
     for (int64_t d = 0; d < axis; ++d)
-      if (to.shape[static_cast<size_t>(d)] != 1) return;  // slices interleave: each input would need strided writes
+      if (to.shape[static_cast<size_t>(d)] != 1) {
+        // Slices interleave: only inputs whose producer writes with an output pixel stride can go in place.
+        if (axis + 1 == static_cast<int64_t>(to.shape.size())) stridedConcat(n, o);
+        return;
+      }
     size_t at = offsetInRoot(out);
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       const TensorId in = n.inputs[k];
@@ -124,6 +133,67 @@ class AliasBuilder {
     }
   }
 
+  /// A Concat on the innermost axis with interleaved slices (NHWC on channels): each input that qualifies (see
+  /// assignAliases) becomes runs of its channels every output pixel.
+  void stridedConcat(const Node& n, int o) {
+    const TensorId out = n.outputs[0];
+    const int ob = index_[static_cast<size_t>(out)];
+    if (ob < 0 || buffers_[static_cast<size_t>(ob)].aliasRunBytes != 0) return;
+    const Tensor& to = g_.tensor(out);
+    const size_t elem = dtypeSize(to.dtype);
+    const size_t strideBytes = static_cast<size_t>(to.shape.back()) * elem;
+    size_t at = offsetInRoot(out);
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const TensorId in = n.inputs[k];
+      const Tensor& ti = g_.tensor(in);
+      const size_t run = ti.shape.empty() ? 0 : static_cast<size_t>(ti.shape.back()) * elem;
+      if (run > 0 && run < strideBytes && ti.dtype == to.dtype && ti.quant == to.quant && stridedWriterOf(in) &&
+          soloGroup(in) && moveStrided(in, o, at, run, strideBytes)) {
+        ++summary_.slices;
+        ++summary_.stridedSlices;
+      }
+      at += run;
+    }
+  }
+
+  /// True when `in` is made by a CPU node whose kernel writes with an output pixel stride and is read once (by
+  /// the Concat being aliased), never by the application.
+  bool stridedWriterOf(TensorId in) const {
+    const int p = producers_[static_cast<size_t>(in)];
+    if (p < 0 || uses_[static_cast<size_t>(in)] != 1) return false;
+    const Node& n = g_.nodes[static_cast<size_t>(p)];
+    if (n.outputs.size() != 1 || !writesStridedOutput(n.op)) return false;
+    if (!stepOnCpu_.empty() && (static_cast<size_t>(p) >= stepOnCpu_.size() || !stepOnCpu_[static_cast<size_t>(p)])) return false;
+    return std::find(g_.inputs.begin(), g_.inputs.end(), in) == g_.inputs.end() &&
+           std::find(g_.outputs.begin(), g_.outputs.end(), in) == g_.outputs.end();
+  }
+
+  /// True when `id` has a buffer that is its own group's root and no other buffer shares it.
+  bool soloGroup(TensorId id) const {
+    const int i = index_[static_cast<size_t>(id)];
+    if (i < 0 || rootOf(id) != i || buffers_[static_cast<size_t>(i)].sizeBytes != g_.tensor(id).byteSize()) return false;
+    for (const PlacedBuffer& b : buffers_)
+      if (b.aliasOf == id) return false;
+    return true;
+  }
+
+  /// Makes the buffer of `member` (alone in its group) runs of `run` bytes every `stride` from byte `at` of root
+  /// `into`; false when it cannot.
+  bool moveStrided(TensorId member, int into, size_t at, size_t run, size_t stride) {
+    const int r = index_[static_cast<size_t>(member)];
+    if (r == into) return false;
+    PlacedBuffer& rb = buffers_[static_cast<size_t>(r)];
+    const size_t bytes = rb.sizeBytes;
+    if (bytes % run != 0 || at + (bytes / run - 1) * stride + run > buffers_[static_cast<size_t>(into)].sizeBytes) return false;
+    if (!absorb(r, into, member)) return false;
+    rb.aliasOf = buffers_[static_cast<size_t>(into)].tensor;
+    rb.aliasOffset = at;
+    rb.aliasRunBytes = run;
+    rb.aliasStrideBytes = stride;
+    summary_.savedBytes += bytes;
+    return true;
+  }
+
   /// Moves the whole group of `member` (whose root must be exactly `member`'s bytes) into root `into` at byte
   /// `at`; false when it cannot.
   bool moveGroup(TensorId member, int into, size_t at) {
@@ -132,6 +202,21 @@ class AliasBuilder {
     PlacedBuffer &rb = buffers_[static_cast<size_t>(r)], &ib = buffers_[static_cast<size_t>(into)];
     const size_t bytes = g_.tensor(member).byteSize();
     if (offsetInRoot(member) != 0 || rb.sizeBytes != bytes || at + bytes > ib.sizeBytes) return false;
+    if (!absorb(r, into, member)) return false;
+    const TensorId oldRoot = rb.tensor;
+    for (PlacedBuffer& b : buffers_) {
+      if (b.tensor != oldRoot && b.aliasOf != oldRoot) continue;
+      b.aliasOf = ib.tensor;
+      b.aliasOffset += at;
+    }
+    summary_.savedBytes += bytes;
+    return true;
+  }
+
+  /// Merges root `r` (the group of Concat input `member`) into root `into` when that does not raise the peak of
+  /// live bytes and a pool may hold both; the caller then relabels the members.
+  bool absorb(int r, int into, TensorId member) {
+    PlacedBuffer &rb = buffers_[static_cast<size_t>(r)], &ib = buffers_[static_cast<size_t>(into)];
     // The output's bytes are reserved from the earliest slice's producer on: give up when that raises the peak.
     const int64_t peak = *std::max_element(live_.begin(), live_.end());
     const int first = std::min(ib.firstStep, rb.firstStep), end = std::max(ib.endStep, rb.endStep);
@@ -151,13 +236,6 @@ class AliasBuilder {
     }
     addLive(ib, 1);
     if (holdsOutput_[static_cast<size_t>(r)]) holdsOutput_[static_cast<size_t>(into)] = true;
-    const TensorId oldRoot = rb.tensor;
-    for (PlacedBuffer& b : buffers_) {
-      if (b.tensor != oldRoot && b.aliasOf != oldRoot) continue;
-      b.aliasOf = ib.tensor;
-      b.aliasOffset += at;
-    }
-    summary_.savedBytes += bytes;
     return true;
   }
 
@@ -199,6 +277,8 @@ class AliasBuilder {
   std::vector<PlacedBuffer>& buffers_;
   std::vector<int> index_;  ///< per tensor: its activation buffer, or -1
   bool concatSlices_;
+  const std::vector<bool>& stepOnCpu_;  ///< by step: runs on a CPU target (empty: all do)
+  std::vector<int> producers_, uses_;   ///< per tensor: producing node (or -1), readers
   std::vector<int64_t> live_;  ///< per step: bytes of the group roots live there
   int slicesKept_ = 0;         ///< concat inputs left apart because aliasing them would raise the peak
   std::vector<bool> holdsOutput_;  ///< per buffer: its group holds a graph output (never written over in place)
@@ -207,8 +287,12 @@ class AliasBuilder {
 
 }  // namespace
 
-AliasSummary assignAliases(const Graph& g, std::vector<PlacedBuffer>& buffers, bool concatSlices) {
-  return AliasBuilder(g, buffers, concatSlices).run();
+AliasSummary assignAliases(const Graph& g, std::vector<PlacedBuffer>& buffers, bool concatSlices, const std::vector<bool>& stepOnCpu) {
+  return AliasBuilder(g, buffers, concatSlices, stepOnCpu).run();
+}
+
+bool writesStridedOutput(OpKind op) {
+  return op == OpKind::QConv2d || op == OpKind::QDepthwiseConv2d || op == OpKind::ConvNhwc || op == OpKind::DepthwiseConvNhwc;
 }
 
 }  // namespace stowage

@@ -15,7 +15,8 @@ namespace stowage {
 struct AliasSummary {
   int views = 0;          ///< view outputs that share their input's buffer
   int inPlace = 0;        ///< Add/QAdd outputs written into a dying input
-  int slices = 0;         ///< Concat inputs written straight into their slice of the output
+  int slices = 0;         ///< Concat inputs written straight into their slice of the output (strided ones included)
+  int stridedSlices = 0;  ///< of those, channel slices of an NHWC output (written with an output pixel stride)
   size_t savedBytes = 0;  ///< bytes of buffers no longer planned on their own
   std::vector<std::string> remarks;  ///< one per alias given up (no common candidate pool), then a summary line
 };
@@ -31,6 +32,17 @@ struct AliasSummary {
 /// `concatSlices`, a Concat whose output slices are contiguous (every output dimension before the axis is 1,
 /// e.g. NCHW on axis 1 with batch 1) takes each input's whole group into its slice: the group's root must be
 /// exactly that input's bytes, and an input listed twice is aliased once (the second copy is a real copy).
-AliasSummary assignAliases(const Graph& g, std::vector<PlacedBuffer>& buffers, bool concatSlices = true);
+/// Also with `concatSlices`, a Concat on the innermost axis whose outer dimensions are not all 1 (NHWC on the
+/// channel axis, H*W > 1) takes as strided slices (aliasRunBytes / aliasStrideBytes) the inputs that: are made
+/// by a node whose kernel writes with an output pixel stride (writesStridedOutput) running on a CPU target
+/// (`stepOnCpu[step]`; empty = every step), are read by that Concat only, have its dtype and quantization, and
+/// are alone in their group. Other inputs keep their own buffer and are copied.
+AliasSummary assignAliases(const Graph& g, std::vector<PlacedBuffer>& buffers, bool concatSlices = true,
+                           const std::vector<bool>& stepOnCpu = {});
+
+/// True for the ops whose kernels take an output pixel stride (`out_pixel_stride` of stowage_qconv_params and
+/// stowage_nhwc_conv_params): QConv2d, QDepthwiseConv2d, ConvNhwc, DepthwiseConvNhwc. The C emitter sets the
+/// stride for an output that is a strided alias (codegen setOutputPixelStride) and refuses any other op.
+bool writesStridedOutput(OpKind op);
 
 }  // namespace stowage
