@@ -241,8 +241,8 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
     out += fmt::format("/* The operands of a layer run by cores (stowage_run_on_cores passes a pointer to it). */\n"
                        "typedef struct {{\n  const uint8_t* x;\n  const uint8_t* w;\n"
                        "  const void* side[{}]; /* bias, multipliers, scales, zero points: read in main memory */\n"
-                       "  uint8_t* y;\n}} {}_tile_args;\n",
-                       kMaxSideOperands, p);
+                       "  uint8_t* y;\n  const {}_workspaces* ws; /* tile buffers in pools the application passes */\n}} {}_tile_args;\n",
+                       kMaxSideOperands, p, p);
   // The simulator's view of the board.
   out += "\n#if defined(STOWAGE_HOST_SIM)\n/* Marks each offloaded layer's span for the simulator's per-layer cycles (runtime/sim/stowage_sim.h). */\n"
          "void stowage_sim_layer_begin(const char* name);\nvoid stowage_sim_layer_end(const char* name);\n#endif\n";
@@ -405,7 +405,9 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   auto wait = [&](const std::string& ticket) { return callOf(dmaWait, {{"ticket", ticket}}); };
   d += fmt::format("static void {}_core(void* arg) {{\n", base);
   d += fmt::format("  const {}_tile_args* const a = (const {}_tile_args*)arg;\n", p, p);
+  d += fmt::format("  const {}_workspaces* const ws = a->ws;\n", p);
   d += fmt::format("  const int core = {};\n", callOf(coreId, {}));
+  d += "  (void)ws;\n";
   d += fmt::format("  uint8_t* const xl[2] = {};\n  uint8_t* const wl[2] = {};\n  uint8_t* const yl[2] = {};\n", halves(0, "core"), halves(1, "core"),
                    halves(2, "core"));
   d += "  stowage_dma_ticket tx[2] = {0u, 0u}, tw[2] = {0u, 0u}, ty[2] = {0u, 0u};\n  int px[2] = {0, 0}, pw[2] = {0, 0}, py[2] = {0, 0};\n";
@@ -435,7 +437,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   c += fmt::format("  a.x = (const uint8_t*)(const void*)({});\n  a.w = (const uint8_t*)(const void*)({});\n", operands[0], operands[1]);
   for (size_t i = 0; i < kMaxSideOperands; ++i)
     c += fmt::format("  a.side[{}] = {};\n", i, 2 + i + 1 < operands.size() ? operands[2 + i] : std::string("NULL"));
-  c += fmt::format("  a.y = (uint8_t*)(void*)({});\n", operands.back());
+  c += fmt::format("  a.y = (uint8_t*)(void*)({});\n  a.ws = ws;\n", operands.back());
   // A CPU streaming a layer through its own fast pool runs it on the calling core: no stowage_run_on_cores.
   if (target.kind == TargetKind::Cpu && layer.cores == 1)
     c += fmt::format("  {}_core(&a);\n}}\n", base);

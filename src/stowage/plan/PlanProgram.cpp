@@ -404,13 +404,16 @@ Result<ProgramPlan> planProgram(const Graph& g, const Board& board, const PlanOp
   STOWAGE_ASSIGN_OR_RETURN(plan.buffers, analyzeBuffers(g, board, targets, options.ioInPools));
   addScratchBuffers(plan, options);
   if (options.aliasing) {
-    // Strided Concat slices only for producers on a CPU target: an accelerator's tiles write packed outputs.
+    // Strided Concat slices only for producers run untiled on a CPU target: tiles (an accelerator's, or a CPU's
+    // streaming through its fast pool) are stored packed by DMA.
     std::vector<bool> stepOnCpu(g.nodes.size(), false);
     for (size_t step = 0; step < g.nodes.size() && step < targets.targetOf.size(); ++step) {
       const int t = targets.targetOf[step];
       stepOnCpu[step] = t >= 0 && static_cast<size_t>(t) < board.targets.size() &&
                         board.targets[static_cast<size_t>(t)].kind == TargetKind::Cpu;
     }
+    for (const ScratchRequest& req : options.scratch)
+      if (req.step >= 0 && static_cast<size_t>(req.step) < stepOnCpu.size()) stepOnCpu[static_cast<size_t>(req.step)] = false;
     AliasSummary aliases = assignAliases(g, plan.buffers, options.concatSlices, stepOnCpu);
     plan.remarks.insert(plan.remarks.end(), aliases.remarks.begin(), aliases.remarks.end());
   }

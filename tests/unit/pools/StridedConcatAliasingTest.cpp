@@ -5,7 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <set>
+
+#include <unistd.h>
 
 #include "../frontend/TfliteGraphBuilder.h"
 #include "stowage/driver/Compiler.h"
@@ -253,6 +257,41 @@ TEST(StridedConcatAliasing, ConvsOffloadedToAnAcceleratorKeepTheirBuffers) {
     }
   }
   EXPECT_EQ(r->code.source.text.find("out_pixel_stride"), std::string::npos);
+  auto cpu = compileFire(true, true);
+  ASSERT_TRUE(cpu.ok()) << cpu.error().render();
+  EXPECT_EQ(runFire(*r, true), runFire(*cpu, true));
+}
+
+TEST(StridedConcatAliasing, ConvsStreamedThroughACpuFastPoolKeepTheirBuffers) {
+  // A CPU with a DMA and a 1 KiB fast pool streams the convolutions through it (tile/CpuStreaming.h): their tiles
+  // are stored packed by DMA, so their outputs are no strided slices, and the program computes what the plain
+  // CPU-only one does.
+  const std::filesystem::path board =
+      std::filesystem::temp_directory_path() / ("stowage_strided_stream_" + std::to_string(::getpid()) + ".toml");
+  {
+    std::ofstream f(board);
+    f << "[[targets]]\nname = \"cpu\"\nkind = \"cpu\"\ndma_channels = 2\ndma_bytes_per_cycle = 4\ndma_setup_cycles = 20\n"
+         "[[pools]]\nname = \"dtcm\"\nsize = \"1KiB\"\nalignment = 8\nread_bytes_per_cycle = 8\nwrite_bytes_per_cycle = 8\n"
+         "latency_cycles = 1\n"
+         "[[pools]]\nname = \"sram\"\nsize = \"1MiB\"\nalignment = 8\nread_bytes_per_cycle = 2\nwrite_bytes_per_cycle = 2\n"
+         "latency_cycles = 20\n";
+  }
+  auto g = importTfliteBytes(fireModel(true), "fire_int8.tflite");
+  ASSERT_TRUE(g.ok()) << g.error().render();
+  CompileOptions o;
+  o.planner.timeLimitSeconds = 5;
+  o.board.boardPath = board.string();
+  auto r = compileGraph(std::move(*g), o);
+  std::filesystem::remove(board);
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  ASSERT_FALSE(r->plan.offloaded.empty()) << "the board should stream the convolutions";
+  for (const OffloadedLayer& l : r->plan.offloaded) {
+    const TensorId out = r->graph.nodes[static_cast<size_t>(l.step)].outputs[0];
+    const int b = r->plan.bufferOf(out);
+    if (b >= 0) {
+      EXPECT_EQ(r->plan.buffers[static_cast<size_t>(b)].aliasRunBytes, 0u) << r->graph.tensor(out).name;
+    }
+  }
   auto cpu = compileFire(true, true);
   ASSERT_TRUE(cpu.ok()) << cpu.error().render();
   EXPECT_EQ(runFire(*r, true), runFire(*cpu, true));
