@@ -1,5 +1,6 @@
 // Kernel lowering (see KernelCall.h): per-op parameter computation and host execution of the C kernels.
 #include "stowage/codegen/KernelCall.h"
+#include "stowage/codegen/LoweringSupport.h"
 
 #include <fmt/format.h>
 
@@ -13,14 +14,11 @@ namespace stowage {
 
 namespace {
 
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
-
-std::string nodeLoc(const Node& n) { return fmt::format("node '{}' ({})", n.name, opName(n.op)); }
+using lowering::assignI32;
+using lowering::fitsI32;
+using lowering::nodeLoc;
+using lowering::Overloaded;
+using lowering::tooBig;
 
 /// Row-major element strides of `shape`.
 std::vector<int64_t> contiguousStrides(const Shape& shape) {
@@ -34,12 +32,6 @@ int64_t product(const Shape& s, size_t from, size_t to) {
   for (size_t i = from; i < to && i < s.size(); ++i) p *= s[i];
   return p;
 }
-
-Diagnostic tooBig(const Node& n, const std::string& what) {
-  return makeUnsupported(nodeLoc(n), fmt::format("{} exceeds what the kernel's 32-bit parameters can hold", what));
-}
-
-bool fitsI32(int64_t v) { return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max(); }
 
 /// Checks the node reads and writes float32 only (the float kernels).
 Status requireFloat(const Graph& g, const Node& n) {
@@ -97,15 +89,6 @@ Status fillShape(const Node& n, int32_t* dst, const Shape& s) {
   for (size_t d = 0; d < s.size(); ++d) {
     if (!fitsI32(s[d])) return tooBig(n, "a dimension");
     dst[d] = static_cast<int32_t>(s[d]);
-  }
-  return Status::success();
-}
-
-/// Converts a checked list of int64 values to int32 fields.
-Status assignI32(const Node& n, std::initializer_list<std::pair<int32_t*, int64_t>> fields) {
-  for (auto [dst, v] : fields) {
-    if (!fitsI32(v)) return tooBig(n, "a size");
-    *dst = static_cast<int32_t>(v);
   }
   return Status::success();
 }

@@ -8,28 +8,17 @@
 
 #include "stowage/codegen/CNames.h"
 #include "stowage/codegen/KernelCall.h"
+#include "stowage/codegen/LoweringSupport.h"
 
 namespace stowage {
 
 namespace {
 
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
-
-std::string nodeLoc(const Node& n) { return fmt::format("node '{}' ({})", n.name, opName(n.op)); }
-
-Status assign(const Node& n, std::initializer_list<std::pair<int32_t*, int64_t>> fields) {
-  for (auto [dst, v] : fields) {
-    if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
-      return makeUnsupported(nodeLoc(n), "a size exceeds what the kernel's 32-bit parameters can hold");
-    *dst = static_cast<int32_t>(v);
-  }
-  return Status::success();
-}
+using lowering::assignI32;
+using lowering::fitsI32;
+using lowering::nodeLoc;
+using lowering::Overloaded;
+using lowering::tooBig;
 
 Status requireFloat(const Graph& g, const Node& n) {
   for (const auto* list : {&n.inputs, &n.outputs})
@@ -59,10 +48,10 @@ Result<std::vector<KernelCall>> lowerConv(const Graph& g, const Node& n) {
   const bool depthwise = n.op == OpKind::DepthwiseConvNhwc;
   stowage_nhwc_conv_params p;
   std::memset(&p, 0, sizeof p);
-  STOWAGE_TRY(assign(n, {{&p.n, x[0]}, {&p.h, x[1]}, {&p.w, x[2]}, {&p.c, x[3]}, {&p.oh, y[1]}, {&p.ow, y[2]}, {&p.m, y[3]},
-                         {&p.kh, w[1]}, {&p.kw, w[2]}, {&p.kc, depthwise ? 1 : w[3]}, {&p.stride_h, strides[0]},
-                         {&p.stride_w, strides[1]}, {&p.dil_h, dil[0]}, {&p.dil_w, dil[1]}, {&p.pad_top, pads[0]},
-                         {&p.pad_left, pads[1]}, {&p.depth_multiplier, depthwise && x[3] > 0 ? y[3] / x[3] : 1}}));
+  STOWAGE_TRY(assignI32(n, {{&p.n, x[0]}, {&p.h, x[1]}, {&p.w, x[2]}, {&p.c, x[3]}, {&p.oh, y[1]}, {&p.ow, y[2]}, {&p.m, y[3]},
+                            {&p.kh, w[1]}, {&p.kw, w[2]}, {&p.kc, depthwise ? 1 : w[3]}, {&p.stride_h, strides[0]},
+                            {&p.stride_w, strides[1]}, {&p.dil_h, dil[0]}, {&p.dil_w, dil[1]}, {&p.pad_top, pads[0]},
+                            {&p.pad_left, pads[1]}, {&p.depth_multiplier, depthwise && x[3] > 0 ? y[3] / x[3] : 1}}));
   p.act_min = n.attrs.getFloat("clip_min", -std::numeric_limits<float>::infinity());
   p.act_max = n.attrs.getFloat("clip_max", std::numeric_limits<float>::infinity());
   return std::vector<KernelCall>{single(depthwise ? NhwcKernel::DepthwiseConv2d : NhwcKernel::Conv2d, p,
@@ -79,9 +68,9 @@ Result<std::vector<KernelCall>> lowerPool(const Graph& g, const Node& n) {
   if (k.size() != 2 || strides.size() != 2 || pads.size() != 4) return makeError(nodeLoc(n), "kernel_shape, strides or pads malformed");
   stowage_nhwc_pool_params p;
   std::memset(&p, 0, sizeof p);
-  STOWAGE_TRY(assign(n, {{&p.n, x[0]}, {&p.h, x[1]}, {&p.w, x[2]}, {&p.c, x[3]}, {&p.oh, y[1]}, {&p.ow, y[2]}, {&p.kh, k[0]},
-                         {&p.kw, k[1]}, {&p.stride_h, strides[0]}, {&p.stride_w, strides[1]}, {&p.pad_top, pads[0]},
-                         {&p.pad_left, pads[1]}}));
+  STOWAGE_TRY(assignI32(n, {{&p.n, x[0]}, {&p.h, x[1]}, {&p.w, x[2]}, {&p.c, x[3]}, {&p.oh, y[1]}, {&p.ow, y[2]}, {&p.kh, k[0]},
+                            {&p.kw, k[1]}, {&p.stride_h, strides[0]}, {&p.stride_w, strides[1]}, {&p.pad_top, pads[0]},
+                            {&p.pad_left, pads[1]}}));
   p.act_min = n.attrs.getFloat("clip_min", -std::numeric_limits<float>::infinity());
   p.act_max = n.attrs.getFloat("clip_max", std::numeric_limits<float>::infinity());
   return std::vector<KernelCall>{

@@ -9,28 +9,20 @@
 #include <limits>
 
 #include "stowage/codegen/KernelCall.h"
+#include "stowage/codegen/LoweringSupport.h"
 
 namespace stowage {
 
 namespace {
 
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
-
-std::string nodeLoc(const Node& n) { return fmt::format("node '{}' ({})", n.name, opName(n.op)); }
-
-Status assign(const Node& n, std::initializer_list<std::pair<int32_t*, int64_t>> fields) {
-  for (auto [dst, v] : fields) {
-    if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
-      return makeUnsupported(nodeLoc(n), "a size exceeds what the kernel's 32-bit parameters can hold");
-    *dst = static_cast<int32_t>(v);
-  }
-  return Status::success();
-}
+using lowering::assignI32;
+using lowering::broadcastStrides;
+using lowering::BroadcastLoops;
+using lowering::mergeBroadcastLoops;
+using lowering::fitsI32;
+using lowering::nodeLoc;
+using lowering::Overloaded;
+using lowering::tooBig;
 
 /// STOWAGE_ELEM_* code of tensor `id`, which must have one of the `allowed` dtypes.
 Result<int32_t> elemType(const Graph& g, const Node& n, TensorId id, std::initializer_list<DType> allowed, const char* role) {
@@ -107,7 +99,7 @@ Result<std::vector<KernelCall>> lowerQuantizeLinear(const Graph& g, const Node& 
   }
   p.outer = outer;
   p.inner = inner;
-  STOWAGE_TRY(assign(n, {{&p.axis_len, axisLen}, {&p.q_type, qType}}));
+  STOWAGE_TRY(assignI32(n, {{&p.axis_len, axisLen}, {&p.q_type, qType}}));
   return std::vector<KernelCall>{single(quantize ? QLinearKernel::QuantizeLinear : QLinearKernel::DequantizeLinear, p,
                                         {n.inputs[0], n.inputs[1], n.input(2)}, n.outputs[0])};
 }
@@ -156,12 +148,12 @@ Result<std::vector<KernelCall>> lowerConv(const Graph& g, const Node& n) {
   const bool twoD = sp == 2;
   stowage_qlinear_conv_params p;
   std::memset(&p, 0, sizeof p);
-  STOWAGE_TRY(assign(n, {{&p.n, x[0]}, {&p.c, x[1]}, {&p.h, twoD ? x[2] : 1}, {&p.w, x.back()}, {&p.m, m},
-                         {&p.oh, twoD ? y[2] : 1}, {&p.ow, y.back()}, {&p.kh, twoD ? w[2] : 1}, {&p.kw, w.back()},
-                         {&p.group, n.attrs.getInt("group", 1)}, {&p.stride_h, twoD ? strides[0] : 1}, {&p.stride_w, strides.back()},
-                         {&p.dil_h, twoD ? dil[0] : 1}, {&p.dil_w, dil.back()}, {&p.pad_top, twoD ? pads[0] : 0},
-                         {&p.pad_left, twoD ? pads[1] : pads[0]}, {&p.x_type, xType}, {&p.w_type, wType}, {&p.y_type, yType},
-                         {&p.w_quant_count, std::max<int64_t>(wCount, 1)}}));
+  STOWAGE_TRY(assignI32(n, {{&p.n, x[0]}, {&p.c, x[1]}, {&p.h, twoD ? x[2] : 1}, {&p.w, x.back()}, {&p.m, m},
+                            {&p.oh, twoD ? y[2] : 1}, {&p.ow, y.back()}, {&p.kh, twoD ? w[2] : 1}, {&p.kw, w.back()},
+                            {&p.group, n.attrs.getInt("group", 1)}, {&p.stride_h, twoD ? strides[0] : 1}, {&p.stride_w, strides.back()},
+                            {&p.dil_h, twoD ? dil[0] : 1}, {&p.dil_w, dil.back()}, {&p.pad_top, twoD ? pads[0] : 0},
+                            {&p.pad_left, twoD ? pads[1] : pads[0]}, {&p.x_type, xType}, {&p.w_type, wType}, {&p.y_type, yType},
+                            {&p.w_quant_count, std::max<int64_t>(wCount, 1)}}));
   if (p.group <= 0 || p.c % p.group != 0 || p.m % p.group != 0)
     return makeError(nodeLoc(n), fmt::format("group {} does not divide {} input and {} output channels", p.group, p.c, p.m));
   if (qlinear)
@@ -169,18 +161,6 @@ Result<std::vector<KernelCall>> lowerConv(const Graph& g, const Node& n) {
                                           {xId, wId, n.inputs[2], n.inputs[3], n.inputs[4], n.inputs[5], n.inputs[6], n.inputs[7], n.input(8)},
                                           n.outputs[0])};
   return std::vector<KernelCall>{single(QLinearKernel::ConvInteger, p, {xId, wId, n.input(2), n.input(3)}, n.outputs[0])};
-}
-
-/// Row-major strides of `in` broadcast against `out` (0 on broadcast dims), right-aligned.
-std::vector<int64_t> broadcastStrides(const Shape& in, const Shape& out) {
-  std::vector<int64_t> strides(out.size(), 0);
-  int64_t s = 1;
-  for (size_t d = in.size(); d-- > 0;) {
-    const size_t od = out.size() - in.size() + d;
-    strides[od] = (in[d] == 1 && out[od] != 1) ? 0 : s;
-    s *= in[d];
-  }
-  return strides;
 }
 
 Result<std::vector<KernelCall>> lowerMatMul(const Graph& g, const Node& n) {
@@ -225,34 +205,23 @@ Result<std::vector<KernelCall>> lowerMatMul(const Graph& g, const Node& n) {
     batch[d] = std::max(da, db);
   }
   std::vector<int64_t> sa = broadcastStrides(batchA, batch), sb = broadcastStrides(batchB, batch);
-  // Drop size-1 batch dims and merge dims contiguous in both operands (fewest loop levels).
-  Shape s;
-  std::vector<int64_t> ma, mb;
-  for (size_t d = 0; d < batch.size(); ++d) {
-    if (batch[d] == 1) continue;
-    if (!s.empty() && ma.back() == sa[d] * batch[d] && mb.back() == sb[d] * batch[d]) {
-      s.back() *= batch[d];
-      ma.back() = sa[d];
-      mb.back() = sb[d];
-    } else {
-      s.push_back(batch[d]);
-      ma.push_back(sa[d]);
-      mb.push_back(sb[d]);
-    }
-  }
+  const BroadcastLoops loops = mergeBroadcastLoops(batch, sa, sb);
+  const Shape& s = loops.sizes;
+  const std::vector<int64_t>& ma = loops.aStrides;
+  const std::vector<int64_t>& mb = loops.bStrides;
   if (s.size() > STOWAGE_MAX_RANK)
     return makeUnsupported(nodeLoc(n), fmt::format("needs {} batch dims but the kernels support at most {}", s.size(), STOWAGE_MAX_RANK));
   stowage_qlinear_matmul_params p;
   std::memset(&p, 0, sizeof p);
   p.batch_rank = static_cast<int32_t>(s.size());
   for (size_t d = 0; d < s.size(); ++d) {
-    STOWAGE_TRY(assign(n, {{&p.batch_shape[d], s[d]}}));
+    STOWAGE_TRY(assignI32(n, {{&p.batch_shape[d], s[d]}}));
     p.a_stride[d] = ma[d] * m * k;
     p.b_stride[d] = mb[d] * k * nn;
   }
-  STOWAGE_TRY(assign(n, {{&p.m, m}, {&p.n, nn}, {&p.k, k}, {&p.a_type, aType}, {&p.b_type, bType}, {&p.y_type, yType},
-                         {&p.a_quant_count, std::max<int64_t>(aCount, 1)}, {&p.b_quant_count, std::max<int64_t>(bCount, 1)},
-                         {&p.y_quant_count, std::max<int64_t>(yCount, 1)}}));
+  STOWAGE_TRY(assignI32(n, {{&p.m, m}, {&p.n, nn}, {&p.k, k}, {&p.a_type, aType}, {&p.b_type, bType}, {&p.y_type, yType},
+                            {&p.a_quant_count, std::max<int64_t>(aCount, 1)}, {&p.b_quant_count, std::max<int64_t>(bCount, 1)},
+                            {&p.y_quant_count, std::max<int64_t>(yCount, 1)}}));
   if (qlinear)
     return std::vector<KernelCall>{single(QLinearKernel::QLinearMatMul, p,
                                           {aId, bId, n.inputs[2], n.inputs[3], n.inputs[4], n.inputs[5], n.inputs[6], n.inputs[7]},

@@ -9,30 +9,20 @@
 
 #include "stowage/codegen/CNames.h"
 #include "stowage/codegen/KernelCall.h"
+#include "stowage/codegen/LoweringSupport.h"
 
 namespace stowage {
 
 namespace {
 
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
-
-std::string nodeLoc(const Node& n) { return fmt::format("node '{}' ({})", n.name, opName(n.op)); }
-
-bool fitsI32(int64_t v) { return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max(); }
-
-/// Converts checked int64 values to int32 fields.
-Status assign(const Node& n, std::initializer_list<std::pair<int32_t*, int64_t>> fields) {
-  for (auto [dst, v] : fields) {
-    if (!fitsI32(v)) return makeUnsupported(nodeLoc(n), "a size exceeds what the kernel's 32-bit parameters can hold");
-    *dst = static_cast<int32_t>(v);
-  }
-  return Status::success();
-}
+using lowering::assignI32;
+using lowering::broadcastStrides;
+using lowering::BroadcastLoops;
+using lowering::mergeBroadcastLoops;
+using lowering::fitsI32;
+using lowering::nodeLoc;
+using lowering::Overloaded;
+using lowering::tooBig;
 
 Status requireDType(const Graph& g, const Node& n, TensorId id, DType want) {
   if (id == kNoTensor) return Status::success();
@@ -93,13 +83,13 @@ Result<std::vector<KernelCall>> lowerQConv(const Graph& g, const Node& n) {
   stowage_qconv_params p;
   std::memset(&p, 0, sizeof p);
   const int64_t m = y[3];
-  STOWAGE_TRY(assign(n, {{&p.n, x[0]}, {&p.h, x[1]}, {&p.w, x[2]}, {&p.c, x[3]}, {&p.oh, y[1]}, {&p.ow, y[2]}, {&p.m, m},
-                         {&p.kh, w[1]}, {&p.kw, w[2]}, {&p.kc, depthwise ? 1 : w[3]}, {&p.stride_h, strides[0]},
-                         {&p.stride_w, strides[1]}, {&p.dil_h, dil[0]}, {&p.dil_w, dil[1]}, {&p.pad_top, pads[0]},
-                         {&p.pad_left, pads[1]}, {&p.depth_multiplier, depthwise && x[3] > 0 ? m / x[3] : 1},
-                         {&p.per_channel, g.tensor(mId).numElements() > 1 ? 1 : 0}, {&p.input_offset, -xz},
-                         {&p.output_offset, yz}, {&p.act_min, n.attrs.getInt("act_min", -128)},
-                         {&p.act_max, n.attrs.getInt("act_max", 127)}}));
+  STOWAGE_TRY(assignI32(n, {{&p.n, x[0]}, {&p.h, x[1]}, {&p.w, x[2]}, {&p.c, x[3]}, {&p.oh, y[1]}, {&p.ow, y[2]}, {&p.m, m},
+                            {&p.kh, w[1]}, {&p.kw, w[2]}, {&p.kc, depthwise ? 1 : w[3]}, {&p.stride_h, strides[0]},
+                            {&p.stride_w, strides[1]}, {&p.dil_h, dil[0]}, {&p.dil_w, dil[1]}, {&p.pad_top, pads[0]},
+                            {&p.pad_left, pads[1]}, {&p.depth_multiplier, depthwise && x[3] > 0 ? m / x[3] : 1},
+                            {&p.per_channel, g.tensor(mId).numElements() > 1 ? 1 : 0}, {&p.input_offset, -xz},
+                            {&p.output_offset, yz}, {&p.act_min, n.attrs.getInt("act_min", -128)},
+                            {&p.act_max, n.attrs.getInt("act_max", 127)}}));
   if (p.per_channel && (g.tensor(mId).numElements() != m || g.tensor(sId).numElements() != m))
     return makeError(nodeLoc(n), "per-channel multipliers and shifts need one entry per output channel");
   return std::vector<KernelCall>{
@@ -119,10 +109,10 @@ Result<std::vector<KernelCall>> lowerQFullyConnected(const Graph& g, const Node&
   stowage_qfc_params p;
   std::memset(&p, 0, sizeof p);
   const int64_t m = w[0];
-  STOWAGE_TRY(assign(n, {{&p.batches, g.tensor(xId).numElements() / w[1]}, {&p.k, w[1]}, {&p.m, m},
-                         {&p.per_channel, g.tensor(mId).numElements() > 1 ? 1 : 0}, {&p.input_offset, -xz},
-                         {&p.output_offset, yz}, {&p.act_min, n.attrs.getInt("act_min", -128)},
-                         {&p.act_max, n.attrs.getInt("act_max", 127)}}));
+  STOWAGE_TRY(assignI32(n, {{&p.batches, g.tensor(xId).numElements() / w[1]}, {&p.k, w[1]}, {&p.m, m},
+                            {&p.per_channel, g.tensor(mId).numElements() > 1 ? 1 : 0}, {&p.input_offset, -xz},
+                            {&p.output_offset, yz}, {&p.act_min, n.attrs.getInt("act_min", -128)},
+                            {&p.act_max, n.attrs.getInt("act_max", 127)}}));
   if (p.per_channel && (g.tensor(mId).numElements() != m || g.tensor(sId).numElements() != m))
     return makeError(nodeLoc(n), "per-channel multipliers and shifts need one entry per output");
   return std::vector<KernelCall>{single(QuantKernel::FullyConnected, p, {xId, wId, bId, mId, sId}, n.outputs[0])};
@@ -138,24 +128,12 @@ Result<std::vector<KernelCall>> lowerQPool(const Graph& g, const Node& n) {
   if (k.size() != 2 || strides.size() != 2 || pads.size() != 4) return makeError(nodeLoc(n), "kernel_shape, strides or pads malformed");
   stowage_qpool_params p;
   std::memset(&p, 0, sizeof p);
-  STOWAGE_TRY(assign(n, {{&p.n, x[0]}, {&p.h, x[1]}, {&p.w, x[2]}, {&p.c, x[3]}, {&p.oh, y[1]}, {&p.ow, y[2]}, {&p.kh, k[0]},
-                         {&p.kw, k[1]}, {&p.stride_h, strides[0]}, {&p.stride_w, strides[1]}, {&p.pad_top, pads[0]},
-                         {&p.pad_left, pads[1]}, {&p.act_min, n.attrs.getInt("act_min", -128)},
-                         {&p.act_max, n.attrs.getInt("act_max", 127)}}));
+  STOWAGE_TRY(assignI32(n, {{&p.n, x[0]}, {&p.h, x[1]}, {&p.w, x[2]}, {&p.c, x[3]}, {&p.oh, y[1]}, {&p.ow, y[2]}, {&p.kh, k[0]},
+                            {&p.kw, k[1]}, {&p.stride_h, strides[0]}, {&p.stride_w, strides[1]}, {&p.pad_top, pads[0]},
+                            {&p.pad_left, pads[1]}, {&p.act_min, n.attrs.getInt("act_min", -128)},
+                            {&p.act_max, n.attrs.getInt("act_max", 127)}}));
   return std::vector<KernelCall>{
       single(n.op == OpKind::QMaxPool2d ? QuantKernel::MaxPool2d : QuantKernel::AvgPool2d, p, {n.inputs[0]}, n.outputs[0])};
-}
-
-/// Row-major element strides of `in` broadcast against `out` (0 on broadcast dims), right-aligned.
-std::vector<int64_t> broadcastStrides(const Shape& in, const Shape& out) {
-  std::vector<int64_t> strides(out.size(), 0);
-  int64_t s = 1;
-  for (size_t d = in.size(); d-- > 0;) {
-    const size_t od = out.size() - in.size() + d;
-    strides[od] = (in[d] == 1 && out[od] != 1) ? 0 : s;
-    s *= in[d];
-  }
-  return strides;
 }
 
 Result<std::vector<KernelCall>> lowerQBinary(const Graph& g, const Node& n) {
@@ -165,21 +143,10 @@ Result<std::vector<KernelCall>> lowerQBinary(const Graph& g, const Node& n) {
   Shape out = g.tensor(n.outputs[0]).shape;
   if (a.size() > out.size() || b.size() > out.size()) return makeError(nodeLoc(n), "operand rank exceeds output rank");
   std::vector<int64_t> sa = broadcastStrides(a, out), sb = broadcastStrides(b, out);
-  // Drop size-1 dims and merge dims contiguous in both operands, so any rank fits the kernel's limit.
-  Shape s;
-  std::vector<int64_t> ma, mb;
-  for (size_t d = 0; d < out.size(); ++d) {
-    if (out[d] == 1) continue;
-    if (!s.empty() && ma.back() == sa[d] * out[d] && mb.back() == sb[d] * out[d]) {
-      s.back() *= out[d];
-      ma.back() = sa[d];
-      mb.back() = sb[d];
-    } else {
-      s.push_back(out[d]);
-      ma.push_back(sa[d]);
-      mb.push_back(sb[d]);
-    }
-  }
+  const BroadcastLoops loops = mergeBroadcastLoops(out, sa, sb);
+  const Shape& s = loops.sizes;
+  const std::vector<int64_t>& ma = loops.aStrides;
+  const std::vector<int64_t>& mb = loops.bStrides;
   if (s.size() > STOWAGE_QMAX_RANK)
     return makeUnsupported(nodeLoc(n), fmt::format("broadcast needs rank {}; the int8 kernels support {}", s.size(), STOWAGE_QMAX_RANK));
   STOWAGE_ASSIGN_OR_RETURN(int64_t az, zeroPoint(g, n, n.inputs[0]));
@@ -189,17 +156,17 @@ Result<std::vector<KernelCall>> lowerQBinary(const Graph& g, const Node& n) {
   std::memset(&p, 0, sizeof p);
   p.rank = static_cast<int32_t>(s.size());
   for (size_t d = 0; d < s.size(); ++d) {
-    STOWAGE_TRY(assign(n, {{&p.shape[d], s[d]}}));
+    STOWAGE_TRY(assignI32(n, {{&p.shape[d], s[d]}}));
     p.a_stride[d] = ma[d];
     p.b_stride[d] = mb[d];
   }
   const Attributes& at = n.attrs;
-  STOWAGE_TRY(assign(n, {{&p.a_offset, -az}, {&p.b_offset, -bz}, {&p.output_offset, yz},
-                         {&p.left_shift, at.getInt("left_shift", 0)}, {&p.a_multiplier, at.getInt("a_multiplier", 0)},
-                         {&p.a_shift, at.getInt("a_shift", 0)}, {&p.b_multiplier, at.getInt("b_multiplier", 0)},
-                         {&p.b_shift, at.getInt("b_shift", 0)}, {&p.output_multiplier, at.getInt("output_multiplier", 0)},
-                         {&p.output_shift, at.getInt("output_shift", 0)}, {&p.act_min, at.getInt("act_min", -128)},
-                         {&p.act_max, at.getInt("act_max", 127)}}));
+  STOWAGE_TRY(assignI32(n, {{&p.a_offset, -az}, {&p.b_offset, -bz}, {&p.output_offset, yz},
+                            {&p.left_shift, at.getInt("left_shift", 0)}, {&p.a_multiplier, at.getInt("a_multiplier", 0)},
+                            {&p.a_shift, at.getInt("a_shift", 0)}, {&p.b_multiplier, at.getInt("b_multiplier", 0)},
+                            {&p.b_shift, at.getInt("b_shift", 0)}, {&p.output_multiplier, at.getInt("output_multiplier", 0)},
+                            {&p.output_shift, at.getInt("output_shift", 0)}, {&p.act_min, at.getInt("act_min", -128)},
+                            {&p.act_max, at.getInt("act_max", 127)}}));
   if (p.left_shift < 0 || p.left_shift > 30) return makeError(nodeLoc(n), "left_shift must be in [0, 30]");
   const QuantKernel k = n.op == OpKind::QMul        ? QuantKernel::Mul
                         : n.op == OpKind::QSub      ? QuantKernel::Sub
@@ -215,10 +182,10 @@ Result<std::vector<KernelCall>> lowerQSoftmax(const Graph& g, const Node& n) {
   const int64_t depth = x.empty() ? 1 : x.back();
   stowage_qsoftmax_params p;
   std::memset(&p, 0, sizeof p);
-  STOWAGE_TRY(assign(n, {{&p.outer, depth > 0 ? shapeElements(x) / depth : 0}, {&p.depth, depth},
-                         {&p.input_multiplier, n.attrs.getInt("input_multiplier", 0)},
-                         {&p.input_left_shift, n.attrs.getInt("input_left_shift", 0)},
-                         {&p.diff_min, n.attrs.getInt("diff_min", 0)}}));
+  STOWAGE_TRY(assignI32(n, {{&p.outer, depth > 0 ? shapeElements(x) / depth : 0}, {&p.depth, depth},
+                            {&p.input_multiplier, n.attrs.getInt("input_multiplier", 0)},
+                            {&p.input_left_shift, n.attrs.getInt("input_left_shift", 0)},
+                            {&p.diff_min, n.attrs.getInt("diff_min", 0)}}));
   if (p.input_left_shift < 0 || p.input_left_shift > 30) return makeError(nodeLoc(n), "input_left_shift must be in [0, 30]");
   return std::vector<KernelCall>{single(QuantKernel::Softmax, p, {n.inputs[0]}, n.outputs[0])};
 }
@@ -231,7 +198,7 @@ Result<std::vector<KernelCall>> lowerQuantize(const Graph& g, const Node& n, boo
   STOWAGE_ASSIGN_OR_RETURN(float scale, scaleOf(g, n, q));
   stowage_quant_params p;
   std::memset(&p, 0, sizeof p);
-  STOWAGE_TRY(assign(n, {{&p.count, g.tensor(q).numElements()}, {&p.zero_point, zp}}));
+  STOWAGE_TRY(assignI32(n, {{&p.count, g.tensor(q).numElements()}, {&p.zero_point, zp}}));
   p.scale = scale;
   return std::vector<KernelCall>{single(quantize ? QuantKernel::Quantize : QuantKernel::Dequantize, p, {n.inputs[0]}, n.outputs[0])};
 }
@@ -244,9 +211,9 @@ Result<std::vector<KernelCall>> lowerQMean(const Graph& g, const Node& n) {
   STOWAGE_ASSIGN_OR_RETURN(int64_t yz, zeroPoint(g, n, n.outputs[0]));
   stowage_qmean_params p;
   std::memset(&p, 0, sizeof p);
-  STOWAGE_TRY(assign(n, {{&p.n, x[0]}, {&p.h, x[1]}, {&p.w, x[2]}, {&p.c, x[3]}, {&p.input_zero_point, xz},
-                         {&p.output_zero_point, yz}, {&p.multiplier, n.attrs.getInt("multiplier", 0)},
-                         {&p.shift, n.attrs.getInt("shift", 0)}}));
+  STOWAGE_TRY(assignI32(n, {{&p.n, x[0]}, {&p.h, x[1]}, {&p.w, x[2]}, {&p.c, x[3]}, {&p.input_zero_point, xz},
+                            {&p.output_zero_point, yz}, {&p.multiplier, n.attrs.getInt("multiplier", 0)},
+                            {&p.shift, n.attrs.getInt("shift", 0)}}));
   if (static_cast<int64_t>(p.h) * p.w > (1 << 23)) return makeUnsupported(nodeLoc(n), "the mean window is too large for int32 sums");
   return std::vector<KernelCall>{single(QuantKernel::Mean, p, {n.inputs[0]}, n.outputs[0])};
 }
@@ -257,8 +224,8 @@ Result<std::vector<KernelCall>> lowerRequantize(const Graph& g, const Node& n) {
   STOWAGE_ASSIGN_OR_RETURN(int64_t yz, zeroPoint(g, n, n.outputs[0]));
   stowage_requant_params p;
   std::memset(&p, 0, sizeof p);
-  STOWAGE_TRY(assign(n, {{&p.count, g.tensor(n.outputs[0]).numElements()}, {&p.input_zero_point, xz}, {&p.output_zero_point, yz},
-                         {&p.multiplier, n.attrs.getInt("multiplier", 0)}, {&p.shift, n.attrs.getInt("shift", 0)}}));
+  STOWAGE_TRY(assignI32(n, {{&p.count, g.tensor(n.outputs[0]).numElements()}, {&p.input_zero_point, xz}, {&p.output_zero_point, yz},
+                            {&p.multiplier, n.attrs.getInt("multiplier", 0)}, {&p.shift, n.attrs.getInt("shift", 0)}}));
   if (p.shift < -31 || p.shift > 30) return makeError(nodeLoc(n), "shift must be in [-31, 30]");
   return std::vector<KernelCall>{single(QuantKernel::Requantize, p, {n.inputs[0]}, n.outputs[0])};
 }
@@ -275,10 +242,10 @@ Result<std::vector<KernelCall>> lowerQSigmoid(const Graph& g, const Node& n) {
                                                    g.tensor(n.outputs[0]).name, logistic ? "1/256" : "1/128", logistic ? -128 : 0, ys, yz));
   stowage_qsigmoid_params p;
   std::memset(&p, 0, sizeof p);
-  STOWAGE_TRY(assign(n, {{&p.count, g.tensor(n.outputs[0]).numElements()}, {&p.input_zero_point, xz},
-                         {&p.input_multiplier, n.attrs.getInt("input_multiplier", 0)},
-                         {&p.input_left_shift, n.attrs.getInt("input_left_shift", 0)},
-                         {&p.input_range_radius, n.attrs.getInt("input_range_radius", 0)}}));
+  STOWAGE_TRY(assignI32(n, {{&p.count, g.tensor(n.outputs[0]).numElements()}, {&p.input_zero_point, xz},
+                            {&p.input_multiplier, n.attrs.getInt("input_multiplier", 0)},
+                            {&p.input_left_shift, n.attrs.getInt("input_left_shift", 0)},
+                            {&p.input_range_radius, n.attrs.getInt("input_range_radius", 0)}}));
   if (p.input_left_shift < 0 || p.input_left_shift > 30) return makeError(nodeLoc(n), "input_left_shift must be in [0, 30]");
   return std::vector<KernelCall>{single(logistic ? QuantKernel::Logistic : QuantKernel::Tanh, p, {n.inputs[0]}, n.outputs[0])};
 }
@@ -290,9 +257,9 @@ Result<std::vector<KernelCall>> lowerQHardSwish(const Graph& g, const Node& n) {
   stowage_qhardswish_params p;
   std::memset(&p, 0, sizeof p);
   const Attributes& a = n.attrs;
-  STOWAGE_TRY(assign(n, {{&p.count, g.tensor(n.outputs[0]).numElements()}, {&p.input_zero_point, xz}, {&p.output_zero_point, yz},
-                         {&p.output_multiplier, a.getInt("output_multiplier", 0)}, {&p.output_shift, a.getInt("output_shift", 0)},
-                         {&p.reluish_multiplier, a.getInt("reluish_multiplier", 0)}, {&p.reluish_shift, a.getInt("reluish_shift", 0)}}));
+  STOWAGE_TRY(assignI32(n, {{&p.count, g.tensor(n.outputs[0]).numElements()}, {&p.input_zero_point, xz}, {&p.output_zero_point, yz},
+                            {&p.output_multiplier, a.getInt("output_multiplier", 0)}, {&p.output_shift, a.getInt("output_shift", 0)},
+                            {&p.reluish_multiplier, a.getInt("reluish_multiplier", 0)}, {&p.reluish_shift, a.getInt("reluish_shift", 0)}}));
   if (p.output_shift > 0 || p.output_shift < -15 || p.reluish_shift < -15 || p.reluish_shift > 15 || p.output_multiplier < 0 ||
       p.output_multiplier > 32767 || p.reluish_multiplier < 0 || p.reluish_multiplier > 32767)
     return makeError(nodeLoc(n), "hard-swish multipliers must be Q0.15 with shifts in [-15, 0] (output) and [-15, 15] (reluish)");
@@ -306,10 +273,10 @@ Result<std::vector<KernelCall>> lowerQRelu(const Graph& g, const Node& n) {
   stowage_qrelu_params p;
   std::memset(&p, 0, sizeof p);
   const Attributes& a = n.attrs;
-  STOWAGE_TRY(assign(n, {{&p.count, g.tensor(n.outputs[0]).numElements()}, {&p.input_zero_point, xz}, {&p.output_zero_point, yz},
-                         {&p.multiplier, a.getInt("multiplier", 0)}, {&p.shift, a.getInt("shift", 0)},
-                         {&p.alpha_multiplier, a.getInt("alpha_multiplier", 0)}, {&p.alpha_shift, a.getInt("alpha_shift", 0)},
-                         {&p.act_min, a.getInt("act_min", -128)}, {&p.act_max, a.getInt("act_max", 127)}}));
+  STOWAGE_TRY(assignI32(n, {{&p.count, g.tensor(n.outputs[0]).numElements()}, {&p.input_zero_point, xz}, {&p.output_zero_point, yz},
+                            {&p.multiplier, a.getInt("multiplier", 0)}, {&p.shift, a.getInt("shift", 0)},
+                            {&p.alpha_multiplier, a.getInt("alpha_multiplier", 0)}, {&p.alpha_shift, a.getInt("alpha_shift", 0)},
+                            {&p.act_min, a.getInt("act_min", -128)}, {&p.act_max, a.getInt("act_max", 127)}}));
   for (int32_t sh : {p.shift, p.alpha_shift})
     if (sh < -31 || sh > 30) return makeError(nodeLoc(n), "shifts must be in [-31, 30]");
   return std::vector<KernelCall>{single(QuantKernel::Relu, p, {n.inputs[0]}, n.outputs[0])};

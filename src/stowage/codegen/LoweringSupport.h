@@ -1,0 +1,83 @@
+// Small helpers shared by the kernel lowering files (KernelCall.cpp, NhwcKernelCall.cpp, QuantKernelCall.cpp,
+// QLinearKernelCall.cpp): the node named in messages, int32 fields with overflow checks, broadcast strides.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stowage/ir/Graph.h"
+#include "stowage/support/Diagnostic.h"
+
+namespace stowage::lowering {
+
+/// Combines lambdas into one visitor for std::visit.
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+/// "node 'conv1' (Conv)": where a lowering message points.
+inline std::string nodeLoc(const Node& n) { return fmt::format("node '{}' ({})", n.name, opName(n.op)); }
+
+inline bool fitsI32(int64_t v) { return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max(); }
+
+/// The error for a value of `n` (`what`: "a size", "a dimension") that does not fit the kernels' int32 fields.
+inline Diagnostic tooBig(const Node& n, const std::string& what) {
+  return makeUnsupported(nodeLoc(n), fmt::format("{} exceeds what the kernel's 32-bit parameters can hold", what));
+}
+
+/// Stores each int64 value in its int32 field, or fails naming `n` when one does not fit.
+inline Status assignI32(const Node& n, std::initializer_list<std::pair<int32_t*, int64_t>> fields) {
+  for (auto [dst, v] : fields) {
+    if (!fitsI32(v)) return tooBig(n, "a size");
+    *dst = static_cast<int32_t>(v);
+  }
+  return Status::success();
+}
+
+/// Row-major element strides of `in` broadcast against `out` (0 on broadcast dims), right-aligned.
+inline std::vector<int64_t> broadcastStrides(const Shape& in, const Shape& out) {
+  std::vector<int64_t> strides(out.size(), 0);
+  int64_t s = 1;
+  for (size_t d = in.size(); d-- > 0;) {
+    const size_t od = out.size() - in.size() + d;
+    strides[od] = (in[d] == 1 && out[od] != 1) ? 0 : s;
+    s *= in[d];
+  }
+  return strides;
+}
+
+/// Loop dims of a broadcast over two operands: `sizes` with per-operand element strides.
+struct BroadcastLoops {
+  Shape sizes;
+  std::vector<int64_t> aStrides, bStrides;
+};
+
+/// Drops the size-1 dims of `shape` and merges dims contiguous in both operands (strides `sa`, `sb` from
+/// broadcastStrides), so the kernels loop over the fewest levels.
+inline BroadcastLoops mergeBroadcastLoops(const Shape& shape, const std::vector<int64_t>& sa, const std::vector<int64_t>& sb) {
+  BroadcastLoops r;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    if (!r.sizes.empty() && r.aStrides.back() == sa[d] * shape[d] && r.bStrides.back() == sb[d] * shape[d]) {
+      r.sizes.back() *= shape[d];
+      r.aStrides.back() = sa[d];
+      r.bStrides.back() = sb[d];
+    } else {
+      r.sizes.push_back(shape[d]);
+      r.aStrides.push_back(sa[d]);
+      r.bStrides.push_back(sb[d]);
+    }
+  }
+  return r;
+}
+
+}  // namespace stowage::lowering
