@@ -54,6 +54,7 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
     buffering.push_back({{false, true, true}});
     buffering.push_back({{true, false, true}});
   }
+  const int64_t totalMacs = s.batches * s.rows * s.rowPixels * s.channels * s.reduction;
   std::optional<TileChoice> best;
   for (const OperandBuffers& buffers : buffering)
   for (TileOrder order : {TileOrder::ChannelsOuter, TileOrder::RowsOuter})
@@ -62,6 +63,9 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
     for (int64_t th : tileSizes(s.rows, 1, 0)) {
       // With one row block or one channel block both orders are the same.
       if (order == TileOrder::RowsOuter && (th >= s.rows || tn >= s.channels)) continue;
+      // Cores: the busiest core computes at least its share of every MAC, so a tiling on too few cores to beat
+      // the best so far needs no schedule.
+      if (!engine && best && coreComputeCycles(target.macsPerCycle * cores, totalMacs) > best->cost.total + 1) continue;
       const bool db = buffers.all();
       const TileBytes bytes = tileBytes(s, th, tn);
       ScratchNeed need;

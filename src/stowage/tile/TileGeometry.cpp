@@ -402,9 +402,17 @@ TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channel
       for (int64_t r0 = 0; r0 < s.rows; r0 += rowTile)
         out.tiles.push_back(makeTile(s, b, r0, std::min(rowTile, s.rows - r0), n0, std::min(channelTile, s.channels - n0)));
   // Row blocks outer: the same tiles, each row block's channel blocks in a row (an input tile once per row block).
-  if (order == TileOrder::RowsOuter)
-    std::stable_sort(out.tiles.begin(), out.tiles.end(),
-                     [](const TileDesc& a, const TileDesc& b) { return std::pair(a.batch, a.firstRow) < std::pair(b.batch, b.firstRow); });
+  if (order == TileOrder::RowsOuter) {
+    std::vector<size_t> idx(out.tiles.size());
+    for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+      return std::pair(out.tiles[a].batch, out.tiles[a].firstRow) < std::pair(out.tiles[b].batch, out.tiles[b].firstRow);
+    });
+    std::vector<TileDesc> sorted;
+    sorted.reserve(idx.size());
+    for (size_t i : idx) sorted.push_back(std::move(out.tiles[i]));
+    out.tiles = std::move(sorted);
+  }
   const size_t n = out.tiles.size(), c = static_cast<size_t>(std::max(1, cores));
   for (size_t k = 0; k <= c; ++k) out.chunkStart.push_back(n * k / c);
   // Buffer halves and loads, per chunk (each core walks its own chunk).
