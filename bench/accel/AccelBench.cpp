@@ -21,6 +21,7 @@
 #include "stowage/frontend/OnnxImporter.h"
 #include "stowage/frontend/TfliteImporter.h"
 #include "stowage/tile/CostModel.h"
+#include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"
 #include "stowage/zoo/ZooModels.h"
 
@@ -75,6 +76,7 @@ struct LayerRow {
   int64_t rowTile = 0, channelTile = 0;
   LayerBounds bounds;
   bool doubleBuffer = true;  ///< the tiler may choose one buffer per tile when it is cheaper
+  std::string buffering;     ///< ", 1 buffer" (every operand), ", x 1 buffer" (input only), ...; ", rows outer" (tile order)
   uint64_t floor = 0;      ///< the chosen tiling's bounds plus the smallest fill and drain any tile could have
   uint64_t estimate = 0;   ///< the compiler's pipelined estimate (report.json layers[].offload)
   uint64_t simulated = 0;  ///< measured by the simulator (the layer's span)
@@ -155,7 +157,13 @@ Result<std::vector<LayerRow>> measure(const ModelCase& m, const Board& board, bo
     r.rowTile = l.rowTile;
     r.channelTile = l.channelTile;
     r.doubleBuffer = l.doubleBuffer;
-    r.bounds = layerBounds(target, *shape.shape, scheduleTiles(*shape.shape, l.rowTile, l.channelTile, l.cores, l.doubleBuffer));
+    const char* operandNames[3] = {"x", "w", "y"};
+    if (!l.doubled[0] && !l.doubled[1] && !l.doubled[2]) r.buffering = ", 1 buffer";
+    else
+      for (int op = 0; op < 3; ++op)
+        if (!l.doubled[op]) r.buffering += fmt::format(", {} 1 buffer", operandNames[op]);
+    if (l.rowsOuter) r.buffering += ", rows outer";
+    r.bounds = layerBounds(target, *shape.shape, offloadedSchedule(*shape.shape, l));
     r.floor = fillDrainFloor(target, *shape.shape, r.bounds);
     r.estimate = l.totalCycles;
     (doubleBuffer ? r.simulated : r.simulatedSingle) = spans[i].second;
@@ -255,7 +263,7 @@ int main(int argc, char** argv) {
         const double toFloor = r.floor > 0 ? static_cast<double>(r.simulated) / static_cast<double>(r.floor) : 0.0;
         if (ratio > kRatioTarget && r.floor > 0 && toFloor <= kRatioTarget) ++floorLimited;
         if (r.estimate != r.simulated) ++estimateOff;
-        const std::string extra = (r.cores > 1 ? fmt::format(", {} cores", r.cores) : "") + (r.doubleBuffer ? "" : ", 1 buffer");
+        const std::string extra = (r.cores > 1 ? fmt::format(", {} cores", r.cores) : "") + r.buffering;
         std::printf("| %s | %s | %s | %s | %d (%lld x %lld%s) | %s | %s | %s | %.3f%s | %s | %.3f | %s | %.2fx |\n", m.label.c_str(),
                     b.c_str(), r.node.c_str(), r.mode.c_str(), r.tiles, static_cast<long long>(r.rowTile),
                     static_cast<long long>(r.channelTile), extra.c_str(), num(r.bounds.compute).c_str(), num(r.bounds.dma).c_str(),

@@ -7,6 +7,7 @@
 
 #include "stowage/codegen/KernelCall.h"
 #include "stowage/tile/CostModel.h"
+#include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"
 
 namespace stowage {
@@ -282,8 +283,11 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   const Target& target = plan.board.targets[static_cast<size_t>(layer.target)];
   const TileKernel k = s.kernel;
   const bool engine = layer.mode == "engine";
-  const bool db = layer.doubleBuffer;
-  const TileSchedule sched = scheduleTiles(s, layer.rowTile, layer.channelTile, layer.cores, db);
+  // Per operand two halves (the next tile's load overlaps this tile's compute) or one (loaded at its own tile, after
+  // the previous compute): the tiler's choice, with the tiles in its order.
+  const OperandBuffers buffers = operandBuffersOf(layer);
+  const bool anyDoubled = !buffers.none(), anySingle = !buffers.all();
+  const TileSchedule sched = offloadedSchedule(s, layer);
   const std::string& p = syms.prefix;
   const std::string base = fmt::format("{}_s{}", p, layer.step);
   const std::string type = descType(syms, k);
@@ -297,7 +301,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   d += fmt::format("\n/* step {}: node '{}' ({}) on '{}' ({} mode{}): {} tiles of {} rows x {} channels, {}. */\n", layer.step,
                    commentText(node.name), opName(node.op), commentText(target.name), layer.mode,
                    layer.cores > 1 ? fmt::format(", {} cores", layer.cores) : "", sched.tiles.size(), layer.rowTile, layer.channelTile,
-                   db ? "double-buffered" : "single-buffered");
+                   operandBuffersText(buffers) + (layer.rowsOuter ? ", row blocks outer" : ""));
   d += fmt::format("static const {} {}_tiles[{}] = {{\n", type, base, sched.tiles.size());
   for (const TileDesc& t : sched.tiles)
     d += fmt::format("  {{{}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}, {}, {}, {}, {}, {}u, {}u, {}u,\n   {{{}}}}},\n", t.x.offset,
@@ -343,16 +347,22 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
 
   if (engine) {
     const IntrinsicSpec mvin = target.intrinsic("mvin"), mvout = target.intrinsic("mvout"), fence = target.intrinsic("fence");
-    auto load = [&](const std::string& dd) {
-      return fmt::format("if ({0}->load_x) {1};\nif ({0}->load_w) {2};\n", dd,
-                         callOf(mvin, {{"dram", fmt::format("xs + {}->x_off", dd)}, {"local", fmt::format("xl[{}->x_buf]", dd)},
-                                       {"rows", dd + "->x_rows"}, {"row_bytes", dd + "->x_row_bytes"}, {"dram_stride", dd + "->x_stride"}}),
-                         callOf(mvin, {{"dram", fmt::format("ws_ + {}->w_off", dd)}, {"local", fmt::format("wl[{}->w_buf]", dd)},
-                                       {"rows", dd + "->w_rows"}, {"row_bytes", dd + "->w_row_bytes"}, {"dram_stride", dd + "->w_stride"}}));
+    // The loads of the operands with two halves (`doubled`) or with one.
+    auto load = [&](const std::string& dd, bool doubled) {
+      std::string out;
+      if (buffers.doubled[0] == doubled)
+        out += fmt::format("if ({}->load_x) {};\n", dd,
+                           callOf(mvin, {{"dram", fmt::format("xs + {}->x_off", dd)}, {"local", fmt::format("xl[{}->x_buf]", dd)},
+                                         {"rows", dd + "->x_rows"}, {"row_bytes", dd + "->x_row_bytes"}, {"dram_stride", dd + "->x_stride"}}));
+      if (buffers.doubled[1] == doubled)
+        out += fmt::format("if ({}->load_w) {};\n", dd,
+                           callOf(mvin, {{"dram", fmt::format("ws_ + {}->w_off", dd)}, {"local", fmt::format("wl[{}->w_buf]", dd)},
+                                         {"rows", dd + "->w_rows"}, {"row_bytes", dd + "->w_row_bytes"}, {"dram_stride", dd + "->w_stride"}}));
+      return out;
     };
     std::string& c = code.statements;
     c += fmt::format("{{ /* {} tiles on '{}': mvin, compute, mvout{} */\n", sched.tiles.size(), commentText(target.name),
-                     db ? "; the next tile's mvin overlaps this tile's compute" : "");
+                     anyDoubled ? "; the next tile's mvin overlaps this tile's compute" : "");
     c += fmt::format("  const uint8_t* const xs = (const uint8_t*)(const void*)({});\n", operands[0]);
     c += fmt::format("  const uint8_t* const ws_ = (const uint8_t*)(const void*)({});\n", operands[1]);
     c += fmt::format("  uint8_t* const ys = (uint8_t*)(void*)({});\n", operands.back());
@@ -365,13 +375,13 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                      halves(2, ""));
     c += "  uint32_t t;\n";
     c += fmt::format("  for (t = 0; t < {}u; ++t) {{\n    const {}* const d = &{}_tiles[t];\n", sched.tiles.size(), type, base);
-    if (db) {
-      c += "    if (t == 0u) {\n" + indentText(load("d"), 6) + "    }\n";
-      if (sched.tiles.size() > 1)
-        c += fmt::format("    if (t + 1u < {}u) {{\n      const {}* const n = d + 1;\n", sched.tiles.size(), type) + indentText(load("n"), 6) + "    }\n";
-    } else {
-      c += indentText(load("d"), 4);
-    }
+    // The first tile's doubled operands, this tile's single ones (after the previous compute read their one half),
+    // the next tile's doubled ones (into the halves the previous tile used).
+    if (anyDoubled) c += "    if (t == 0u) {\n" + indentText(load("d", true), 6) + "    }\n";
+    if (anySingle) c += indentText(load("d", false), 4);
+    if (anyDoubled && sched.tiles.size() > 1)
+      c += fmt::format("    if (t + 1u < {}u) {{\n      const {}* const n = d + 1;\n", sched.tiles.size(), type) + indentText(load("n", true), 6) +
+           "    }\n";
     c += "    " + callOf(computeSpec, computeArgs("d", "side")) + ";\n";
     c += "    " +
          callOf(mvout, {{"dram", "ys + d->y_off"}, {"local", "yl[d->y_buf]"}, {"rows", "d->y_rows"}, {"row_bytes", "d->y_row_bytes"},
@@ -392,15 +402,20 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   d += fmt::format("static const uint32_t {}_chunks[{}] = {{", base, sched.chunkStart.size());
   for (size_t i = 0; i < sched.chunkStart.size(); ++i) d += fmt::format("{}{}u", i ? ", " : "", sched.chunkStart[i]);
   d += "};\n";
-  auto load = [&](const std::string& dd) {
-    return fmt::format(
-        "if ({0}->load_x) {{\n  tx[{0}->x_buf] = {1};\n  px[{0}->x_buf] = 1;\n}}\nif ({0}->load_w) {{\n  tw[{0}->w_buf] = {2};\n  pw[{0}->w_buf] = 1;\n}}\n", dd,
-        callOf(dmaStart, {{"channel", "0"}, {"dst", fmt::format("xl[{}->x_buf]", dd)}, {"src", fmt::format("a->x + {}->x_off", dd)},
-                          {"row_bytes", dd + "->x_row_bytes"}, {"rows", dd + "->x_rows"}, {"dst_stride", dd + "->x_row_bytes"},
-                          {"src_stride", dd + "->x_stride"}}),
-        callOf(dmaStart, {{"channel", std::to_string(weightChannel)}, {"dst", fmt::format("wl[{}->w_buf]", dd)}, {"src", fmt::format("a->w + {}->w_off", dd)},
-                          {"row_bytes", dd + "->w_row_bytes"}, {"rows", dd + "->w_rows"}, {"dst_stride", dd + "->w_row_bytes"},
-                          {"src_stride", dd + "->w_stride"}}));
+  // The loads of the operands with two halves (`doubled`) or with one.
+  auto load = [&](const std::string& dd, bool doubled) {
+    std::string out;
+    if (buffers.doubled[0] == doubled)
+      out += fmt::format("if ({0}->load_x) {{\n  tx[{0}->x_buf] = {1};\n  px[{0}->x_buf] = 1;\n}}\n", dd,
+                         callOf(dmaStart, {{"channel", "0"}, {"dst", fmt::format("xl[{}->x_buf]", dd)}, {"src", fmt::format("a->x + {}->x_off", dd)},
+                                           {"row_bytes", dd + "->x_row_bytes"}, {"rows", dd + "->x_rows"}, {"dst_stride", dd + "->x_row_bytes"},
+                                           {"src_stride", dd + "->x_stride"}}));
+    if (buffers.doubled[1] == doubled)
+      out += fmt::format("if ({0}->load_w) {{\n  tw[{0}->w_buf] = {1};\n  pw[{0}->w_buf] = 1;\n}}\n", dd,
+                         callOf(dmaStart, {{"channel", std::to_string(weightChannel)}, {"dst", fmt::format("wl[{}->w_buf]", dd)},
+                                           {"src", fmt::format("a->w + {}->w_off", dd)}, {"row_bytes", dd + "->w_row_bytes"}, {"rows", dd + "->w_rows"},
+                                           {"dst_stride", dd + "->w_row_bytes"}, {"src_stride", dd + "->w_stride"}}));
+    return out;
   };
   auto wait = [&](const std::string& ticket) { return callOf(dmaWait, {{"ticket", ticket}}); };
   d += fmt::format("static void {}_core(void* arg) {{\n", base);
@@ -413,14 +428,13 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   d += "  stowage_dma_ticket tx[2] = {0u, 0u}, tw[2] = {0u, 0u}, ty[2] = {0u, 0u};\n  int px[2] = {0, 0}, pw[2] = {0, 0}, py[2] = {0, 0};\n";
   d += fmt::format("  const uint32_t first = {0}_chunks[core], end = {0}_chunks[core + 1];\n  uint32_t t;\n", base);
   d += fmt::format("  for (t = first; t < end; ++t) {{\n    const {}* const d = &{}_tiles[t];\n", type, base);
-  if (db) {
-    d += "    if (t == first) {\n" + indentText(load("d"), 6) + "    }\n";
-    // (A layer of one tile has no next tile: no prefetch, which also keeps the compiler's bounds analysis quiet.)
-    if (sched.tiles.size() > 1)
-      d += fmt::format("    if (t + 1u < end) {{\n      const {}* const n = d + 1;\n", type) + indentText(load("n"), 6) + "    }\n";
-  } else {
-    d += indentText(load("d"), 4);
-  }
+  // The first tile's doubled operands; this tile's single ones (the previous compute, which read their one half, is
+  // done); the next tile's doubled ones, into the halves the previous tile used (CostModel issues them in this order).
+  if (anyDoubled) d += "    if (t == first) {\n" + indentText(load("d", true), 6) + "    }\n";
+  if (anySingle) d += indentText(load("d", false), 4);
+  // (A layer of one tile has no next tile: no prefetch, which also keeps the compiler's bounds analysis quiet.)
+  if (anyDoubled && sched.tiles.size() > 1)
+    d += fmt::format("    if (t + 1u < end) {{\n      const {}* const n = d + 1;\n", type) + indentText(load("n", true), 6) + "    }\n";
   d += fmt::format("    if (px[d->x_buf]) {{\n      {};\n      px[d->x_buf] = 0;\n    }}\n", wait("tx[d->x_buf]"));
   d += fmt::format("    if (pw[d->w_buf]) {{\n      {};\n      pw[d->w_buf] = 0;\n    }}\n", wait("tw[d->w_buf]"));
   d += fmt::format("    if (py[d->y_buf]) {{\n      {};\n      py[d->y_buf] = 0;\n    }}\n", wait("ty[d->y_buf]"));

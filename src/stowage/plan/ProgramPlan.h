@@ -100,7 +100,9 @@ struct OffloadedLayer {
   int64_t rowTile = 0;         ///< output rows per tile (conv: pixel rows; FC / Gemm: matrix rows)
   int64_t channelTile = 0;     ///< output channels per tile
   int tiles = 0;
-  bool doubleBuffer = true;
+  bool doubleBuffer = true;    ///< every operand has two buffer halves (see `doubled`)
+  bool doubled[3] = {true, true, true};  ///< x, w, y: two buffer halves (ping-pong) or one
+  bool rowsOuter = false;      ///< tile order: row blocks outer, channel blocks inner (else channel blocks outer)
   size_t xBytes = 0, wBytes = 0, yBytes = 0;  ///< largest input / weight / output tile
   uint64_t computeCycles = 0;  ///< estimated: compute of every tile (busiest core in cores mode)
   uint64_t dmaCycles = 0;      ///< estimated: every transfer (busiest core in cores mode)

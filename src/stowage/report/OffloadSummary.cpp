@@ -3,13 +3,15 @@
 
 #include <fmt/format.h>
 
+#include "stowage/tile/TileChoice.h"
+
 namespace stowage {
 
 std::string offloadText(const OffloadedLayer* l) {
   if (l == nullptr) return "";
   return fmt::format("{}{}, {} tile{} of {} rows x {} channels, {}, est. {} cycles (compute {}, DMA {})", l->mode,
                      l->cores > 1 ? fmt::format(" x{} cores", l->cores) : "", l->tiles, l->tiles == 1 ? "" : "s", l->rowTile,
-                     l->channelTile, l->doubleBuffer ? "double-buffered" : "single-buffered", l->totalCycles, l->computeCycles,
+                     l->channelTile, operandBuffersText(operandBuffersOf(*l)) + (l->rowsOuter ? ", row blocks outer" : ""), l->totalCycles, l->computeCycles,
                      l->dmaCycles);
 }
 

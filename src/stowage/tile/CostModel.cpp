@@ -60,6 +60,10 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
 }
 
 LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, bool doubleBuffer) {
+  return estimateLayer(target, s, schedule, OperandBuffers::uniform(doubleBuffer));
+}
+
+LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, const OperandBuffers& buffers) {
   LayerCost cost;
   const bool engine = target.engineDim > 0;
   const size_t chunks = schedule.chunkStart.size() - 1;
@@ -74,7 +78,8 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
     uint64_t xReady[2] = {0, 0}, wReady[2] = {0, 0};      // when each half's data has arrived
     uint64_t xFreed[2] = {0, 0}, wFreed[2] = {0, 0};      // when the last compute reading each half ended
     uint64_t yStored[2] = {0, 0};                         // when the last store out of each y half ended
-    auto issueLoads = [&](size_t i, uint64_t at) {
+    // Loads of tile i's operands with two halves (`doubled`) or with one (!doubled).
+    auto issueLoads = [&](size_t i, uint64_t at, bool doubled) {
       const TileDesc& t = schedule.tiles[i];
       auto one = [&](bool load, const TileCopy& cp, int buf, uint64_t* ready, uint64_t* freed, uint64_t& queue) {
         if (!load) return;
@@ -85,21 +90,18 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
         if (sharedChannel) storeFree = std::max(storeFree, loadFree);
         ready[buf] = queue;
       };
-      one(t.loadX, t.x, t.xBuf, xReady, xFreed, loadFree);
-      one(t.loadW, t.w, t.wBuf, wReady, wFreed, weightsOnStoreChannel ? storeFree : loadFree);
+      if (buffers.doubled[0] == doubled) one(t.loadX, t.x, t.xBuf, xReady, xFreed, loadFree);
+      if (buffers.doubled[1] == doubled) one(t.loadW, t.w, t.wBuf, wReady, wFreed, weightsOnStoreChannel ? storeFree : loadFree);
     };
-    if (first < end) issueLoads(first, 0);
     for (size_t i = first; i < end; ++i) {
       const TileDesc& t = schedule.tiles[i];
-      if (i > first && (!doubleBuffer || engine)) {
-        // Engine: the host issues everything at once, the queues order it. Cores without double buffering:
-        // the next load only after this core's previous compute.
-        if (!doubleBuffer) issueLoads(i, engine ? 0 : now);
-      }
-      if (doubleBuffer && i + 1 < end) {
-        // Issued before this tile's compute, into the halves the previous tile no longer needs.
-        issueLoads(i + 1, engine ? 0 : now);
-      }
+      // Engine: the host issues everything at once, the queues order it. Cores: at the core's time, after its
+      // previous compute. The first tile's doubled operands, then this tile's single ones (their one half is free
+      // once the previous compute is done), then the next tile's doubled ones, into the halves the previous tile
+      // no longer needs.
+      if (i == first) issueLoads(i, 0, true);
+      issueLoads(i, engine ? 0 : now, false);
+      if (i + 1 < end) issueLoads(i + 1, engine ? 0 : now, true);
       const uint64_t cyc = tileComputeCycles(target, s, t);
       compute += cyc;
       const uint64_t ready = std::max({xReady[t.xBuf], wReady[t.wBuf], yStored[t.yBuf]});

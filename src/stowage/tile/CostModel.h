@@ -41,5 +41,8 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
 /// The estimate of running `schedule` on `target`: per core chunk, loads, compute and stores as queues with the
 /// ping-pong hazards of the generated code; the layer takes as long as its slowest core.
 LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, bool doubleBuffer);
+/// The same per operand: a doubled operand's next load is issued before this tile's compute (into the other
+/// half), a single one's at its own tile, after the previous tile's compute (TiledLayerEmitter issues them so).
+LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, const OperandBuffers& buffers);
 
 }  // namespace stowage

@@ -55,6 +55,7 @@ std::optional<TileChoice> chooseCpuTiles(const Board& budget, int cpu, const Lay
       c.channelTile = tn;
       c.cores = 1;
       c.doubleBuffer = doubleBuffer;
+      c.buffers = OperandBuffers::uniform(doubleBuffer);
       c.bytes = bytes;
       c.scratch = std::move(*layout);
       c.schedule = scheduleTiles(s, th, tn, 1, doubleBuffer);

@@ -43,7 +43,6 @@ std::optional<std::vector<ScratchRequest>> layoutScratch(const Board& board, con
                                                          int step, size_t coreStride[3]) {
   if (pools.empty()) return std::nullopt;
   const char* names[3] = {"x", "w", "y"};
-  const int halves = need.doubleBuffer ? 2 : 1;
   // Assignments to try: outputs in the last pool (an accumulator), else everything in one pool.
   std::vector<std::vector<int>> tries;
   if (pools.size() > 1) tries.push_back({pools.front(), pools.front(), pools.back()});
@@ -62,6 +61,7 @@ std::optional<std::vector<ScratchRequest>> layoutScratch(const Board& board, con
         const size_t one = alignUp(need.bytes[op], pool.alignment);
         const int regions = pool.perCoreStride != 0 ? 1 : std::max(1, need.cores);
         strides[op] = regions > 1 ? one : 0;
+        const int halves = need.doubleBuffer && !need.singleBuffered[op] ? 2 : 1;
         for (int h = 0; h < halves; ++h) {
           items.push_back({op, one * static_cast<size_t>(regions)});
           which.push_back({op, h});

@@ -16,6 +16,7 @@ namespace stowage {
 struct ScratchNeed {
   size_t bytes[3] = {0, 0, 0};
   bool doubleBuffer = true;
+  bool singleBuffered[3] = {false, false, false};  ///< x, w, y with one half even when doubleBuffer
   int cores = 1;  ///< regions per buffer in shared pools (1 for engine mode)
 };
 

@@ -24,7 +24,18 @@ std::vector<int64_t> tileSizes(int64_t extent, int64_t step, int64_t prefer) {
   return {v.rbegin(), v.rend()};  // largest first
 }
 
+/// Operands with two halves counted (the tie-break: more overlap for the same estimate).
+int doubledCount(const OperandBuffers& b) { return int{b.doubled[0]} + int{b.doubled[1]} + int{b.doubled[2]}; }
+
 }  // namespace
+
+OperandBuffers operandBuffersOf(const OffloadedLayer& layer) { return {{layer.doubled[0], layer.doubled[1], layer.doubled[2]}}; }
+
+TileOrder tileOrderOf(const OffloadedLayer& layer) { return layer.rowsOuter ? TileOrder::RowsOuter : TileOrder::ChannelsOuter; }
+
+TileSchedule offloadedSchedule(const LayerShape& s, const OffloadedLayer& layer) {
+  return scheduleTiles(s, layer.rowTile, layer.channelTile, layer.cores, operandBuffersOf(layer), tileOrderOf(layer));
+}
 
 std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const LayerShape& s, const std::vector<int>& pools, int step,
                                       bool doubleBuffer, std::string& whyNot) {
@@ -34,20 +45,35 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
   // count, since e.g. 6 of 8 cores may fit double-buffered tiles where 8 fit only single-buffered ones.
   std::vector<int> coreCounts;
   for (int c = engine ? 1 : target.cores; c >= 1; --c) coreCounts.push_back(c);
-  // Double buffering when asked, unless one buffer per tile is cheaper (e.g. it lets more cores' tiles fit).
-  std::vector<bool> buffering = {doubleBuffer};
-  if (doubleBuffer) buffering.push_back(false);
+  // Double buffering when asked, unless one buffer per tile is cheaper (e.g. it lets more cores' tiles fit), for
+  // every operand or for the big one only: one input half (x loaded once per row block with the rows-outer order)
+  // or one weight half (w once per channel block), the other operands still overlapping their transfers.
+  std::vector<OperandBuffers> buffering = {OperandBuffers::uniform(doubleBuffer)};
+  if (doubleBuffer) {
+    buffering.push_back(OperandBuffers::uniform(false));
+    buffering.push_back({{false, true, true}});
+    buffering.push_back({{true, false, true}});
+  }
+  const int64_t totalMacs = s.batches * s.rows * s.rowPixels * s.channels * s.reduction;
   std::optional<TileChoice> best;
-  for (bool db : buffering)
+  for (const OperandBuffers& buffers : buffering)
+  for (TileOrder order : {TileOrder::ChannelsOuter, TileOrder::RowsOuter})
   for (int cores : coreCounts)
   for (int64_t tn : tileSizes(s.channels, s.channelStep, engine ? target.engineDim : 0)) {
     for (int64_t th : tileSizes(s.rows, 1, 0)) {
+      // With one row block or one channel block both orders are the same.
+      if (order == TileOrder::RowsOuter && (th >= s.rows || tn >= s.channels)) continue;
+      // Cores: the busiest core computes at least its share of every MAC, so a tiling on too few cores to beat
+      // the best so far needs no schedule.
+      if (!engine && best && coreComputeCycles(target.macsPerCycle * cores, totalMacs) > best->cost.total + 1) continue;
+      const bool db = buffers.all();
       const TileBytes bytes = tileBytes(s, th, tn);
       ScratchNeed need;
       need.bytes[0] = bytes.x;
       need.bytes[1] = bytes.w;
       need.bytes[2] = bytes.y;
-      need.doubleBuffer = db;
+      need.doubleBuffer = !buffers.none();
+      for (int op = 0; op < 3; ++op) need.singleBuffered[op] = !buffers.doubled[op];
       need.cores = cores;
       TileChoice c;
       auto layout = layoutScratch(board, pools, need, step, c.coreStride);
@@ -58,11 +84,15 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
       c.bytes = bytes;
       c.scratch = std::move(*layout);
       c.doubleBuffer = db;
-      c.schedule = scheduleTiles(s, th, tn, cores, db);
-      c.cost = estimateLayer(target, s, c.schedule, db);
+      c.buffers = buffers;
+      c.order = order;
+      c.schedule = scheduleTiles(s, th, tn, cores, buffers, order);
+      c.cost = estimateLayer(target, s, c.schedule, buffers);
       auto better = [](const TileChoice& a, const TileChoice& b) {
         if (a.cost.total != b.cost.total) return a.cost.total < b.cost.total;
         if (a.doubleBuffer != b.doubleBuffer) return a.doubleBuffer;
+        if (doubledCount(a.buffers) != doubledCount(b.buffers)) return doubledCount(a.buffers) > doubledCount(b.buffers);
+        if (a.order != b.order) return a.order == TileOrder::ChannelsOuter;
         if (a.cores != b.cores) return a.cores > b.cores;
         if (a.schedule.tiles.size() != b.schedule.tiles.size()) return a.schedule.tiles.size() < b.schedule.tiles.size();
         return a.rowTile > b.rowTile;

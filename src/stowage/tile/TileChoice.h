@@ -1,6 +1,6 @@
-// Tile sizes of one offloaded layer: the output-row and output-channel tile that fits the scratch pools (with
-// double buffering when asked and not slower than one buffer per tile) and has the lowest estimated cycles under
-// the cost model.
+// Tile sizes of one offloaded layer: the output-row and output-channel tile, tile order and per-operand buffering
+// (double buffering when asked and not slower than one buffer for some or all operands) that fits the scratch pools
+// and has the lowest estimated cycles under the cost model.
 #pragma once
 
 #include <optional>
@@ -18,12 +18,20 @@ struct TileChoice {
   int64_t rowTile = 0, channelTile = 0;
   int cores = 1;  ///< cores the tiles are split over (cores mode may use fewer than the target has)
   bool doubleBuffer = true;  ///< ping-pong halves; false when asked for none or when one buffer is cheaper
+  OperandBuffers buffers;    ///< per operand (all doubled when doubleBuffer, none when asked for none)
+  TileOrder order = TileOrder::ChannelsOuter;
   TileSchedule schedule;
   LayerCost cost;
   TileBytes bytes;
   std::vector<ScratchRequest> scratch;  ///< pairedWith indexes this list
   size_t coreStride[3] = {0, 0, 0};
 };
+
+/// The operand buffers and tile order `layer` records, and its tiles as the tiler chose them (the emitter and the
+/// benchmarks rebuild them so).
+OperandBuffers operandBuffersOf(const OffloadedLayer& layer);
+TileOrder tileOrderOf(const OffloadedLayer& layer);
+TileSchedule offloadedSchedule(const LayerShape& s, const OffloadedLayer& layer);
 
 /// The best tiling of `s` at `step` on `target` (index `targetIndex`) with tiles in `pools`, or nullopt with
 /// `whyNot` set (the smallest tile and what it would need).

@@ -245,7 +245,10 @@ TileDesc matrixTile(const LayerShape& s, int64_t batch, int64_t r0, int64_t tr, 
 }
 
 TileDesc makeTile(const LayerShape& s, int64_t batch, int64_t r0, int64_t tr, int64_t n0, int64_t tn) {
-  return isConv(s.kernel) ? convTile(s, r0, tr, n0, tn) : matrixTile(s, batch, r0, tr, n0, tn);
+  TileDesc t = isConv(s.kernel) ? convTile(s, r0, tr, n0, tn) : matrixTile(s, batch, r0, tr, n0, tn);
+  t.batch = batch;
+  t.firstRow = r0;
+  return t;
 }
 
 }  // namespace
@@ -374,13 +377,42 @@ TileBytes tileBytes(const LayerShape& s, int64_t rowTile, int64_t channelTile) {
   return b;
 }
 
+std::string operandBuffersText(const OperandBuffers& b) {
+  if (b.all()) return "double-buffered";
+  if (b.none()) return "single-buffered";
+  const char* names[3] = {"x", "w", "y"};
+  std::string single, dbl;
+  for (int op = 0; op < 3; ++op) {
+    std::string& list = b.doubled[op] ? dbl : single;
+    list += (list.empty() ? "" : "/") + std::string(names[op]);
+  }
+  return single + " single, " + dbl + " double-buffered";
+}
+
 TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, bool doubleBuffer) {
+  return scheduleTiles(s, rowTile, channelTile, cores, OperandBuffers::uniform(doubleBuffer), TileOrder::ChannelsOuter);
+}
+
+TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, const OperandBuffers& buffers,
+                           TileOrder order) {
   TileSchedule out;
   // Batches outer; channel blocks, then row blocks inner: a weight tile is loaded once per channel block.
   for (int64_t b = 0; b < s.batches; ++b)
     for (int64_t n0 = 0; n0 < s.channels; n0 += channelTile)
       for (int64_t r0 = 0; r0 < s.rows; r0 += rowTile)
         out.tiles.push_back(makeTile(s, b, r0, std::min(rowTile, s.rows - r0), n0, std::min(channelTile, s.channels - n0)));
+  // Row blocks outer: the same tiles, each row block's channel blocks in a row (an input tile once per row block).
+  if (order == TileOrder::RowsOuter) {
+    std::vector<size_t> idx(out.tiles.size());
+    for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+      return std::pair(out.tiles[a].batch, out.tiles[a].firstRow) < std::pair(out.tiles[b].batch, out.tiles[b].firstRow);
+    });
+    std::vector<TileDesc> sorted;
+    sorted.reserve(idx.size());
+    for (size_t i : idx) sorted.push_back(std::move(out.tiles[i]));
+    out.tiles = std::move(sorted);
+  }
   const size_t n = out.tiles.size(), c = static_cast<size_t>(std::max(1, cores));
   for (size_t k = 0; k <= c; ++k) out.chunkStart.push_back(n * k / c);
   // Buffer halves and loads, per chunk (each core walks its own chunk).
@@ -389,7 +421,7 @@ TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channel
     int prevX = 1, prevW = 1;
     for (size_t i = out.chunkStart[k]; i < out.chunkStart[k + 1]; ++i) {
       TileDesc& t = out.tiles[i];
-      auto place = [&](const TileCopy& want, std::optional<TileCopy>* holds, int& prev, int& buf, bool& load) {
+      auto place = [&](const TileCopy& want, std::optional<TileCopy>* holds, int& prev, int& buf, bool& load, bool doubleBuffer) {
         const int halves = doubleBuffer ? 2 : 1;
         for (int h = 0; h < halves; ++h)
           if (holds[h] && *holds[h] == want) {
@@ -403,9 +435,9 @@ TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channel
         holds[buf] = want;
         prev = buf;
       };
-      place(t.x, holdsX, prevX, t.xBuf, t.loadX);
-      place(t.w, holdsW, prevW, t.wBuf, t.loadW);
-      t.yBuf = doubleBuffer ? static_cast<int>((i - out.chunkStart[k]) % 2) : 0;
+      place(t.x, holdsX, prevX, t.xBuf, t.loadX, buffers.doubled[0]);
+      place(t.w, holdsW, prevW, t.wBuf, t.loadW, buffers.doubled[1]);
+      t.yBuf = buffers.doubled[2] ? static_cast<int>((i - out.chunkStart[k]) % 2) : 0;
     }
   }
   return out;

@@ -85,6 +85,7 @@ struct TileDesc {
   int64_t rowOffset = 0;      ///< first output row: offset into per-row scales and zero points (QLinearMatMul)
   int64_t macs = 0;           ///< multiply-accumulates of the tile
   int64_t outRows = 0, channels = 0;  ///< the tile's output rows and channels
+  int64_t batch = 0, firstRow = 0;    ///< the tile's product (matrix batches) and first output row (the tile order)
   /// The kernel parameters describing the tile (one of the param structs, by kernel).
   stowage_qconv_params qconv{};
   stowage_qfc_params qfc{};
@@ -101,13 +102,33 @@ struct TileBytes {
 };
 TileBytes tileBytes(const LayerShape& s, int64_t rowTile, int64_t channelTile);
 
-/// The tiles of `s` for `rowTile` x `channelTile` (batch outer, then channel blocks, then row blocks), split into `cores` contiguous chunks (chunk c is
+/// Per operand (x input, w weights, y output): two buffer halves (ping-pong: the next tile's load, or the previous
+/// tile's store, overlaps this tile's compute) or one (the next load waits for this tile's compute).
+struct OperandBuffers {
+  bool doubled[3] = {true, true, true};
+  static OperandBuffers uniform(bool doubleBuffer) { return {{doubleBuffer, doubleBuffer, doubleBuffer}}; }
+  bool all() const { return doubled[0] && doubled[1] && doubled[2]; }
+  bool none() const { return !doubled[0] && !doubled[1] && !doubled[2]; }
+  int halves(int op) const { return doubled[op] ? 2 : 1; }
+  bool operator==(const OperandBuffers&) const = default;
+};
+/// "double-buffered", "single-buffered", or which operands have two halves: "x single, w/y double-buffered".
+std::string operandBuffersText(const OperandBuffers& b);
+
+/// The order the tiles are walked in (within a batch): channel blocks outer and row blocks inner (a weight tile is
+/// loaded once per channel block), or row blocks outer and channel blocks inner (an input tile once per row block).
+enum class TileOrder { ChannelsOuter, RowsOuter };
+
+/// The tiles of `s` for `rowTile` x `channelTile` (batch outer, then channel blocks, then row blocks; row blocks
+/// before channel blocks with TileOrder::RowsOuter), split into `cores` contiguous chunks (chunk c is
 /// [chunkStart[c], chunkStart[c + 1])); buffer halves and load flags assume each core walks its chunk in
-/// order with double buffering when `doubleBuffer`, else with one half.
+/// order with double buffering when `doubleBuffer` (per operand: `buffers`), else with one half.
 struct TileSchedule {
   std::vector<TileDesc> tiles;
   std::vector<size_t> chunkStart;  ///< cores + 1 entries
 };
 TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, bool doubleBuffer);
+TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, const OperandBuffers& buffers,
+                           TileOrder order);
 
 }  // namespace stowage

@@ -47,6 +47,8 @@ void recordTiledLayer(TiledProgram& r, int step, int target, const std::string& 
   L.channelTile = choice.channelTile;
   L.tiles = static_cast<int>(choice.schedule.tiles.size());
   L.doubleBuffer = choice.doubleBuffer;
+  for (int op = 0; op < 3; ++op) L.doubled[op] = choice.buffers.doubled[op];
+  L.rowsOuter = choice.order == TileOrder::RowsOuter;
   L.xBytes = choice.bytes.x;
   L.wBytes = choice.bytes.w;
   L.yBytes = choice.bytes.y;
