@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -136,7 +137,12 @@ Result<std::vector<LayerRow>> measure(const ModelCase& m, const Board& board, bo
   run.simReport = &sim;
   STOWAGE_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, runOnHost(compiled, m.inputs, run));
   (void)outputs;
-  const auto spans = layerSpans(sim.stats);
+  // Spans of the offloaded layers (the CPU's layers have spans too).
+  std::set<std::string> offloadedNames;
+  for (const OffloadedLayer& l : compiled.plan.offloaded) offloadedNames.insert(compiled.graph.nodes[static_cast<size_t>(l.step)].name);
+  std::vector<std::pair<std::string, uint64_t>> spans;
+  for (auto& span : layerSpans(sim.stats))
+    if (offloadedNames.count(span.first) != 0) spans.push_back(std::move(span));
   if (spans.size() != compiled.plan.offloaded.size())
     return makeError(m.label, fmt::format("the simulator reported {} layer spans for {} offloaded layers", spans.size(),
                                           compiled.plan.offloaded.size()));

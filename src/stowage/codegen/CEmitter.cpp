@@ -10,6 +10,7 @@
 #include "stowage/codegen/GuardCode.h"
 #include "stowage/codegen/KernelCall.h"
 #include "stowage/codegen/TiledLayerEmitter.h"
+#include "stowage/plan/CpuLayerCost.h"
 #include "stowage/codegen/WeightsEmitter.h"
 
 #ifndef STOWAGE_VERSION
@@ -606,6 +607,11 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
       continue;
     }
     if (lowered.empty()) calls += "/* output has no elements: nothing to compute */\n";
+    // The host simulator charges the calling core the cost model's cycles for the layer and marks its span
+    // (nothing on a device).
+    const uint64_t cpuCycles =
+        lowered.empty() || step >= plan.nodeTargets.size() ? 0 : cpuLayerCycles(g, n, plan, plan.nodeTargets[step]);
+    if (cpuCycles > 0) calls += fmt::format("#if defined(STOWAGE_HOST_SIM)\nstowage_sim_layer_begin(\"{}\");\n#endif\n", cStringText(n.name));
     for (size_t k = 0; k < lowered.size(); ++k) {
       const KernelCall& call = lowered[k];
       const std::string paramsName = fmt::format("{}_p{}", p, numCalls);
@@ -619,6 +625,9 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
         if (id != kNoTensor && g.tensor(id).isConstant()) weightUsed[static_cast<size_t>(id)] = true;
       ++numCalls;
     }
+    if (cpuCycles > 0)
+      calls += fmt::format("#if defined(STOWAGE_HOST_SIM)\nSTOWAGE_SIM_COMPUTE(\"{0}\", {1}u);\nstowage_sim_layer_end(\"{0}\");\n#endif\n",
+                           cStringText(n.name), cpuCycles);
     calls += guardAfterStep(g, plan, guard, static_cast<int>(step), p);
   }
   // Guard mode: one record per guarded tensor, filled at the start of <name>_run.
@@ -671,7 +680,7 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
       "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n#include \"{}.h\"\n"
       "#include \"stowage_hal.h\"\n#include \"stowage_kernels.h\"\n",
       p, commentText(g.name), numCalls, totalUsed, stowageVersion(), p);
-  if (!plan.offloaded.empty()) c += "#include \"stowage_accel.h\"\n";
+  c += "#include \"stowage_accel.h\"\n";
   std::string statics;
   for (const PoolCode& pc : pools)
     if (pc.pool->kind == PoolKind::Workspace && pc.pool->placement == PoolPlacement::Static && pc.used > 0)

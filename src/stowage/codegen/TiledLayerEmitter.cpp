@@ -245,8 +245,6 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
                        "  uint8_t* y;\n  const {}_workspaces* ws; /* tile buffers in pools the application passes */\n}} {}_tile_args;\n",
                        kMaxSideOperands, p, p);
   // The simulator's view of the board.
-  out += "\n#if defined(STOWAGE_HOST_SIM)\n/* Marks each offloaded layer's span for the simulator's per-layer cycles (runtime/sim/stowage_sim.h). */\n"
-         "void stowage_sim_layer_begin(const char* name);\nvoid stowage_sim_layer_end(const char* name);\n#endif\n";
   out += fmt::format("\n#if defined(STOWAGE_HOST_SIM)\n/* Describes the board to the host simulator; {}_run calls it first. */\nstatic void {}_sim_setup(void) {{\n", p, p);
   for (size_t t = 0; t < plan.board.targets.size(); ++t) {
     const Target& tg = plan.board.targets[t];
