@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "stowage/ir/Op.h"
+#include "stowage/plan/CpuLayerCost.h"
 #include "stowage/plan/analysis/NodeTargets.h"
 
 namespace stowage {
@@ -113,7 +114,9 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
     json live = json::object();
     for (const PoolUse& u : plan.pools) live[board.pools[static_cast<size_t>(u.pool)].name] = liveBytesAt(plan, u.pool, static_cast<int>(step));
     j["live_bytes"] = std::move(live);
-    if (const OffloadedLayer* o = plan.offloadedAt(static_cast<int>(step))) {
+    const OffloadedLayer* offloaded = plan.offloadedAt(static_cast<int>(step));
+    j["estimated_cycles"] = offloaded != nullptr ? offloaded->totalCycles : cpuLayerCycles(g, n, plan, targets.targetOf[step]);
+    if (const OffloadedLayer* o = offloaded) {
       json t;
       t["mode"] = o->mode;
       t["kernel"] = o->kernel;

@@ -11,6 +11,7 @@
 #include "stowage/frontend/OnnxImporter.h"
 #include "stowage/ir/Op.h"
 #include "stowage/plan/CpuLayerCost.h"
+#include "stowage/report/ReportJson.h"
 #include "stowage/target/Board.h"
 #include "stowage/zoo/ZooModels.h"
 
@@ -100,6 +101,13 @@ TEST(CpuLayerCost, TheSimulatorChargesEveryCpuLayerItsEstimate) {
     EXPECT_EQ(it->second, want) << n.name;
   }
   EXPECT_EQ(spans.size(), charged);
+  // report.json gives every layer the same estimate.
+  const nlohmann::ordered_json report = buildReportJson(r->graph, r->plan, ReportContext{});
+  for (const auto& layer : report.at("layers")) {
+    const std::string name = layer.at("name").get<std::string>();
+    auto it = spans.find(name);
+    EXPECT_EQ(layer.at("estimated_cycles").get<uint64_t>(), it == spans.end() ? 0u : it->second) << name;
+  }
   EXPECT_NE(sim.stats.find("simulated: " + std::to_string(total) + " cycles"), std::string::npos) << sim.stats;
 }
 
