@@ -26,6 +26,10 @@ typedef struct {
   int32_t pad_top, pad_left;
   int32_t dil_h, dil_w;
   int32_t group;
+  /* A Relu or Clip the compiler fused (not for ConvTranspose): when clamp is 1, every output after the sum becomes
+   * y < clamp_min ? clamp_min : (y > clamp_max ? clamp_max : y), the Clip kernel's test (Relu: 0 and +inf). */
+  int32_t clamp;
+  float clamp_min, clamp_max;
 } stowage_conv2d_params;
 
 void stowage_conv2d_f32(const float* x, const float* w, const float* bias, float* y,

@@ -231,6 +231,17 @@ void stowage_conv2d_f32(const float* x, const float* w, const float* bias, float
             }
           }
         }
+        if (q.clamp) {
+          /* A fused Relu / Clip, on the block's nb output planes while they are in cache (the same test as the
+           * Clip and Relu kernels: NaN and -0 pass through a Relu). */
+          const int64_t count = (int64_t)nb * g.y_chan;
+          const float lo = q.clamp_min, hi = q.clamp_max;
+          int64_t i;
+          for (i = 0; i < count; ++i) {
+            const float v = yb[i];
+            yb[i] = v < lo ? lo : (v > hi ? hi : v);
+          }
+        }
       }
     }
   }

@@ -68,9 +68,12 @@ Case tfliteCase(const fs::path& work, const std::string& file, size_t elems, boo
   return c;
 }
 
+/// The reference is the CPU run with every Relu a layer of its own (--no-fuse); the fused CPU run and every
+/// board's run (fused convs, offloaded or not) must equal it.
 void expectBitExactOn(const Case& c, const fs::path& work, const std::string& tag, const std::vector<std::string>& boards) {
-  const std::string cpu = runOn(c, work / (tag + "_cpu"), "", "");
+  const std::string cpu = runOn(c, work / (tag + "_cpu"), "", "--no-fuse");
   ASSERT_FALSE(cpu.empty());
+  EXPECT_EQ(runOn(c, work / (tag + "_cpu_fused"), "", ""), cpu) << tag << ": fusing Relu into the convs changed the outputs";
   for (const std::string& b : boards) {
     std::string out;
     const std::string acc = runOn(c, work / (tag + "_" + b), b, "", &out);
@@ -112,8 +115,12 @@ TEST(Accelerator, SummaryReportAndFallbackRemarks) {
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("offloaded layers: 10"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("on 'hvx': cores"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("remark: fallback: node 'stem.relu' (Relu) runs on 'cpu' instead of 'hvx': no tiled lowering"), std::string::npos)
+  EXPECT_NE(r.out.find("remark: fallback: node 'stack1.block0.relu2' (Relu) runs on 'cpu' instead of 'hvx': no tiled lowering"),
+            std::string::npos)
       << r.out;
+  // The Relu after each conv is fused into it (the one after each residual Add stays a layer of its own).
+  EXPECT_NE(r.out.find("remark: 4 Relu/Clip fused into the Conv before them"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("'stem.relu' into 'stem.conv'"), std::string::npos) << r.out;
   const std::string json = slurp(work / "hx" / "report.json");
   EXPECT_NE(json.find("\"offload\""), std::string::npos);
   EXPECT_NE(json.find("\"estimated_cycles\""), std::string::npos);

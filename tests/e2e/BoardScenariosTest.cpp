@@ -181,7 +181,8 @@ TEST(BoardScenarios, ReportsDescribeEveryPoolBufferAndLayer) {
     EXPECT_NE(csv.find(line), std::string::npos) << line;
   }
   EXPECT_GT(rows, 0);
-  EXPECT_EQ(bufferNamed(report, "stem.bn")["role"], "activation");
+  // stem.conv writes stem.relu itself: its Relu is fused (the folded batch norm's stem.bn is gone).
+  EXPECT_EQ(bufferNamed(report, "stem.relu")["role"], "activation");
   fs::remove_all(work);
 }
 

@@ -49,6 +49,9 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
   sub->add_flag("--no-double-buffer{false}", options.doubleBuffer,
                 "Layers offloaded to accelerators or cores use one buffer per tile instead of two (DMA then no longer "
                 "overlaps compute); for comparison");
+  sub->add_flag("--no-fuse{false}", options.fuse,
+                "Keep every Relu a layer of its own instead of fusing it into the float Conv before it (fusion is skipped "
+                "anyway where a rule or pin needs the two tensors apart; report remarks list both); for comparison");
   sub->add_option("--time-limit", options.planner.timeLimitSeconds, "Seconds the planner may spend in all (exact, hill-climb and auto search within it; greedy plans are kept when it runs out)")
       ->capture_default_str();
 }

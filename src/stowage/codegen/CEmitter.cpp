@@ -75,9 +75,9 @@ std::string paramsInitializer(const KernelCall& call) {
             const auto& p = c.params;
             return fmt::format(
                 ".n = {}, .c = {}, .h = {}, .w = {}, .m = {}, .kh = {}, .kw = {}, .oh = {}, .ow = {},\n"
-                "  .stride_h = {}, .stride_w = {}, .pad_top = {}, .pad_left = {}, .dil_h = {}, .dil_w = {}, .group = {}",
+                "  .stride_h = {}, .stride_w = {}, .pad_top = {}, .pad_left = {}, .dil_h = {}, .dil_w = {}, .group = {}{}",
                 p.n, p.c, p.h, p.w, p.m, p.kh, p.kw, p.oh, p.ow, p.stride_h, p.stride_w, p.pad_top, p.pad_left, p.dil_h,
-                p.dil_w, p.group);
+                p.dil_w, p.group, convClampFields(p));
           },
           [](const GemmCall& c) {
             const auto& p = c.params;

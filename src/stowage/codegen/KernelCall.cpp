@@ -1,6 +1,8 @@
 // Kernel lowering (see KernelCall.h): per-op parameter computation and host execution of the C kernels.
 #include "stowage/codegen/KernelCall.h"
 #include "stowage/codegen/LoweringSupport.h"
+#include "stowage/codegen/CNames.h"
+#include "stowage/pass/FuseConvActivation.h"
 
 #include <fmt/format.h>
 
@@ -145,6 +147,13 @@ Result<std::vector<KernelCall>> lowerConv(const Graph& g, const Node& n) {
                               {&p.group, n.attrs.getInt("group", 1)}}));
   if (p.group <= 0 || p.c % p.group != 0 || p.m % p.group != 0)
     return makeError(nodeLoc(n), fmt::format("group {} does not divide {} input and {} output channels", p.group, p.c, p.m));
+  // A Relu or Clip fused by pass/FuseConvActivation.h (Conv only: the transposed kernel has no activation).
+  if (n.attrs.has(kFusedActivationAttr)) {
+    if (c.transpose) return makeError(nodeLoc(n), "a fused activation on ConvTranspose (an internal compiler error)");
+    p.clamp = 1;
+    p.clamp_min = n.attrs.getFloat(kFusedMinAttr, -std::numeric_limits<float>::infinity());
+    p.clamp_max = n.attrs.getFloat(kFusedMaxAttr, std::numeric_limits<float>::infinity());
+  }
   return std::vector<KernelCall>{KernelCall{c, {n.inputs[0], n.inputs[1], n.input(2)}, n.outputs[0]}};
 }
 
@@ -395,6 +404,11 @@ Result<std::vector<KernelCall>> lowerReduce(const Graph& g, const Node& n, stowa
 }
 
 }  // namespace
+
+std::string convClampFields(const stowage_conv2d_params& p) {
+  if (!p.clamp) return {};
+  return fmt::format(", .clamp = 1, .clamp_min = {}, .clamp_max = {}", floatLiteral(p.clamp_min), floatLiteral(p.clamp_max));
+}
 
 std::string kernelFunctionName(const KernelCall& call) {
   return std::visit(Overloaded{

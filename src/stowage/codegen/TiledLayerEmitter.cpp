@@ -119,9 +119,9 @@ std::string paramsText(TileKernel k, const TileDesc& t) {
     case TileKernel::Conv2dF32: {
       const auto& p = t.conv;
       return fmt::format(".n = {}, .c = {}, .h = {}, .w = {}, .m = {}, .kh = {}, .kw = {}, .oh = {}, .ow = {}, .stride_h = {}, "
-                         ".stride_w = {}, .pad_top = {}, .pad_left = {}, .dil_h = {}, .dil_w = {}, .group = {}",
+                         ".stride_w = {}, .pad_top = {}, .pad_left = {}, .dil_h = {}, .dil_w = {}, .group = {}{}",
                          p.n, p.c, p.h, p.w, p.m, p.kh, p.kw, p.oh, p.ow, p.stride_h, p.stride_w, p.pad_top, p.pad_left, p.dil_h,
-                         p.dil_w, p.group);
+                         p.dil_w, p.group, convClampFields(p));
     }
     case TileKernel::GemmF32: {
       const auto& p = t.gemm;

@@ -9,6 +9,8 @@
 #include "stowage/ir/Verifier.h"
 #include "stowage/pass/FoldBatchNorm.h"
 #include "stowage/pass/FoldConstants.h"
+#include "stowage/pass/FuseConvActivation.h"
+#include "stowage/plan/analysis/MergeCheck.h"
 #include "stowage/plan/PlanProgram.h"
 #include "stowage/tile/TileProgram.h"
 
@@ -28,6 +30,15 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const
   STOWAGE_TRY(timeStage(timings, "verify-input", [&] { return verifyGraph(graph); }));
   STOWAGE_TRY(timeStage(timings, "fold-constants", [&] { return foldConstants(graph); }));
   STOWAGE_TRY(timeStage(timings, "fold-batch-norm", [&] { return foldBatchNormIntoConv(graph); }));
+  std::vector<std::string> fusionRemarks;
+  if (options.fuse) {
+    // A fusion merges two tensors; the board's rules and pins decide whether they may share one pool.
+    const FusionVeto veto = [&board](const Graph& g, TensorId inner, TensorId outer) {
+      return whyRulesKeepApart(g, board, inner, outer);
+    };
+    STOWAGE_ASSIGN_OR_RETURN(fusionRemarks,
+                             timeStage(timings, "fuse-conv-activation", [&] { return fuseConvActivation(graph, veto); }));
+  }
   STOWAGE_TRY(timeStage(timings, "verify", [&] { return verifyGraph(graph); }));
   // Liveness, constraints, pool assignment, offsets and the validator all run inside planProgram.
   PlanOptions planner = options.planner;
@@ -44,6 +55,7 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const
   planner.scratchPools = tiled.scratchPools;
   STOWAGE_ASSIGN_OR_RETURN(r.plan, timeStage(timings, "plan", [&] { return planProgram(graph, board, planner); }));
   r.plan.offloaded = tiled.offloaded;
+  r.plan.remarks.insert(r.plan.remarks.end(), fusionRemarks.begin(), fusionRemarks.end());
   STOWAGE_ASSIGN_OR_RETURN(r.code, timeStage(timings, "emit-c", [&] { return emitC(graph, r.plan, options.name, emit); }));
 
   for (const Node& n : graph.nodes) r.macs += macCount(graph, n);
