@@ -2,7 +2,8 @@
 // ResNet-8 on every accelerator board, the cycles the host simulator measures for that layer against the cost
 // model's bounds (compute of the busiest core / engine, transfers of the busiest DMA queue, summed over its
 // tiles), the same layer with --no-double-buffer, and ResNet-8's conv layers on each cluster board with 1 core
-// against 4. Prints markdown tables for bench/RESULTS.md ("## Accelerators").
+// against 4, and every model as a whole (all layers, CPU ones included) with and without Relu/Clip fusion.
+// Prints markdown tables for bench/RESULTS.md ("## Accelerators").
 // A plain executable: built by `make build`, not run by ctest. Usage: stowage_bench_accel [SHARED_DIR].
 #include <fmt/format.h>
 
@@ -124,19 +125,33 @@ uint64_t fillDrainFloor(const Target& target, const LayerShape& s, const LayerBo
   return std::max({b.compute + fill + drain, b.loads + compute + drain, fill + compute + b.stores});
 }
 
-/// Compiles `m` for `board` and runs it on the simulator; returns one row per offloaded layer (simulated set,
-/// or simulatedSingle when !doubleBuffer).
-Result<std::vector<LayerRow>> measure(const ModelCase& m, const Board& board, bool doubleBuffer) {
+/// A model compiled for a board and run once on the simulator.
+struct SimulatedRun {
+  CompileResult compiled;
+  HostSimReport sim;
+};
+
+Result<SimulatedRun> compileAndSimulate(const ModelCase& m, const Board& board, bool doubleBuffer, bool fuse) {
   CompileOptions o;
   o.planner.timeLimitSeconds = 2;
   o.doubleBuffer = doubleBuffer;
-  STOWAGE_ASSIGN_OR_RETURN(CompileResult compiled, compileGraphOnBoard(m.graph, board, o));
-  HostSimReport sim;
+  o.fuse = fuse;
+  SimulatedRun r;
+  STOWAGE_ASSIGN_OR_RETURN(r.compiled, compileGraphOnBoard(m.graph, board, o));
   HostRunOptions run;
   run.compiler.clear();
-  run.simReport = &sim;
-  STOWAGE_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, runOnHost(compiled, m.inputs, run));
+  run.simReport = &r.sim;
+  STOWAGE_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, runOnHost(r.compiled, m.inputs, run));
   (void)outputs;
+  return r;
+}
+
+/// Compiles `m` for `board` and runs it on the simulator; returns one row per offloaded layer (simulated set,
+/// or simulatedSingle when !doubleBuffer).
+Result<std::vector<LayerRow>> measure(const ModelCase& m, const Board& board, bool doubleBuffer) {
+  STOWAGE_ASSIGN_OR_RETURN(SimulatedRun simulated, compileAndSimulate(m, board, doubleBuffer, true));
+  const CompileResult& compiled = simulated.compiled;
+  const HostSimReport& sim = simulated.sim;
   // Spans of the offloaded layers (the CPU's layers have spans too).
   std::set<std::string> offloadedNames;
   for (const OffloadedLayer& l : compiled.plan.offloaded) offloadedNames.insert(compiled.graph.nodes[static_cast<size_t>(l.step)].name);
@@ -176,6 +191,30 @@ Result<std::vector<LayerRow>> measure(const ModelCase& m, const Board& board, bo
     rows.push_back(std::move(r));
   }
   return rows;
+}
+
+/// A whole model on the simulator: total cycles and the part spent in layers the CPU runs.
+struct ModelCycles {
+  uint64_t total = 0, cpu = 0;
+  size_t offloaded = 0, layers = 0;
+};
+
+Result<ModelCycles> measureModel(const ModelCase& m, const Board& board, bool fuse) {
+  STOWAGE_ASSIGN_OR_RETURN(SimulatedRun simulated, compileAndSimulate(m, board, true, fuse));
+  const CompileResult& compiled = simulated.compiled;
+  const HostSimReport& sim = simulated.sim;
+  ModelCycles c;
+  const std::string key = "simulated: ";
+  const size_t at = sim.stats.find(key);
+  if (at == std::string::npos) return makeError(m.label, "the simulator printed no total");
+  c.total = std::stoull(sim.stats.substr(at + key.size()));
+  std::set<std::string> offloadedNames;
+  for (const OffloadedLayer& l : compiled.plan.offloaded) offloadedNames.insert(compiled.graph.nodes[static_cast<size_t>(l.step)].name);
+  for (const auto& span : layerSpans(sim.stats))
+    if (offloadedNames.count(span.first) == 0) c.cpu += span.second;
+  c.offloaded = compiled.plan.offloaded.size();
+  c.layers = compiled.graph.nodes.size();
+  return c;
 }
 
 std::string num(uint64_t n) {
@@ -323,5 +362,24 @@ int main(int argc, char** argv) {
                 sum4 > 0 ? static_cast<double>(sum1) / static_cast<double>(sum4) : 0.0);
   }
   std::printf("\nlowest per-layer speedup %.2fx (target >= %.1fx, below marked **)\n", minSpeedup, kCoresTarget);
+
+  // Table 3: whole models, every layer (the CPU's too), Relu/Clip fused into the Conv / Gemm before them (the
+  // default) against --no-fuse.
+  std::printf("\nWhole models (every layer, the CPU's included), fused (default) vs --no-fuse:\n\n");
+  std::printf("| model | board | layers (offloaded) | cycles | of which CPU layers | --no-fuse: layers (offloaded) | cycles | "
+              "of which CPU layers | speedup |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const ModelCase& m : models)
+    for (const std::string& b : kBoards) {
+      auto fused = measureModel(m, boards.at(b), true);
+      auto apart = measureModel(m, boards.at(b), false);
+      if (!fused.ok() || !apart.ok()) {
+        std::fprintf(stderr, "%s on %s: %s\n", m.label.c_str(), b.c_str(), (!fused.ok() ? fused.error() : apart.error()).render().c_str());
+        return 2;
+      }
+      std::printf("| %s | %s | %zu (%zu) | %s | %s | %zu (%zu) | %s | %s | %.2fx |\n", m.label.c_str(), b.c_str(), fused->layers,
+                  fused->offloaded, num(fused->total).c_str(), num(fused->cpu).c_str(), apart->layers, apart->offloaded,
+                  num(apart->total).c_str(), num(apart->cpu).c_str(),
+                  fused->total > 0 ? static_cast<double>(apart->total) / static_cast<double>(fused->total) : 0.0);
+    }
   return 0;
 }

@@ -46,6 +46,9 @@ typedef struct {
   int32_t trans_a, trans_b;
   float alpha, beta;
   int32_t c_rows, c_cols;
+  /* A fused Relu or Clip, as in stowage_conv2d_params: when clamp is 1, y is clamped after adding c. */
+  int32_t clamp;
+  float clamp_min, clamp_max;
 } stowage_gemm_params;
 
 void stowage_gemm_f32(const float* a, const float* b, const float* c, float* y, const stowage_gemm_params* p);

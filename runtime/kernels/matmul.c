@@ -116,6 +116,16 @@ void stowage_gemm_f32(const float* a, const float* b, const float* c, float* y, 
       }
     }
   }
+  if (p->clamp) {
+    /* A fused Relu / Clip: the Clip kernel's test. */
+    const int64_t count = (int64_t)p->m * p->n;
+    const float lo = p->clamp_min, hi = p->clamp_max;
+    int64_t e;
+    for (e = 0; e < count; ++e) {
+      const float v = y[e];
+      y[e] = v < lo ? lo : (v > hi ? hi : v);
+    }
+  }
 }
 
 void stowage_matmul_f32(const float* a, const float* b, float* y, const stowage_matmul_params* p) {

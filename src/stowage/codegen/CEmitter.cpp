@@ -77,14 +77,14 @@ std::string paramsInitializer(const KernelCall& call) {
                 ".n = {}, .c = {}, .h = {}, .w = {}, .m = {}, .kh = {}, .kw = {}, .oh = {}, .ow = {},\n"
                 "  .stride_h = {}, .stride_w = {}, .pad_top = {}, .pad_left = {}, .dil_h = {}, .dil_w = {}, .group = {}{}",
                 p.n, p.c, p.h, p.w, p.m, p.kh, p.kw, p.oh, p.ow, p.stride_h, p.stride_w, p.pad_top, p.pad_left, p.dil_h,
-                p.dil_w, p.group, convClampFields(p));
+                p.dil_w, p.group, clampFields(p));
           },
           [](const GemmCall& c) {
             const auto& p = c.params;
             return fmt::format(".m = {}, .n = {}, .k = {}, .trans_a = {}, .trans_b = {}, .alpha = {}, .beta = {},\n"
-                               "  .c_rows = {}, .c_cols = {}",
+                               "  .c_rows = {}, .c_cols = {}{}",
                                p.m, p.n, p.k, p.trans_a, p.trans_b, floatLiteral(p.alpha), floatLiteral(p.beta), p.c_rows,
-                               p.c_cols);
+                               p.c_cols, clampFields(p));
           },
           [](const MatMulCall& c) {
             const auto& p = c.params;

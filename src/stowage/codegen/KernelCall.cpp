@@ -2,7 +2,7 @@
 #include "stowage/codegen/KernelCall.h"
 #include "stowage/codegen/LoweringSupport.h"
 #include "stowage/codegen/CNames.h"
-#include "stowage/pass/FuseConvActivation.h"
+#include "stowage/pass/FuseActivation.h"
 
 #include <fmt/format.h>
 
@@ -15,6 +15,16 @@
 namespace stowage {
 
 namespace {
+
+/// The clamp of a Relu or Clip that pass/FuseActivation.h fused into node `n`: sets clamp, clamp_min, clamp_max.
+template <class Params>
+void setFusedClamp(const Node& n, Params& p) {
+  if (!n.attrs.has(kFusedActivationAttr)) return;
+  p.clamp = 1;
+  p.clamp_min = n.attrs.getFloat(kFusedMinAttr, -std::numeric_limits<float>::infinity());
+  p.clamp_max = n.attrs.getFloat(kFusedMaxAttr, std::numeric_limits<float>::infinity());
+}
+
 
 using lowering::assignI32;
 using lowering::fitsI32;
@@ -147,13 +157,10 @@ Result<std::vector<KernelCall>> lowerConv(const Graph& g, const Node& n) {
                               {&p.group, n.attrs.getInt("group", 1)}}));
   if (p.group <= 0 || p.c % p.group != 0 || p.m % p.group != 0)
     return makeError(nodeLoc(n), fmt::format("group {} does not divide {} input and {} output channels", p.group, p.c, p.m));
-  // A Relu or Clip fused by pass/FuseConvActivation.h (Conv only: the transposed kernel has no activation).
-  if (n.attrs.has(kFusedActivationAttr)) {
-    if (c.transpose) return makeError(nodeLoc(n), "a fused activation on ConvTranspose (an internal compiler error)");
-    p.clamp = 1;
-    p.clamp_min = n.attrs.getFloat(kFusedMinAttr, -std::numeric_limits<float>::infinity());
-    p.clamp_max = n.attrs.getFloat(kFusedMaxAttr, std::numeric_limits<float>::infinity());
-  }
+  // A Relu or Clip fused by pass/FuseActivation.h (Conv only: the transposed kernel has no activation).
+  if (c.transpose && n.attrs.has(kFusedActivationAttr))
+    return makeError(nodeLoc(n), "a fused activation on ConvTranspose (an internal compiler error)");
+  setFusedClamp(n, p);
   return std::vector<KernelCall>{KernelCall{c, {n.inputs[0], n.inputs[1], n.input(2)}, n.outputs[0]}};
 }
 
@@ -181,6 +188,7 @@ Result<std::vector<KernelCall>> lowerGemm(const Graph& g, const Node& n) {
                               {&p.c_rows, cRows}, {&p.c_cols, cCols}}));
   p.alpha = n.attrs.getFloat("alpha", 1.0f);
   p.beta = n.attrs.getFloat("beta", 1.0f);
+  setFusedClamp(n, p);
   return std::vector<KernelCall>{KernelCall{c, {n.inputs[0], n.inputs[1], cId}, n.outputs[0]}};
 }
 
@@ -405,10 +413,17 @@ Result<std::vector<KernelCall>> lowerReduce(const Graph& g, const Node& n, stowa
 
 }  // namespace
 
-std::string convClampFields(const stowage_conv2d_params& p) {
-  if (!p.clamp) return {};
-  return fmt::format(", .clamp = 1, .clamp_min = {}, .clamp_max = {}", floatLiteral(p.clamp_min), floatLiteral(p.clamp_max));
+namespace {
+
+std::string clampText(int32_t clamp, float lo, float hi) {
+  if (!clamp) return {};
+  return fmt::format(", .clamp = 1, .clamp_min = {}, .clamp_max = {}", floatLiteral(lo), floatLiteral(hi));
 }
+
+}  // namespace
+
+std::string clampFields(const stowage_conv2d_params& p) { return clampText(p.clamp, p.clamp_min, p.clamp_max); }
+std::string clampFields(const stowage_gemm_params& p) { return clampText(p.clamp, p.clamp_min, p.clamp_max); }
 
 std::string kernelFunctionName(const KernelCall& call) {
   return std::visit(Overloaded{

@@ -121,12 +121,13 @@ std::string paramsText(TileKernel k, const TileDesc& t) {
       return fmt::format(".n = {}, .c = {}, .h = {}, .w = {}, .m = {}, .kh = {}, .kw = {}, .oh = {}, .ow = {}, .stride_h = {}, "
                          ".stride_w = {}, .pad_top = {}, .pad_left = {}, .dil_h = {}, .dil_w = {}, .group = {}{}",
                          p.n, p.c, p.h, p.w, p.m, p.kh, p.kw, p.oh, p.ow, p.stride_h, p.stride_w, p.pad_top, p.pad_left, p.dil_h,
-                         p.dil_w, p.group, convClampFields(p));
+                         p.dil_w, p.group, clampFields(p));
     }
     case TileKernel::GemmF32: {
       const auto& p = t.gemm;
-      return fmt::format(".m = {}, .n = {}, .k = {}, .trans_a = {}, .trans_b = {}, .alpha = {}, .beta = {}, .c_rows = {}, .c_cols = {}",
-                         p.m, p.n, p.k, p.trans_a, p.trans_b, floatLiteral(p.alpha), floatLiteral(p.beta), p.c_rows, p.c_cols);
+      return fmt::format(".m = {}, .n = {}, .k = {}, .trans_a = {}, .trans_b = {}, .alpha = {}, .beta = {}, .c_rows = {}, .c_cols = {}{}",
+                         p.m, p.n, p.k, p.trans_a, p.trans_b, floatLiteral(p.alpha), floatLiteral(p.beta), p.c_rows, p.c_cols,
+                         clampFields(p));
     }
     case TileKernel::MatMulF32:
       // One matrix product per tile (the tiles walk the batch).

@@ -9,7 +9,7 @@
 #include "stowage/ir/Verifier.h"
 #include "stowage/pass/FoldBatchNorm.h"
 #include "stowage/pass/FoldConstants.h"
-#include "stowage/pass/FuseConvActivation.h"
+#include "stowage/pass/FuseActivation.h"
 #include "stowage/plan/analysis/MergeCheck.h"
 #include "stowage/plan/PlanProgram.h"
 #include "stowage/tile/TileProgram.h"
@@ -29,15 +29,15 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const
 
   STOWAGE_TRY(timeStage(timings, "verify-input", [&] { return verifyGraph(graph); }));
   STOWAGE_TRY(timeStage(timings, "fold-constants", [&] { return foldConstants(graph); }));
-  STOWAGE_TRY(timeStage(timings, "fold-batch-norm", [&] { return foldBatchNormIntoConv(graph); }));
+  // Folding and fusing merge two tensors; the board's rules and pins decide whether they may become one.
+  const MergeVeto veto = [&board](const Graph& g, TensorId inner, TensorId outer) {
+    return whyRulesKeepApart(g, board, inner, outer);
+  };
+  STOWAGE_TRY(timeStage(timings, "fold-batch-norm", [&] { return foldBatchNorm(graph, veto); }));
   std::vector<std::string> fusionRemarks;
   if (options.fuse) {
-    // A fusion merges two tensors; the board's rules and pins decide whether they may share one pool.
-    const FusionVeto veto = [&board](const Graph& g, TensorId inner, TensorId outer) {
-      return whyRulesKeepApart(g, board, inner, outer);
-    };
     STOWAGE_ASSIGN_OR_RETURN(fusionRemarks,
-                             timeStage(timings, "fuse-conv-activation", [&] { return fuseConvActivation(graph, veto); }));
+                             timeStage(timings, "fuse-activation", [&] { return fuseActivation(graph, veto); }));
   }
   STOWAGE_TRY(timeStage(timings, "verify", [&] { return verifyGraph(graph); }));
   // Liveness, constraints, pool assignment, offsets and the validator all run inside planProgram.

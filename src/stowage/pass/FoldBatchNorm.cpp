@@ -1,4 +1,4 @@
-// BatchNormalization -> Conv weight folding (see FoldBatchNorm.h).
+// BatchNormalization -> Conv / Gemm weight folding (see FoldBatchNorm.h).
 #include "stowage/pass/FoldBatchNorm.h"
 
 #include <fmt/format.h>
@@ -41,13 +41,69 @@ TensorId addFloatConst(Graph& g, const std::string& name, const Shape& shape, co
   return g.addTensor(std::move(t));
 }
 
+/// Folds a BatchNormalization over the [M, N] output of `gemm` (channels = columns) into B and C:
+///   B'[., n] = B[., n] * s[n],  C' = (beta * C - mean) * s + bias (shape [N], beta' = 1).
+/// False (nothing changed) unless B is a float constant and C is absent or a float constant row ([], [1], [N]
+/// or [1, N]).
+bool tryFoldIntoGemm(Graph& g, size_t gemmIndex, size_t bnIndex, const std::vector<float>& s, const std::vector<float>& mean,
+                     const std::vector<float>& beta) {
+  const Node& gemm = g.nodes[gemmIndex];
+  const TensorId bId = gemm.input(1), cId = gemm.input(2);
+  if (!isFloatConst(g, bId) || (cId != kNoTensor && !isFloatConst(g, cId))) return false;
+  const Tensor& b = g.tensor(bId);
+  if (b.shape.size() != 2) return false;
+  const bool transB = gemm.attrs.getInt("transB", 0) != 0;
+  const int64_t n = transB ? b.shape[0] : b.shape[1], k = transB ? b.shape[1] : b.shape[0];
+  if (static_cast<size_t>(n) != s.size()) return false;
+  std::vector<float> c(s.size(), 0.0f);
+  if (cId != kNoTensor) {
+    const Tensor& ct = g.tensor(cId);
+    const bool row = ct.shape.empty() || (ct.shape.size() == 1 && (ct.shape[0] == 1 || ct.shape[0] == n)) ||
+                     (ct.shape.size() == 2 && ct.shape[0] == 1 && (ct.shape[1] == 1 || ct.shape[1] == n));
+    if (!row) return false;
+    const std::vector<float> cv = floats(ct);
+    for (size_t j = 0; j < c.size(); ++j) c[j] = cv.size() == 1 ? cv[0] : cv[j];
+  }
+  const float gemmBeta = gemm.attrs.getFloat("beta", 1.0f);
+  std::vector<float> bv = floats(b);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < k; ++i) bv[static_cast<size_t>(transB ? j * k + i : i * n + j)] *= s[static_cast<size_t>(j)];
+  for (size_t j = 0; j < c.size(); ++j) c[j] = (gemmBeta * c[j] - mean[j]) * s[j] + beta[j];
+  const Shape bShape = b.shape;
+  const std::string bName = b.name, gemmName = gemm.name;
+  const TensorId newB = addFloatConst(g, bName + "_bnfold", bShape, bv);
+  const TensorId newC = addFloatConst(g, gemmName + "_bias_bnfold", {n}, c);
+  Node& g2 = g.nodes[gemmIndex];
+  g2.inputs.resize(3, kNoTensor);
+  g2.inputs[1] = newB;
+  g2.inputs[2] = newC;
+  g2.attrs.set("beta", 1.0f);
+  g2.outputs[0] = g.nodes[bnIndex].outputs[0];
+  return true;
+}
+
 /// Folds nodes[bnIndex] into its producer when allowed; true when folded.
-bool tryFold(Graph& g, size_t bnIndex, const std::vector<int>& producers, const std::vector<int>& uses) {
+bool tryFold(Graph& g, size_t bnIndex, const std::vector<int>& producers, const std::vector<int>& uses, const MergeVeto& veto) {
   const Node& bn = g.nodes[bnIndex];
   if (bn.inputs.size() != 5 || bn.outputs.size() != 1) return false;
   const TensorId x = bn.inputs[0];
   if (x == kNoTensor || producers[static_cast<size_t>(x)] < 0 || uses[static_cast<size_t>(x)] != 1) return false;
+  if (veto && !veto(g, x, bn.outputs[0]).empty()) return false;
   Node& conv = g.nodes[static_cast<size_t>(producers[static_cast<size_t>(x)])];
+  if (conv.op == OpKind::Gemm) {
+    // Gemm's [M, N] output: BatchNormalization's channels are the N columns.
+    for (size_t i = 1; i < 5; ++i)
+      if (!isFloatConst(g, bn.inputs[i])) return false;
+    if (g.tensor(x).shape.size() != 2) return false;
+    auto scale = floats(g.tensor(bn.inputs[1])), beta = floats(g.tensor(bn.inputs[2]));
+    auto mean = floats(g.tensor(bn.inputs[3])), var = floats(g.tensor(bn.inputs[4]));
+    const size_t nn = static_cast<size_t>(g.tensor(x).shape[1]);
+    if (scale.size() != nn || beta.size() != nn || mean.size() != nn || var.size() != nn) return false;
+    const float eps = bn.attrs.getFloat("epsilon", 1e-5f);
+    std::vector<float> s(nn);
+    for (size_t c = 0; c < nn; ++c) s[c] = scale[c] / std::sqrt(var[c] + eps);
+    return tryFoldIntoGemm(g, static_cast<size_t>(producers[static_cast<size_t>(x)]), bnIndex, s, mean, beta);
+  }
   const bool transposed = conv.op == OpKind::ConvTranspose;
   if (conv.op != OpKind::Conv && !transposed) return false;
   const TensorId wId = conv.input(1), bId = conv.input(2);
@@ -105,14 +161,14 @@ bool tryFold(Graph& g, size_t bnIndex, const std::vector<int>& producers, const 
 
 }  // namespace
 
-Status foldBatchNormIntoConv(Graph& g) {
+Status foldBatchNorm(Graph& g, const MergeVeto& veto) {
   std::vector<size_t> folded;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (g.nodes[i].op != OpKind::BatchNormalization) continue;
     // Recomputed per candidate: an earlier fold changes producers and uses.
     const auto producers = g.producers();
     const auto uses = g.useCounts();
-    if (tryFold(g, i, producers, uses)) folded.push_back(i);
+    if (tryFold(g, i, producers, uses, veto)) folded.push_back(i);
   }
   if (folded.empty()) return Status::success();
   std::vector<Node> kept;

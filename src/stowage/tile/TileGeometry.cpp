@@ -116,9 +116,11 @@ TileCopy copy2d(size_t offset, size_t rows, size_t rowBytes, size_t stride) {
   return TileCopy{offset, rows, rowBytes, rows <= 1 ? rowBytes : stride};
 }
 
-TileDesc convTile(const LayerShape& s, int64_t oy0, int64_t th, int64_t n0, int64_t tn) {
+/// A tile of image `batch` of a conv: its input and output copies start at that image (the kernel sees batch 1).
+TileDesc convTile(const LayerShape& s, int64_t batch, int64_t oy0, int64_t th, int64_t n0, int64_t tn) {
   const ConvDims d = convDims(s);
   const size_t e = s.elemBytes, ye = s.outElemBytes;
+  const size_t xImage = static_cast<size_t>(batch * d.c * d.h * d.w) * e, yImage = static_cast<size_t>(batch * d.m * d.oh * d.ow) * ye;
   const RowSpan rs = inputRows(d, oy0, oy0 + th);
   const int64_t ih = rs.end - rs.first;
   auto [cin0, tcin] = inputChannels(d, n0, tn);
@@ -142,6 +144,7 @@ TileDesc convTile(const LayerShape& s, int64_t oy0, int64_t th, int64_t n0, int6
       t.qlconv.oh = static_cast<int32_t>(th);
       t.qlconv.pad_top = static_cast<int32_t>(rs.padTop);
       t.qlconv.group = group;
+      t.qlconv.n = 1;
       // Per-channel weight scales / zero points are read at the tile's channel offset.
       if (t.qlconv.w_quant_count > 1) t.qlconv.w_quant_count = static_cast<int32_t>(tn);
     } else {
@@ -152,6 +155,7 @@ TileDesc convTile(const LayerShape& s, int64_t oy0, int64_t th, int64_t n0, int6
       t.conv.oh = static_cast<int32_t>(th);
       t.conv.pad_top = static_cast<int32_t>(rs.padTop);
       t.conv.group = group;
+      t.conv.n = 1;
     }
   } else {
     t.x = copy2d(static_cast<size_t>(rs.first * d.w * d.c + cin0), static_cast<size_t>(ih * d.w), static_cast<size_t>(tcin),
@@ -168,7 +172,10 @@ TileDesc convTile(const LayerShape& s, int64_t oy0, int64_t th, int64_t n0, int6
     t.qconv.m = static_cast<int32_t>(tn);
     t.qconv.oh = static_cast<int32_t>(th);
     t.qconv.pad_top = static_cast<int32_t>(rs.padTop);
+    t.qconv.n = 1;
   }
+  t.x.offset += xImage;
+  t.y.offset += yImage;
   return t;
 }
 
@@ -225,6 +232,9 @@ TileDesc matrixTile(const LayerShape& s, int64_t batch, int64_t r0, int64_t tr, 
     return t;
   }
   t.x = copy2d(static_cast<size_t>(r0 * k) * e, 1, static_cast<size_t>(tr * k) * e, 0);
+  if (s.kernel == TileKernel::GemmF32 && std::get<GemmCall>(s.call.params).params.trans_a)
+    // A stored [K][M]: the tile's columns r0 .. r0 + tr of every one of the K rows, packed as [K][tr].
+    t.x = copy2d(static_cast<size_t>(r0) * e, static_cast<size_t>(k), static_cast<size_t>(tr) * e, static_cast<size_t>(s.rows) * e);
   t.y = copy2d(static_cast<size_t>(r0 * n + n0) * e, static_cast<size_t>(tr), static_cast<size_t>(tn) * e, static_cast<size_t>(n) * e);
   if (s.kernel == TileKernel::QFullyConnected) {
     t.w = copy2d(static_cast<size_t>(n0 * k), 1, static_cast<size_t>(tn * k), 0);
@@ -245,7 +255,7 @@ TileDesc matrixTile(const LayerShape& s, int64_t batch, int64_t r0, int64_t tr, 
 }
 
 TileDesc makeTile(const LayerShape& s, int64_t batch, int64_t r0, int64_t tr, int64_t n0, int64_t tn) {
-  TileDesc t = isConv(s.kernel) ? convTile(s, r0, tr, n0, tn) : matrixTile(s, batch, r0, tr, n0, tn);
+  TileDesc t = isConv(s.kernel) ? convTile(s, batch, r0, tr, n0, tn) : matrixTile(s, batch, r0, tr, n0, tn);
   t.batch = batch;
   t.firstRow = r0;
   return t;
@@ -271,10 +281,7 @@ LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
     if (q->kernel == QuantKernel::Conv2d || q->kernel == QuantKernel::DepthwiseConv2d) {
       const auto& p = std::get<stowage_qconv_params>(q->params);
       const bool dw = q->kernel == QuantKernel::DepthwiseConv2d;
-      if (p.n != 1) {
-        r.whyNot = "batch " + std::to_string(p.n) + " (tiling handles batch 1)";
-        return r;
-      }
+      s.batches = p.n;  // one image after another
       s.kernel = dw ? TileKernel::QDepthwiseConv2d : TileKernel::QConv2d;
       s.rows = p.oh;
       s.rowPixels = p.ow;
@@ -294,14 +301,12 @@ LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
     }
   } else if (const auto* c = std::get_if<ConvCall>(&s.call.params)) {
     const auto& p = c->params;
-    if (c->transpose || g.tensor(node.inputs[0]).shape.size() != 4) {
-      r.whyNot = c->transpose ? "ConvTranspose has no tiled lowering" : "only 2-D convolutions are tiled";
+    if (c->transpose) {
+      r.whyNot = "ConvTranspose has no tiled lowering";
       return r;
     }
-    if (p.n != 1) {
-      r.whyNot = "batch " + std::to_string(p.n) + " (tiling handles batch 1)";
-      return r;
-    }
+    // 1-D convolutions are 2-D ones of one row (h = kh = oh = 1 in the params): their tiles split channels only.
+    s.batches = p.n;
     s.kernel = TileKernel::Conv2dF32;
     s.elemBytes = 4;
     s.rows = p.oh;
@@ -310,11 +315,7 @@ LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
     s.reduction = static_cast<int64_t>(p.kh) * p.kw * (p.c / p.group);
     s.channelStep = p.group == 1 ? 1 : p.m / p.group;
   } else if (const auto* gm = std::get_if<GemmCall>(&s.call.params)) {
-    if (gm->params.trans_a) {
-      r.whyNot = "Gemm with transA has no tiled lowering";
-      return r;
-    }
-    s.kernel = TileKernel::GemmF32;
+    s.kernel = TileKernel::GemmF32;  // transA: each tile gathers its columns of the stored [K][M] A
     s.elemBytes = 4;
     s.rows = gm->params.m;
     s.channels = gm->params.n;
@@ -330,10 +331,7 @@ LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
   } else if (const auto* ql = std::get_if<QLinearCall>(&s.call.params)) {
     s.elemBytes = 1;
     if (const auto* p = std::get_if<stowage_qlinear_conv_params>(&ql->params)) {
-      if (p->n != 1) {
-        r.whyNot = "batch " + std::to_string(p->n) + " (tiling handles batch 1)";
-        return r;
-      }
+      s.batches = p->n;
       s.kernel = ql->kernel == QLinearKernel::QLinearConv ? TileKernel::QLinearConv : TileKernel::ConvInteger;
       s.outElemBytes = p->y_type == STOWAGE_ELEM_S32 ? 4 : 1;
       s.rows = p->oh;

@@ -63,7 +63,7 @@ Graph convBn(bool convOutputAlsoGraphOutput) {
 TEST(FoldBatchNorm, FoldsIntoWeightsAndCreatesABias) {
   Graph g = convBn(false);
   ASSERT_TRUE(verifyGraph(g).ok());
-  ASSERT_TRUE(foldBatchNormIntoConv(g).ok());
+  ASSERT_TRUE(foldBatchNorm(g).ok());
   ASSERT_EQ(g.nodes.size(), 1u);
   ASSERT_TRUE(verifyGraph(g).ok()) << verifyGraph(g).error().render();
   const Node& conv = g.nodes[0];
@@ -81,7 +81,7 @@ TEST(FoldBatchNorm, FoldsIntoWeightsAndCreatesABias) {
 TEST(FoldBatchNorm, BailsOutWhenTheConvOutputHasAnotherReader) {
   // Negative case: the conv output is also a graph output, so it must keep its value.
   Graph g = convBn(true);
-  ASSERT_TRUE(foldBatchNormIntoConv(g).ok());
+  ASSERT_TRUE(foldBatchNorm(g).ok());
   EXPECT_EQ(g.nodes.size(), 2u);
   EXPECT_TRUE(verifyGraph(g).ok());
 }
@@ -92,7 +92,7 @@ TEST(FoldBatchNorm, BailsOutOnNonConstantParameters) {
   g.tensor(g.nodes[1].inputs[1]).kind = TensorKind::Input;
   g.inputs.push_back(g.nodes[1].inputs[1]);
   g.tensor(g.nodes[1].inputs[1]).data.clear();
-  ASSERT_TRUE(foldBatchNormIntoConv(g).ok());
+  ASSERT_TRUE(foldBatchNorm(g).ok());
   EXPECT_EQ(g.nodes.size(), 2u);
 }
 

@@ -68,7 +68,7 @@ TEST(RealModels, ResNet50BatchNormsFoldIntoConvs) {
   auto g = importOnnxFile(p.string());
   ASSERT_TRUE(g.ok()) << g.error().render();
   EXPECT_EQ(countOp(*g, OpKind::BatchNormalization), 53);
-  ASSERT_TRUE(foldBatchNormIntoConv(*g).ok());
+  ASSERT_TRUE(foldBatchNorm(*g).ok());
   EXPECT_EQ(countOp(*g, OpKind::BatchNormalization), 0);
   EXPECT_TRUE(verifyGraph(*g).ok());
 }

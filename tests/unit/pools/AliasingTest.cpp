@@ -59,7 +59,7 @@ Result<CompileResult> compileIt(const BoardFlags& board, bool aliasing = true, b
   o.guard = guard;
   o.planner.aliasing = aliasing;
   o.planner.timeLimitSeconds = 5;
-  o.fuse = false;  // the Relus are the readers these scenarios are about (fusion: FuseConvActivationTest.cpp)
+  o.fuse = false;  // the Relus are the readers these scenarios are about (fusion: FuseActivationTest.cpp)
   return compileGraph(aliasNet(), o);
 }
 

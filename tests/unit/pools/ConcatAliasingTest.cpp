@@ -67,7 +67,7 @@ Result<CompileResult> compileIt(const Graph& g, bool slices, bool guard = false)
   o.guard = guard;
   o.planner.concatSlices = slices;
   o.planner.timeLimitSeconds = 5;
-  o.fuse = false;  // the Relus are Concat inputs of their own here (fusion: FuseConvActivationTest.cpp)
+  o.fuse = false;  // the Relus are Concat inputs of their own here (fusion: FuseActivationTest.cpp)
   return compileGraph(g, o);
 }
 

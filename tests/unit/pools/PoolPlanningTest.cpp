@@ -64,7 +64,7 @@ Result<CompileResult> compileWith(const BoardFlags& board, const std::string& pl
   // These scenarios are sized for one buffer per tensor (spills, banks, infeasible pools); aliasing of the
   // reshape and the add is covered by AliasingTest.cpp.
   o.planner.aliasing = false;
-  o.fuse = false;  // likewise one node per step: each Relu a layer of its own (fusion: FuseConvActivationTest.cpp)
+  o.fuse = false;  // likewise one node per step: each Relu a layer of its own (fusion: FuseActivationTest.cpp)
   return compileGraph(smallNet(), o);
 }
 

@@ -23,7 +23,7 @@ Graph resnet8() {
   auto g = importOnnxBytes(zoo::serializeModel(m->model), "resnet8");
   EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().render());
   EXPECT_TRUE(foldConstants(*g).ok());
-  EXPECT_TRUE(foldBatchNormIntoConv(*g).ok());
+  EXPECT_TRUE(foldBatchNorm(*g).ok());
   return std::move(*g);
 }
 

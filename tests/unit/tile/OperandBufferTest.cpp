@@ -116,7 +116,7 @@ Graph zooGraph(const std::string& name) {
   auto g = importOnnxBytes(zoo::serializeModel(m->model), name);
   EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().render());
   EXPECT_TRUE(foldConstants(*g).ok());
-  EXPECT_TRUE(foldBatchNormIntoConv(*g).ok());
+  EXPECT_TRUE(foldBatchNorm(*g).ok());
   return std::move(*g);
 }
 

@@ -1,7 +1,8 @@
 // Unit tests of the tile geometry of the ONNX integer kernels (QLinearConv, ConvInteger: NCHW rows x output
 // channels; QLinearMatMul, MatMulInteger and float MatMul: rows of A x columns of B, batch by batch): the copies
 // of each tile, its kernel parameters, the channel / row offsets of per-channel and per-row scales, weight
-// reuse across batches of a broadcast B, and the engine cycles of a tile.
+// reuse across batches of a broadcast B, and the engine cycles of a tile; batched convolutions (one image after
+// another) and float Gemm with transA (each tile gathers its columns of A).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -66,6 +67,25 @@ TEST(QLinearTiles, ConvIntegerStoresInt32Accumulators) {
   const TileBytes b = tileBytes(s, 2, 2);
   EXPECT_EQ(b.y, 2u * 2u * 5u * 4u);
   EXPECT_EQ(b.w, 36u);
+}
+
+TEST(QLinearTiles, BatchedConvTilesWalkTheImagesWithBatchOneKernels) {
+  LayerShape s = qconvLayer(false);
+  auto& p = std::get<stowage_qlinear_conv_params>(std::get<QLinearCall>(s.call.params).params);
+  p.n = 2;
+  s.batches = 2;
+  const TileSchedule sched = scheduleTiles(s, 2, 2, 1, true);
+  ASSERT_EQ(sched.tiles.size(), 12u);  // 2 images x 2 channel blocks x 3 row blocks
+  // Image 1 starts 2 * 5 * 5 input bytes and 4 * 5 * 5 output bytes in; its tiles equal image 0's otherwise.
+  const TileDesc& a = sched.tiles[4];
+  const TileDesc& b = sched.tiles[10];
+  EXPECT_EQ(b.batch, 1);
+  EXPECT_EQ(b.x, (TileCopy{a.x.offset + 50, a.x.rows, a.x.rowBytes, a.x.stride}));
+  EXPECT_EQ(b.y, (TileCopy{a.y.offset + 100, a.y.rows, a.y.rowBytes, a.y.stride}));
+  EXPECT_EQ(b.w, a.w);
+  EXPECT_EQ(b.qlconv.n, 1);
+  EXPECT_EQ(a.qlconv.n, 1);
+  EXPECT_EQ(b.channelOffset, a.channelOffset);
 }
 
 /// A QLinearMatMul [2,3,4] x [4,5] (B broadcast over the batch), per-row A / y and per-column B quantization.
@@ -152,6 +172,29 @@ TEST(QLinearTiles, EngineCyclesOfATileAndDtypes) {
   EXPECT_STREQ(tileKernelDtype(TileKernel::MatMulF32), "float32");
   EXPECT_STREQ(tileKernelIntrinsic(TileKernel::ConvInteger), "conv_integer");
   EXPECT_STREQ(tileKernelFunction(TileKernel::QLinearConv), "stowage_qlinear_conv");
+}
+
+TEST(FloatTiles, GemmWithTransAGathersEachTilesColumnsOfA) {
+  // y [6, 4] = A^T B with A stored [K = 3][M = 6], B [3, 4]; tiles of 2 rows x 4 columns.
+  GemmCall call;
+  std::memset(&call.params, 0, sizeof call.params);
+  call.params.m = 6, call.params.n = 4, call.params.k = 3;
+  call.params.trans_a = 1;
+  call.params.alpha = 1.0f;
+  LayerShape s;
+  s.kernel = TileKernel::GemmF32;
+  s.call = KernelCall{call, {}, kNoTensor};
+  s.rows = 6;
+  s.channels = 4;
+  s.reduction = 3;
+  s.elemBytes = s.outElemBytes = 4;
+  const TileSchedule sched = scheduleTiles(s, 2, 4, 1, true);
+  ASSERT_EQ(sched.tiles.size(), 3u);
+  const TileDesc& t = sched.tiles[1];  // output rows 2..3 = columns 2..3 of A
+  EXPECT_EQ(t.x, (TileCopy{8, 3, 8, 24}));  // 3 rows of 2 floats, 6 floats apart, from column 2
+  EXPECT_EQ(t.gemm.trans_a, 1);
+  EXPECT_EQ(t.gemm.m, 2);  // the packed tile is [K][2]
+  EXPECT_EQ(tileBytes(s, 2, 4).x, 3u * 2u * 4u);
 }
 
 }  // namespace

@@ -60,6 +60,23 @@ std::string whyRulesKeepApart(const Graph& g, const Board& board, TensorId inner
   const std::string& outerName = g.tensor(outer).name;
   if (const PoolPin* pin = pinOf(board, innerName))
     return fmt::format("pin {} names tensor '{}', which fusing would remove", pin->origin, innerName);
+  // The node that would disappear (reads `inner`, writes `outer`): a rule restricting its tensors would match
+  // nothing afterwards unless it also matches the producer, which then writes `outer`.
+  const Node* producer = nullptr;
+  const Node* middle = nullptr;
+  for (const Node& n : g.nodes) {
+    if (std::find(n.outputs.begin(), n.outputs.end(), inner) != n.outputs.end()) producer = &n;
+    if (std::find(n.inputs.begin(), n.inputs.end(), inner) != n.inputs.end() &&
+        std::find(n.outputs.begin(), n.outputs.end(), outer) != n.outputs.end())
+      middle = &n;
+  }
+  if (middle != nullptr)
+    for (const PlacementRule& rule : board.rules) {
+      if (!rule.inputs && !rule.outputs) continue;
+      if (!rule.matches(opName(middle->op), middle->name)) continue;
+      if (producer != nullptr && rule.matches(opName(producer->op), producer->name)) continue;
+      return fmt::format("the rule at {} places the tensors of '{}', which fusing would remove", rule.origin, middle->name);
+    }
   const Allowed a = allowedByRules(g, board, inner);
   const Allowed b = allowedByRules(g, board, outer);
   std::vector<std::string> both;

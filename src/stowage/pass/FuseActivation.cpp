@@ -1,5 +1,5 @@
-// Conv + Relu / Clip fusion (see FuseConvActivation.h).
-#include "stowage/pass/FuseConvActivation.h"
+// Conv / Gemm + Relu / Clip fusion (see FuseActivation.h).
+#include "stowage/pass/FuseActivation.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,7 +9,7 @@
 
 namespace stowage {
 
-Result<std::vector<std::string>> fuseConvActivation(Graph& g, const FusionVeto& veto) {
+Result<std::vector<std::string>> fuseActivation(Graph& g, const MergeVeto& veto) {
   const std::vector<int> producers = g.producers();
   const std::vector<int> uses = g.useCounts();
   std::vector<bool> drop(g.nodes.size(), false);
@@ -22,14 +22,15 @@ Result<std::vector<std::string>> fuseConvActivation(Graph& g, const FusionVeto& 
     if (mid == kNoTensor || producers[static_cast<size_t>(mid)] < 0 || uses[static_cast<size_t>(mid)] != 1) continue;
     if (std::find(g.outputs.begin(), g.outputs.end(), mid) != g.outputs.end()) continue;
     Node& conv = g.nodes[static_cast<size_t>(producers[static_cast<size_t>(mid)])];
-    if (conv.op != OpKind::Conv || conv.outputs.size() != 1 || conv.attrs.has(kFusedActivationAttr)) continue;
+    if ((conv.op != OpKind::Conv && conv.op != OpKind::Gemm) || conv.outputs.size() != 1 || conv.attrs.has(kFusedActivationAttr))
+      continue;
     if (g.tensor(mid).dtype != DType::Float32 || g.tensor(out).dtype != DType::Float32 ||
         g.tensor(mid).shape != g.tensor(out).shape)
       continue;
     const std::string op(opName(act.op));
     if (veto) {
       if (std::string why = veto(g, mid, out); !why.empty()) {
-        remarks.push_back(fmt::format("{} '{}' not fused into Conv '{}': {}", op, act.name, conv.name, why));
+        remarks.push_back(fmt::format("{} '{}' not fused into {} '{}': {}", op, act.name, opName(conv.op), conv.name, why));
         continue;
       }
     }
@@ -46,7 +47,7 @@ Result<std::vector<std::string>> fuseConvActivation(Graph& g, const FusionVeto& 
     drop[i] = true;
   }
   if (fused.empty()) return remarks;
-  remarks.insert(remarks.begin(), fmt::format("{} Relu/Clip fused into the Conv before them (the conv clamps its outputs; "
+  remarks.insert(remarks.begin(), fmt::format("{} Relu/Clip fused into the Conv or Gemm before them (which clamps its outputs; "
                                               "--no-fuse keeps them apart): {}",
                                               fused.size(), fmt::join(fused, ", ")));
   std::vector<Node> kept;

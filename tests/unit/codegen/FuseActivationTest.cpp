@@ -1,13 +1,14 @@
-// Conv + Relu / Clip fusion (pass/FuseConvActivation.h) and the rule and pin check before it (plan/analysis/MergeCheck.h):
+// Conv + Relu / Clip fusion (pass/FuseActivation.h) and the rule and pin check before it (plan/analysis/MergeCheck.h):
 // which pairs fuse and which stay apart, the remarks, and the same outputs fused and unfused on the host.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
 #include "TestGraphs.h"
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
-#include "stowage/pass/FuseConvActivation.h"
+#include "stowage/pass/FuseActivation.h"
 
 namespace stowage {
 namespace {
@@ -65,7 +66,7 @@ bool hasRemark(const CompileResult& r, const std::string& text) {
   return false;
 }
 
-TEST(FuseConvActivation, EachReluAfterAConvIsFusedWithTheSameOutputs) {
+TEST(FuseActivation, EachReluAfterAConvIsFusedWithTheSameOutputs) {
   auto fused = compileIt(twoConvNet(), true);
   auto apart = compileIt(twoConvNet(), false);
   ASSERT_TRUE(fused.ok()) << fused.error().render();
@@ -80,7 +81,7 @@ TEST(FuseConvActivation, EachReluAfterAConvIsFusedWithTheSameOutputs) {
   // conv1 writes r1 (the Relu's tensor keeps its name); c1 and c2 are gone.
   EXPECT_EQ(fused->graph.tensor(fused->graph.nodes[0].outputs[0]).name, "r1");
   EXPECT_FALSE(fused->graph.findTensor("c1").has_value());
-  EXPECT_TRUE(hasRemark(*fused, "2 Relu/Clip fused into the Conv before them")) << fused->plan.remarks.size();
+  EXPECT_TRUE(hasRemark(*fused, "2 Relu/Clip fused into the Conv or Gemm before them")) << fused->plan.remarks.size();
   EXPECT_TRUE(hasRemark(*fused, "'relu1' into 'conv1', 'relu2' into 'conv2'"));
   EXPECT_FALSE(hasRemark(*apart, "fused"));
   // One activation buffer fewer at every conv: 256 bytes of r1 and y instead of c1, r1 (then r1, c2).
@@ -94,7 +95,7 @@ TEST(FuseConvActivation, EachReluAfterAConvIsFusedWithTheSameOutputs) {
   EXPECT_GT(zeros, 0u) << "the sample input should make the Relu clamp something";
 }
 
-TEST(FuseConvActivation, AClipIsFusedWithItsBoundsAndTheSameOutputs) {
+TEST(FuseActivation, AClipIsFusedWithItsBoundsAndTheSameOutputs) {
   // relu2 becomes a Clip(-0.25, 0.5) (ReLU6-like, with bounds the sample input crosses on both sides).
   auto clipNet = [] {
     Graph g = twoConvNet();
@@ -127,7 +128,7 @@ TEST(FuseConvActivation, AClipIsFusedWithItsBoundsAndTheSameOutputs) {
   EXPECT_GT(high, 0u);
 }
 
-TEST(FuseConvActivation, LeavesPairsWhoseConvOutputIsReadElsewhereOrAGraphOutput) {
+TEST(FuseActivation, LeavesPairsWhoseConvOutputIsReadElsewhereOrAGraphOutput) {
   // c1 also feeds an Add; c2 is a graph output next to relu2's y.
   Graph g = twoConvNet();
   TensorId c1 = *g.findTensor("c1");
@@ -135,14 +136,14 @@ TEST(FuseConvActivation, LeavesPairsWhoseConvOutputIsReadElsewhereOrAGraphOutput
   TensorId s = addTensor(g, "s", {1, 4, 4, 4});
   addNode(g, "add", OpKind::Add, {c1, *g.findTensor("y")}, s);
   g.outputs = {s, c2};
-  auto r = fuseConvActivation(g);
+  auto r = fuseActivation(g);
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->empty());
   EXPECT_EQ(g.nodes.size(), 5u);
   for (const Node& n : g.nodes) EXPECT_FALSE(n.attrs.has(kFusedActivationAttr)) << n.name;
 }
 
-TEST(FuseConvActivation, OnlyConvIsFusedNotConvTransposeOrGemm) {
+TEST(FuseActivation, ConvTransposeAndMatMulAreNotFused) {
   Graph g;
   TensorId x = addInput(g, "x", {1, 1, 2, 2});
   TensorId w = addConstant(g, "w", {1, 1, 2, 2}, {1, -1, 1, -1});
@@ -150,13 +151,70 @@ TEST(FuseConvActivation, OnlyConvIsFusedNotConvTransposeOrGemm) {
   TensorId y = addTensor(g, "y", {1, 1, 3, 3});
   addNode(g, "deconv", OpKind::ConvTranspose, {x, w}, t);
   addNode(g, "relu", OpKind::Relu, {t}, y);
-  g.outputs = {y};
-  auto r = fuseConvActivation(g);
+  TensorId a = addInput(g, "a", {2, 2});
+  TensorId m = addTensor(g, "m", {2, 2});
+  TensorId z = addTensor(g, "z", {2, 2});
+  addNode(g, "matmul", OpKind::MatMul, {a, a}, m);
+  addNode(g, "relu_m", OpKind::Relu, {m}, z);
+  g.outputs = {y, z};
+  auto r = fuseActivation(g);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(g.nodes.size(), 2u);
+  EXPECT_EQ(g.nodes.size(), 4u);
 }
 
-TEST(FuseConvActivation, ARuleThatMovesDataThroughTheReluKeepsItApart) {
+TEST(FuseActivation, GemmBatchNormReluFoldsAndFusesIntoOneGemm) {
+  // An autoencoder block: y = Relu(BN(Gemm(a, B, C))), alpha 2, beta 0.5, B stored [N, K] (transB).
+  const std::vector<float> av = {0.5f, -1.0f, 2.0f, 1.5f, 0.25f, -0.75f};                 // [2, 3]
+  const std::vector<float> bv = {1, 2, -1, 0.5f, -0.5f, 1, -2, 1, 0.25f, 1, 1, -1};      // [4, 3]
+  const std::vector<float> cv = {0.1f, -0.2f, 0.3f, -0.4f};
+  const std::vector<float> scale = {1.0f, 2.0f, 0.5f, -1.0f}, bias = {0.0f, 0.5f, -0.5f, 0.25f};
+  const std::vector<float> mean = {0.5f, -0.5f, 1.0f, 0.0f}, var = {1.0f, 3.0f, 0.25f, 2.0f};
+  const float eps = 1e-3f;
+  Graph g;
+  TensorId a = addInput(g, "a", {2, 3});
+  TensorId b = addConstant(g, "B", {4, 3}, bv);
+  TensorId c = addConstant(g, "C", {4}, cv);
+  TensorId h = addTensor(g, "h", {2, 4});
+  TensorId n = addTensor(g, "n", {2, 4});
+  TensorId y = addTensor(g, "y", {2, 4});
+  Attributes ga;
+  ga.set("alpha", 2.0f);
+  ga.set("beta", 0.5f);
+  ga.set("transB", int64_t{1});
+  addNode(g, "fc", OpKind::Gemm, {a, b, c}, h, ga);
+  Attributes ba;
+  ba.set("epsilon", eps);
+  addNode(g, "bn", OpKind::BatchNormalization,
+          {h, addConstant(g, "scale", {4}, scale), addConstant(g, "bias", {4}, bias), addConstant(g, "mean", {4}, mean),
+           addConstant(g, "var", {4}, var)},
+          n, ba);
+  addNode(g, "relu", OpKind::Relu, {n}, y);
+  g.outputs = {y};
+  auto r = compileIt(std::move(g), true);
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  ASSERT_EQ(r->graph.nodes.size(), 1u);
+  EXPECT_EQ(r->graph.nodes[0].op, OpKind::Gemm);
+  EXPECT_TRUE(hasRemark(*r, "'relu' into 'fc'"));
+  auto out = runOnHost(*r, {floatTensor("a", {2, 3}, av)});
+  ASSERT_TRUE(out.ok()) << out.error().render();
+  const std::vector<float> got = floats(out->at(0));
+  ASSERT_EQ(got.size(), 8u);
+  size_t clamped = 0;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 4; ++j) {
+      double s = 0;
+      for (int k = 0; k < 3; ++k) s += double(av[size_t(i * 3 + k)]) * bv[size_t(j * 3 + k)];
+      const double lin = 2.0 * s + 0.5 * cv[size_t(j)];
+      const double bn = (lin - mean[size_t(j)]) * scale[size_t(j)] / std::sqrt(double(var[size_t(j)]) + eps) + bias[size_t(j)];
+      const double want = bn < 0 ? 0 : bn;
+      clamped += bn < 0 ? 1 : 0;
+      EXPECT_NEAR(got[size_t(i * 4 + j)], want, 1e-5) << i << "," << j;
+    }
+  EXPECT_GT(clamped, 0u);
+  EXPECT_LT(clamped, 8u);
+}
+
+TEST(FuseActivation, ARuleThatMovesDataThroughTheReluKeepsItApart) {
   // conv1 writes act_mem, conv2 reads l2_mem: relu1 is the move between the pools, so it must stay; relu2
   // is free to fuse (y is written by conv2 into act_mem, nothing asks otherwise).
   BoardFlags b;
@@ -168,13 +226,65 @@ TEST(FuseConvActivation, ARuleThatMovesDataThroughTheReluKeepsItApart) {
   EXPECT_TRUE(hasRemark(*r, "Relu 'relu1' not fused into Conv 'conv1': the rules put 'c1' in [act_mem]")) << r->plan.remarks.back();
   EXPECT_TRUE(hasRemark(*r, "'r1' in [l2_mem]"));
   EXPECT_TRUE(hasRemark(*r, "--rule #1"));
-  EXPECT_TRUE(hasRemark(*r, "1 Relu/Clip fused into the Conv before them (the conv clamps its outputs; --no-fuse keeps them apart): 'relu2' into 'conv2'"));
+  EXPECT_TRUE(hasRemark(*r, "1 Relu/Clip fused into the Conv or Gemm before them (which clamps its outputs; --no-fuse keeps them apart): 'relu2' into 'conv2'"));
   auto ref = compileIt(twoConvNet(), false);
   ASSERT_TRUE(ref.ok());
   EXPECT_EQ(runIt(*r), runIt(*ref));
 }
 
-TEST(FuseConvActivation, APinOnTheConvOutputKeepsThePairApart) {
+TEST(FuseActivation, ARuleOnTheActivationAloneKeepsItsNode) {
+  // A rule naming the Relu would match nothing once the Relu is gone, so that pair stays apart; a rule that
+  // matches the conv too ("*") still holds after fusion, so it does not block.
+  BoardFlags b;
+  b.pools = {"name=fast;size=64KiB;placement=user", "name=slow;size=64KiB;placement=user"};
+  b.rules = {"node=relu1;outputs=slow", "op=*;outputs=fast,slow"};
+  auto r = compileIt(twoConvNet(), true, b);
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  EXPECT_TRUE(hasRemark(*r, "Relu 'relu1' not fused into Conv 'conv1': the rule at --rule #1 places the tensors of 'relu1'"))
+      << r->plan.remarks.back();
+  EXPECT_TRUE(hasRemark(*r, "'relu2' into 'conv2'"));
+  const PlacedBuffer* r1 = nullptr;
+  for (const PlacedBuffer& x : r->plan.buffers)
+    if (r->graph.tensor(x.tensor).name == "r1") r1 = &x;
+  ASSERT_NE(r1, nullptr);
+  EXPECT_EQ(r->plan.board.pools[static_cast<size_t>(r1->slot.pool)].name, "slow");
+}
+
+TEST(FuseActivation, ARuleOnABatchNormalizationKeepsItUnfolded) {
+  // conv1 -> bn -> relu1 ...: with a rule placing the BatchNormalization's outputs it stays a node of its own.
+  auto withBn = [] {
+    Graph g = twoConvNet();
+    TensorId c1 = *g.findTensor("c1");
+    TensorId nb = addTensor(g, "nb", {1, 4, 4, 4});
+    for (Node& n : g.nodes)
+      if (n.name == "relu1") n.inputs[0] = nb;
+    Node bn;
+    bn.name = "bn1";
+    bn.op = OpKind::BatchNormalization;
+    bn.inputs = {c1, addConstant(g, "s", {4}, {1, 2, 1, 2}), addConstant(g, "o", {4}, {0, 0.5f, 0, -0.5f}),
+                 addConstant(g, "m", {4}, {0, 0, 1, 1}), addConstant(g, "v", {4}, {1, 1, 1, 1})};
+    bn.outputs = {nb};
+    g.nodes.insert(g.nodes.begin() + 1, bn);
+    return g;
+  };
+  auto folded = compileIt(withBn(), true);
+  ASSERT_TRUE(folded.ok()) << folded.error().render();
+  EXPECT_EQ(folded->graph.nodes.size(), 2u) << "bn1 folded, both Relus fused";
+  BoardFlags b;
+  b.pools = {"name=fast;size=64KiB;placement=user", "name=slow;size=64KiB;placement=user"};
+  b.rules = {"op=BatchNormalization;outputs=slow"};
+  auto kept = compileIt(withBn(), true, b);
+  ASSERT_TRUE(kept.ok()) << kept.error().render();
+  bool hasBn = false;
+  for (const Node& n : kept->graph.nodes) hasBn = hasBn || n.op == OpKind::BatchNormalization;
+  EXPECT_TRUE(hasBn);
+  // Same values as the folded graph up to the rounding folding changes.
+  const std::vector<float> a = runIt(*kept), f = runIt(*folded);
+  ASSERT_EQ(a.size(), f.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], f[i], 1e-4f) << i;
+}
+
+TEST(FuseActivation, APinOnTheConvOutputKeepsThePairApart) {
   BoardFlags b;
   b.pools = {"name=fast;size=64KiB;placement=user", "name=slow;size=64KiB;placement=user"};
   b.pins = {"c1=slow"};
@@ -191,7 +301,7 @@ const PlacedBuffer* bufferNamed(const CompileResult& r, const std::string& name)
   return nullptr;
 }
 
-TEST(FuseConvActivation, APinOnTheReluOutputFusesWhenTheConvsRulesAllowItsPool) {
+TEST(FuseActivation, APinOnTheReluOutputFusesWhenTheConvsRulesAllowItsPool) {
   BoardFlags b;
   b.pools = {"name=fast;size=64KiB;placement=user", "name=slow;size=64KiB;placement=user"};
   b.rules = {"node=conv1;outputs=fast"};
