@@ -74,6 +74,10 @@ typedef struct {
   int32_t shape[STOWAGE_MAX_RANK];
   int64_t a_stride[STOWAGE_MAX_RANK];
   int64_t b_stride[STOWAGE_MAX_RANK];
+  /* A Relu or Clip the compiler fused (stowage_binary_f32 only): when clamp is 1, every output becomes
+   * y < clamp_min ? clamp_min : (y > clamp_max ? clamp_max : y), the Clip kernel's test (Relu: 0 and +inf). */
+  int32_t clamp;
+  float clamp_min, clamp_max;
 } stowage_broadcast_params;
 
 typedef enum {

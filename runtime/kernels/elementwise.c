@@ -51,8 +51,8 @@ static void binary_run(stowage_binary_op op, const float* a, int64_t sa, const f
   }
 }
 
-void stowage_binary_f32(stowage_binary_op op, const float* a, const float* b, float* y,
-                        const stowage_broadcast_params* p) {
+static void binary_broadcast(stowage_binary_op op, const float* a, const float* b, float* y,
+                             const stowage_broadcast_params* p) {
   int32_t shape[STOWAGE_MAX_RANK], idx[STOWAGE_MAX_RANK];
   int64_t as[STOWAGE_MAX_RANK], bs[STOWAGE_MAX_RANK];
   int32_t r = 0, d;
@@ -92,6 +92,22 @@ void stowage_binary_f32(stowage_binary_op op, const float* a, const float* b, fl
       a_off -= as[d] * shape[d];
       b_off -= bs[d] * shape[d];
       idx[d] = 0;
+    }
+  }
+}
+
+void stowage_binary_f32(stowage_binary_op op, const float* a, const float* b, float* y,
+                        const stowage_broadcast_params* p) {
+  binary_broadcast(op, a, b, y, p);
+  if (p->clamp) {
+    /* A fused Relu / Clip over the dense output. */
+    int64_t count = 1, e;
+    int32_t d;
+    const float lo = p->clamp_min, hi = p->clamp_max;
+    for (d = 0; d < p->rank; ++d) count *= p->shape[d];
+    for (e = 0; e < count; ++e) {
+      const float v = y[e];
+      y[e] = v < lo ? lo : (v > hi ? hi : v);
     }
   }
 }

@@ -96,8 +96,8 @@ std::string paramsInitializer(const KernelCall& call) {
           [](const BinaryCall& c) {
             const auto& p = c.params;
             const int32_t r = std::max(1, p.rank);
-            return fmt::format(".rank = {}, .shape = {}, .a_stride = {}, .b_stride = {}", p.rank, intList(p.shape, r),
-                               intList(p.a_stride, r), intList(p.b_stride, r));
+            return fmt::format(".rank = {}, .shape = {}, .a_stride = {}, .b_stride = {}{}", p.rank, intList(p.shape, r),
+                               intList(p.a_stride, r), intList(p.b_stride, r), clampFields(p));
           },
           [](const PoolCall& c) {
             const auto& p = c.params;

@@ -241,6 +241,7 @@ Result<std::vector<KernelCall>> lowerBinary(const Graph& g, const Node& n, stowa
   p.rank = static_cast<int32_t>(out.size());
   STOWAGE_TRY(fillShape(n, p.shape, out));
   for (size_t d = 0; d < out.size(); ++d) p.a_stride[d] = sa[d], p.b_stride[d] = sb[d];
+  setFusedClamp(n, p);
   return std::vector<KernelCall>{KernelCall{c, {n.inputs[0], n.inputs[1]}, n.outputs[0]}};
 }
 
@@ -424,6 +425,7 @@ std::string clampText(int32_t clamp, float lo, float hi) {
 
 std::string clampFields(const stowage_conv2d_params& p) { return clampText(p.clamp, p.clamp_min, p.clamp_max); }
 std::string clampFields(const stowage_gemm_params& p) { return clampText(p.clamp, p.clamp_min, p.clamp_max); }
+std::string clampFields(const stowage_broadcast_params& p) { return clampText(p.clamp, p.clamp_min, p.clamp_max); }
 
 std::string kernelFunctionName(const KernelCall& call) {
   return std::visit(Overloaded{

@@ -134,10 +134,11 @@ struct KernelCall {
 
 /// C function a call invokes ("stowage_conv2d_f32", ..., "memcpy").
 std::string kernelFunctionName(const KernelCall& call);
-/// ", .clamp = 1, .clamp_min = ..., .clamp_max = ..." for a conv or Gemm with a fused activation, else "" (for
+/// ", .clamp = 1, .clamp_min = ..., .clamp_max = ..." for a conv, Gemm or binary op with a fused activation, else "" (for
 /// the designated initializers of their params).
 std::string clampFields(const stowage_conv2d_params& p);
 std::string clampFields(const stowage_gemm_params& p);
+std::string clampFields(const stowage_broadcast_params& p);
 /// C type of the call's parameter struct ("stowage_conv2d_params"), or "" when it takes scalars only.
 std::string kernelParamsTypeName(const KernelCall& call);
 

@@ -22,8 +22,9 @@ Result<std::vector<std::string>> fuseActivation(Graph& g, const MergeVeto& veto)
     if (mid == kNoTensor || producers[static_cast<size_t>(mid)] < 0 || uses[static_cast<size_t>(mid)] != 1) continue;
     if (std::find(g.outputs.begin(), g.outputs.end(), mid) != g.outputs.end()) continue;
     Node& conv = g.nodes[static_cast<size_t>(producers[static_cast<size_t>(mid)])];
-    if ((conv.op != OpKind::Conv && conv.op != OpKind::Gemm) || conv.outputs.size() != 1 || conv.attrs.has(kFusedActivationAttr))
-      continue;
+    const bool fusable = conv.op == OpKind::Conv || conv.op == OpKind::Gemm || conv.op == OpKind::Add ||
+                         conv.op == OpKind::Sub || conv.op == OpKind::Mul;
+    if (!fusable || conv.outputs.size() != 1 || conv.attrs.has(kFusedActivationAttr)) continue;
     if (g.tensor(mid).dtype != DType::Float32 || g.tensor(out).dtype != DType::Float32 ||
         g.tensor(mid).shape != g.tensor(out).shape)
       continue;
@@ -47,7 +48,7 @@ Result<std::vector<std::string>> fuseActivation(Graph& g, const MergeVeto& veto)
     drop[i] = true;
   }
   if (fused.empty()) return remarks;
-  remarks.insert(remarks.begin(), fmt::format("{} Relu/Clip fused into the Conv or Gemm before them (which clamps its outputs; "
+  remarks.insert(remarks.begin(), fmt::format("{} Relu/Clip fused into the Conv, Gemm, Add, Sub or Mul before them (which clamps its outputs; "
                                               "--no-fuse keeps them apart): {}",
                                               fused.size(), fmt::join(fused, ", ")));
   std::vector<Node> kept;

@@ -81,7 +81,7 @@ TEST(FuseActivation, EachReluAfterAConvIsFusedWithTheSameOutputs) {
   // conv1 writes r1 (the Relu's tensor keeps its name); c1 and c2 are gone.
   EXPECT_EQ(fused->graph.tensor(fused->graph.nodes[0].outputs[0]).name, "r1");
   EXPECT_FALSE(fused->graph.findTensor("c1").has_value());
-  EXPECT_TRUE(hasRemark(*fused, "2 Relu/Clip fused into the Conv or Gemm before them")) << fused->plan.remarks.size();
+  EXPECT_TRUE(hasRemark(*fused, "2 Relu/Clip fused into the Conv, Gemm, Add, Sub or Mul before them")) << fused->plan.remarks.size();
   EXPECT_TRUE(hasRemark(*fused, "'relu1' into 'conv1', 'relu2' into 'conv2'"));
   EXPECT_FALSE(hasRemark(*apart, "fused"));
   // One activation buffer fewer at every conv: 256 bytes of r1 and y instead of c1, r1 (then r1, c2).
@@ -126,6 +126,47 @@ TEST(FuseActivation, AClipIsFusedWithItsBoundsAndTheSameOutputs) {
   }
   EXPECT_GT(low, 0u);
   EXPECT_GT(high, 0u);
+}
+
+TEST(FuseActivation, AResidualAddAndABroadcastMulFuseTheirRelu) {
+  // x -> conv1 -> c1; s = c1 + x (in place), relu -> r; m = r * scale[1,4,1,1] (broadcast), relu -> y.
+  auto net = [] {
+    Graph g;
+    TensorId x = addInput(g, "x", {1, 4, 4, 4});
+    std::vector<float> w(4 * 4 * 9);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int>(i % 5) - 2) * 0.125f;
+    TensorId cw = addConstant(g, "w", {4, 4, 3, 3}, w);
+    TensorId scale = addConstant(g, "scale", {1, 4, 1, 1}, {1.0f, -1.0f, 0.5f, -2.0f});
+    TensorId c1 = addTensor(g, "c1", {1, 4, 4, 4});
+    TensorId s = addTensor(g, "s", {1, 4, 4, 4});
+    TensorId r = addTensor(g, "r", {1, 4, 4, 4});
+    TensorId m = addTensor(g, "m", {1, 4, 4, 4});
+    TensorId y = addTensor(g, "y", {1, 4, 4, 4});
+    Attributes ca;
+    ca.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+    ca.set("kernel_shape", std::vector<int64_t>{3, 3});
+    addNode(g, "conv1", OpKind::Conv, {x, cw}, c1, ca);
+    addNode(g, "add", OpKind::Add, {c1, x}, s);
+    addNode(g, "relu_add", OpKind::Relu, {s}, r);
+    addNode(g, "mul", OpKind::Mul, {r, scale}, m);
+    addNode(g, "relu_mul", OpKind::Relu, {m}, y);
+    g.outputs = {y};
+    return g;
+  };
+  auto fused = compileIt(net(), true);
+  auto apart = compileIt(net(), false);
+  ASSERT_TRUE(fused.ok()) << fused.error().render();
+  ASSERT_TRUE(apart.ok()) << apart.error().render();
+  EXPECT_EQ(fused->graph.nodes.size(), 3u);
+  EXPECT_TRUE(hasRemark(*fused, "'relu_add' into 'add', 'relu_mul' into 'mul'"));
+  EXPECT_TRUE(hasRemark(*fused, "add(s) write in place"));
+  std::vector<float> xv(64);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(static_cast<int>(i * 5 % 13) - 6) * 0.2f;
+  auto a = runOnHost(*fused, {floatTensor("x", {1, 4, 4, 4}, xv)});
+  auto b = runOnHost(*apart, {floatTensor("x", {1, 4, 4, 4}, xv)});
+  ASSERT_TRUE(a.ok()) << a.error().render();
+  ASSERT_TRUE(b.ok()) << b.error().render();
+  EXPECT_EQ(floats(a->at(0)), floats(b->at(0)));
 }
 
 TEST(FuseActivation, LeavesPairsWhoseConvOutputIsReadElsewhereOrAGraphOutput) {
@@ -226,7 +267,7 @@ TEST(FuseActivation, ARuleThatMovesDataThroughTheReluKeepsItApart) {
   EXPECT_TRUE(hasRemark(*r, "Relu 'relu1' not fused into Conv 'conv1': the rules put 'c1' in [act_mem]")) << r->plan.remarks.back();
   EXPECT_TRUE(hasRemark(*r, "'r1' in [l2_mem]"));
   EXPECT_TRUE(hasRemark(*r, "--rule #1"));
-  EXPECT_TRUE(hasRemark(*r, "1 Relu/Clip fused into the Conv or Gemm before them (which clamps its outputs; --no-fuse keeps them apart): 'relu2' into 'conv2'"));
+  EXPECT_TRUE(hasRemark(*r, "1 Relu/Clip fused into the Conv, Gemm, Add, Sub or Mul before them (which clamps its outputs; --no-fuse keeps them apart): 'relu2' into 'conv2'"));
   auto ref = compileIt(twoConvNet(), false);
   ASSERT_TRUE(ref.ok());
   EXPECT_EQ(runIt(*r), runIt(*ref));
