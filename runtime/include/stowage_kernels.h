@@ -94,6 +94,8 @@ typedef enum {
 /** y may alias a or b when that input is not broadcast. */
 void stowage_binary_f32(stowage_binary_op op, const float* a, const float* b, float* y,
                         const stowage_broadcast_params* p);
+/** stowage_binary_f32(STOWAGE_BINARY_ADD, ...): the compute call of an Add tiled for a target's cores. */
+void stowage_add_f32(const float* a, const float* b, float* y, const stowage_broadcast_params* p);
 
 typedef enum {
   STOWAGE_UNARY_RELU,

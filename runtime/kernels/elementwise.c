@@ -112,6 +112,10 @@ void stowage_binary_f32(stowage_binary_op op, const float* a, const float* b, fl
   }
 }
 
+void stowage_add_f32(const float* a, const float* b, float* y, const stowage_broadcast_params* p) {
+  stowage_binary_f32(STOWAGE_BINARY_ADD, a, b, y, p);
+}
+
 #define UN_LOOP(EXPR)                   \
   do {                                  \
     int64_t i_;                         \

@@ -57,6 +57,7 @@ KernelArgs kernelArgs(const LayerShape& s) {
       a = {"a", "b", "float", "float", {{"c", "float", 'c'}}};
       break;
     case TileKernel::MatMulF32:
+    case TileKernel::AddF32:
       a = {"a", "b", "float", "float", {}};
       break;
     case TileKernel::QLinearConv:
@@ -129,6 +130,8 @@ std::string paramsText(TileKernel k, const TileDesc& t) {
                          p.m, p.n, p.k, p.trans_a, p.trans_b, floatLiteral(p.alpha), floatLiteral(p.beta), p.c_rows, p.c_cols,
                          clampFields(p));
     }
+    case TileKernel::AddF32:
+      return fmt::format(".rank = 1, .shape = {{{}}}, .a_stride = {{1}}, .b_stride = {{1}}{}", t.binary.shape[0], clampFields(t.binary));
     case TileKernel::MatMulF32:
       // One matrix product per tile (the tiles walk the batch).
       return fmt::format(".batch_rank = 0, .m = {}, .n = {}, .k = {}", t.matmul.m, t.matmul.n, t.matmul.k);

@@ -2,6 +2,7 @@
 #include "stowage/tile/TileGeometry.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace stowage {
 
@@ -17,6 +18,7 @@ const char* tileKernelIntrinsic(TileKernel k) {
     case TileKernel::ConvInteger: return "conv_integer";
     case TileKernel::QLinearMatMul: return "qlinear_matmul";
     case TileKernel::MatMulInteger: return "matmul_integer";
+    case TileKernel::AddF32: return "add_f32";
   }
   return "";
 }
@@ -33,6 +35,7 @@ const char* tileKernelFunction(TileKernel k) {
     case TileKernel::ConvInteger: return "stowage_conv_integer";
     case TileKernel::QLinearMatMul: return "stowage_qlinear_matmul";
     case TileKernel::MatMulInteger: return "stowage_matmul_integer";
+    case TileKernel::AddF32: return "stowage_add_f32";
   }
   return "";
 }
@@ -49,12 +52,14 @@ const char* tileKernelParamsType(TileKernel k) {
     case TileKernel::ConvInteger: return "stowage_qlinear_conv_params";
     case TileKernel::QLinearMatMul:
     case TileKernel::MatMulInteger: return "stowage_qlinear_matmul_params";
+    case TileKernel::AddF32: return "stowage_broadcast_params";
   }
   return "";
 }
 
 const char* tileKernelDtype(TileKernel k) {
-  return k == TileKernel::Conv2dF32 || k == TileKernel::GemmF32 || k == TileKernel::MatMulF32 ? "float32" : "int8";
+  return k == TileKernel::Conv2dF32 || k == TileKernel::GemmF32 || k == TileKernel::MatMulF32 || k == TileKernel::AddF32 ? "float32"
+                                                                                                                    : "int8";
 }
 
 namespace {
@@ -254,8 +259,28 @@ TileDesc matrixTile(const LayerShape& s, int64_t batch, int64_t r0, int64_t tr, 
   return t;
 }
 
+/// Rows [r0, r0 + tr) of an element-wise Add: the same bytes of A (x), B (w) and y, one flat run each.
+TileDesc addTile(const LayerShape& s, int64_t r0, int64_t tr) {
+  const size_t e = s.elemBytes;
+  const size_t offset = static_cast<size_t>(r0 * s.rowPixels) * e, bytes = static_cast<size_t>(tr * s.rowPixels) * e;
+  TileDesc t;
+  t.outRows = tr;
+  t.channels = 1;
+  t.macs = tr * s.rowPixels;  // one add per element
+  t.x = copy2d(offset, 1, bytes, 0);
+  t.w = copy2d(offset, 1, bytes, 0);
+  t.y = copy2d(offset, 1, bytes, 0);
+  t.binary = std::get<BinaryCall>(s.call.params).params;  // keeps the fused clamp
+  t.binary.rank = 1;
+  t.binary.shape[0] = static_cast<int32_t>(tr * s.rowPixels);
+  t.binary.a_stride[0] = t.binary.b_stride[0] = 1;
+  return t;
+}
+
 TileDesc makeTile(const LayerShape& s, int64_t batch, int64_t r0, int64_t tr, int64_t n0, int64_t tn) {
-  TileDesc t = isConv(s.kernel) ? convTile(s, batch, r0, tr, n0, tn) : matrixTile(s, batch, r0, tr, n0, tn);
+  TileDesc t = s.kernel == TileKernel::AddF32 ? addTile(s, r0, tr)
+               : isConv(s.kernel)             ? convTile(s, batch, r0, tr, n0, tn)
+                                              : matrixTile(s, batch, r0, tr, n0, tn);
   t.batch = batch;
   t.firstRow = r0;
   return t;
@@ -350,11 +375,31 @@ LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
       r.whyNot = "no tiled lowering for this op";
       return r;
     }
+  } else if (const auto* bc = std::get_if<BinaryCall>(&s.call.params)) {
+    // Add of two tensors of the output's shape (no broadcast): rows of the last dim, one add per element.
+    const stowage_broadcast_params& p = bc->params;
+    bool dense = bc->op == STOWAGE_BINARY_ADD;
+    int64_t stride = 1;
+    for (int32_t d = p.rank - 1; d >= 0 && dense; --d) {
+      dense = p.a_stride[d] == stride && p.b_stride[d] == stride;
+      stride *= p.shape[d];
+    }
+    const Shape& out = g.tensor(node.outputs[0]).shape;
+    if (!dense || out.empty()) {
+      r.whyNot = bc->op == STOWAGE_BINARY_ADD ? "a broadcasting Add has no tiled lowering" : "no tiled lowering for this op";
+      return r;
+    }
+    s.kernel = TileKernel::AddF32;
+    s.elemBytes = 4;
+    s.rowPixels = out.back();
+    s.rows = s.rowPixels > 0 ? g.tensor(node.outputs[0]).numElements() / s.rowPixels : 0;
+    s.channels = 1;
+    s.reduction = 1;
   } else {
     r.whyNot = "no tiled lowering for this op";
     return r;
   }
-  if (s.kernel == TileKernel::Conv2dF32 || s.kernel == TileKernel::GemmF32 || s.kernel == TileKernel::MatMulF32) s.outElemBytes = 4;
+  if (tileKernelDtype(s.kernel) == std::string_view("float32")) s.outElemBytes = 4;
   if (s.rows <= 0 || s.channels <= 0 || s.reduction <= 0 || s.batches <= 0) {
     r.whyNot = "the layer is empty";
     return r;

@@ -101,6 +101,10 @@ TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& 
     }
     // The kernel's data type: int8 for the TFLite and ONNX integer kernels (int8 / uint8 operands), else float32.
     const std::string dtype = tileKernelDtype(shape.shape->kernel);
+    if (target.engineDim > 0 && shape.shape->kernel == TileKernel::AddF32) {
+      fallback("the matrix engine runs no element-wise Add (it is tiled for targets that run layers on their cores)");
+      continue;
+    }
     if (target.engineDim > 0 && !target.engineRuns(dtype)) {
       fallback(fmt::format("the engine computes {} but the layer is {}", fmt::join(target.engineDtypes, ", "), dtype));
       continue;

@@ -2,7 +2,7 @@
 // channels; QLinearMatMul, MatMulInteger and float MatMul: rows of A x columns of B, batch by batch): the copies
 // of each tile, its kernel parameters, the channel / row offsets of per-channel and per-row scales, weight
 // reuse across batches of a broadcast B, and the engine cycles of a tile; batched convolutions (one image after
-// another) and float Gemm with transA (each tile gathers its columns of A).
+// another), float Gemm with transA (each tile gathers its columns of A) and element-wise Add (rows of both inputs).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -195,6 +195,38 @@ TEST(FloatTiles, GemmWithTransAGathersEachTilesColumnsOfA) {
   EXPECT_EQ(t.gemm.trans_a, 1);
   EXPECT_EQ(t.gemm.m, 2);  // the packed tile is [K][2]
   EXPECT_EQ(tileBytes(s, 2, 4).x, 3u * 2u * 4u);
+}
+
+TEST(FloatTiles, AddTilesAreTheSameRowsOfBothInputsAndTheOutput) {
+  // y [2, 3, 4] = a + b (no broadcast), with a fused Relu: rows of the last dim (6 rows of 4 floats).
+  BinaryCall call;
+  call.op = STOWAGE_BINARY_ADD;
+  std::memset(&call.params, 0, sizeof call.params);
+  call.params.rank = 1;
+  call.params.shape[0] = 24;
+  call.params.a_stride[0] = call.params.b_stride[0] = 1;
+  call.params.clamp = 1;
+  call.params.clamp_max = 6.0f;
+  LayerShape s;
+  s.kernel = TileKernel::AddF32;
+  s.call = KernelCall{call, {}, kNoTensor};
+  s.rows = 6;
+  s.rowPixels = 4;
+  s.channels = 1;
+  s.reduction = 1;
+  s.elemBytes = s.outElemBytes = 4;
+  const TileSchedule sched = scheduleTiles(s, 4, 1, 1, true);
+  ASSERT_EQ(sched.tiles.size(), 2u);
+  const TileDesc& t = sched.tiles[1];  // rows 4..5
+  EXPECT_EQ(t.x, (TileCopy{64, 1, 32, 32}));
+  EXPECT_EQ(t.w, t.x);
+  EXPECT_EQ(t.y, t.x);
+  EXPECT_EQ(t.binary.shape[0], 8);
+  EXPECT_EQ(t.binary.clamp, 1);
+  EXPECT_EQ(t.binary.clamp_max, 6.0f);
+  EXPECT_EQ(t.macs, 8);
+  EXPECT_TRUE(sched.tiles[0].loadW) << "B is an activation loaded like weights, tile by tile";
+  EXPECT_TRUE(t.loadW);
 }
 
 }  // namespace
