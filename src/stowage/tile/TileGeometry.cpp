@@ -439,11 +439,22 @@ TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channel
 TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, const OperandBuffers& buffers,
                            TileOrder order) {
   TileSchedule out;
-  // Batches outer; channel blocks, then row blocks inner: a weight tile is loaded once per channel block.
-  for (int64_t b = 0; b < s.batches; ++b)
+  // Channel blocks, then row blocks inner: a weight tile is loaded once per channel block. Matrix products walk
+  // their batches outermost (each batch may have its own B); a batched conv's images share the weights, so they
+  // go inside the channel blocks.
+  const bool imagesShareWeights = isConv(s.kernel);
+  auto tile = [&](int64_t b, int64_t n0, int64_t r0) {
+    out.tiles.push_back(makeTile(s, b, r0, std::min(rowTile, s.rows - r0), n0, std::min(channelTile, s.channels - n0)));
+  };
+  if (imagesShareWeights) {
     for (int64_t n0 = 0; n0 < s.channels; n0 += channelTile)
-      for (int64_t r0 = 0; r0 < s.rows; r0 += rowTile)
-        out.tiles.push_back(makeTile(s, b, r0, std::min(rowTile, s.rows - r0), n0, std::min(channelTile, s.channels - n0)));
+      for (int64_t b = 0; b < s.batches; ++b)
+        for (int64_t r0 = 0; r0 < s.rows; r0 += rowTile) tile(b, n0, r0);
+  } else {
+    for (int64_t b = 0; b < s.batches; ++b)
+      for (int64_t n0 = 0; n0 < s.channels; n0 += channelTile)
+        for (int64_t r0 = 0; r0 < s.rows; r0 += rowTile) tile(b, n0, r0);
+  }
   // Row blocks outer: the same tiles, each row block's channel blocks in a row (an input tile once per row block).
   if (order == TileOrder::RowsOuter) {
     std::vector<size_t> idx(out.tiles.size());

@@ -122,8 +122,9 @@ std::string operandBuffersText(const OperandBuffers& b);
 /// loaded once per channel block), or row blocks outer and channel blocks inner (an input tile once per row block).
 enum class TileOrder { ChannelsOuter, RowsOuter };
 
-/// The tiles of `s` for `rowTile` x `channelTile` (batch outer, then channel blocks, then row blocks; row blocks
-/// before channel blocks with TileOrder::RowsOuter), split into `cores` contiguous chunks (chunk c is
+/// The tiles of `s` for `rowTile` x `channelTile` (batch outer, then channel blocks, then row blocks; a batched
+/// conv's images inside its channel blocks, so they share the weight tile; row blocks before channel blocks with
+/// TileOrder::RowsOuter), split into `cores` contiguous chunks (chunk c is
 /// [chunkStart[c], chunkStart[c + 1])); buffer halves and load flags assume each core walks its chunk in
 /// order with double buffering when `doubleBuffer` (per operand: `buffers`), else with one half.
 struct TileSchedule {

@@ -75,10 +75,10 @@ TEST(QLinearTiles, BatchedConvTilesWalkTheImagesWithBatchOneKernels) {
   p.n = 2;
   s.batches = 2;
   const TileSchedule sched = scheduleTiles(s, 2, 2, 1, true);
-  ASSERT_EQ(sched.tiles.size(), 12u);  // 2 images x 2 channel blocks x 3 row blocks
+  ASSERT_EQ(sched.tiles.size(), 12u);  // 2 channel blocks x 2 images x 3 row blocks
   // Image 1 starts 2 * 5 * 5 input bytes and 4 * 5 * 5 output bytes in; its tiles equal image 0's otherwise.
-  const TileDesc& a = sched.tiles[4];
-  const TileDesc& b = sched.tiles[10];
+  const TileDesc& a = sched.tiles[1];
+  const TileDesc& b = sched.tiles[4];
   EXPECT_EQ(b.batch, 1);
   EXPECT_EQ(b.x, (TileCopy{a.x.offset + 50, a.x.rows, a.x.rowBytes, a.x.stride}));
   EXPECT_EQ(b.y, (TileCopy{a.y.offset + 100, a.y.rows, a.y.rowBytes, a.y.stride}));
@@ -86,6 +86,10 @@ TEST(QLinearTiles, BatchedConvTilesWalkTheImagesWithBatchOneKernels) {
   EXPECT_EQ(b.qlconv.n, 1);
   EXPECT_EQ(a.qlconv.n, 1);
   EXPECT_EQ(b.channelOffset, a.channelOffset);
+  // The images of a channel block share its weight tile: loaded once per channel block, not per image.
+  int weightLoads = 0;
+  for (const TileDesc& t : sched.tiles) weightLoads += t.loadW ? 1 : 0;
+  EXPECT_EQ(weightLoads, 2);
 }
 
 /// A QLinearMatMul [2,3,4] x [4,5] (B broadcast over the batch), per-row A / y and per-column B quantization.
