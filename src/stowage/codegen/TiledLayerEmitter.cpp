@@ -60,6 +60,9 @@ KernelArgs kernelArgs(const LayerShape& s) {
     case TileKernel::AddF32:
       a = {"a", "b", "float", "float", {}};
       break;
+    case TileKernel::QAddS8:
+      a = {"a", "b", "int8_t", "int8_t", {}};
+      break;
     case TileKernel::QLinearConv:
     case TileKernel::ConvInteger: {
       const auto& p = std::get<stowage_qlinear_conv_params>(std::get<QLinearCall>(s.call.params).params);
@@ -132,6 +135,12 @@ std::string paramsText(TileKernel k, const TileDesc& t) {
     }
     case TileKernel::AddF32:
       return fmt::format(".rank = 1, .shape = {{{}}}, .a_stride = {{1}}, .b_stride = {{1}}{}", t.binary.shape[0], clampFields(t.binary));
+    case TileKernel::QAddS8: {
+      QuantCall c;
+      c.kernel = QuantKernel::Add;
+      c.params = t.qbinary;
+      return quantParamsInitializer(c);
+    }
     case TileKernel::MatMulF32:
       // One matrix product per tile (the tiles walk the batch).
       return fmt::format(".batch_rank = 0, .m = {}, .n = {}, .k = {}", t.matmul.m, t.matmul.n, t.matmul.k);

@@ -23,6 +23,7 @@ const std::vector<IntrinsicSpec>& defaultIntrinsics() {
       {"gemm_f32", "stowage_accel_gemm_f32", {"a", "b", "c", "y", "p"}},
       {"matmul_f32", "stowage_accel_matmul_f32", {"a", "b", "y", "p"}},
       {"add_f32", "stowage_accel_add_f32", {"a", "b", "y", "p"}},  // cores mode only (no engine runs element-wise ops)
+      {"qadd_s8", "stowage_accel_qadd_s8", {"a", "b", "y", "p"}},  // likewise
       {"qlinear_conv", "stowage_accel_qlinear_conv",
        {"x", "w", "x_scale", "x_zero_point", "w_scale", "w_zero_point", "y_scale", "y_zero_point", "bias", "y", "p"}},
       {"conv_integer", "stowage_accel_conv_integer", {"x", "w", "x_zero_point", "w_zero_point", "y", "p"}},

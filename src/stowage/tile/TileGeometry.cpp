@@ -19,6 +19,7 @@ const char* tileKernelIntrinsic(TileKernel k) {
     case TileKernel::QLinearMatMul: return "qlinear_matmul";
     case TileKernel::MatMulInteger: return "matmul_integer";
     case TileKernel::AddF32: return "add_f32";
+    case TileKernel::QAddS8: return "qadd_s8";
   }
   return "";
 }
@@ -36,6 +37,7 @@ const char* tileKernelFunction(TileKernel k) {
     case TileKernel::QLinearMatMul: return "stowage_qlinear_matmul";
     case TileKernel::MatMulInteger: return "stowage_matmul_integer";
     case TileKernel::AddF32: return "stowage_add_f32";
+    case TileKernel::QAddS8: return "stowage_qadd_s8";
   }
   return "";
 }
@@ -53,6 +55,7 @@ const char* tileKernelParamsType(TileKernel k) {
     case TileKernel::QLinearMatMul:
     case TileKernel::MatMulInteger: return "stowage_qlinear_matmul_params";
     case TileKernel::AddF32: return "stowage_broadcast_params";
+    case TileKernel::QAddS8: return "stowage_qbinary_params";
   }
   return "";
 }
@@ -61,6 +64,8 @@ const char* tileKernelDtype(TileKernel k) {
   return k == TileKernel::Conv2dF32 || k == TileKernel::GemmF32 || k == TileKernel::MatMulF32 || k == TileKernel::AddF32 ? "float32"
                                                                                                                     : "int8";
 }
+
+bool isElementwiseTileKernel(TileKernel k) { return k == TileKernel::AddF32 || k == TileKernel::QAddS8; }
 
 namespace {
 
@@ -259,7 +264,7 @@ TileDesc matrixTile(const LayerShape& s, int64_t batch, int64_t r0, int64_t tr, 
   return t;
 }
 
-/// Rows [r0, r0 + tr) of an element-wise Add: the same bytes of A (x), B (w) and y, one flat run each.
+/// Rows [r0, r0 + tr) of an element-wise Add (float or int8): the same bytes of A (x), B (w) and y, one flat run each.
 TileDesc addTile(const LayerShape& s, int64_t r0, int64_t tr) {
   const size_t e = s.elemBytes;
   const size_t offset = static_cast<size_t>(r0 * s.rowPixels) * e, bytes = static_cast<size_t>(tr * s.rowPixels) * e;
@@ -270,20 +275,50 @@ TileDesc addTile(const LayerShape& s, int64_t r0, int64_t tr) {
   t.x = copy2d(offset, 1, bytes, 0);
   t.w = copy2d(offset, 1, bytes, 0);
   t.y = copy2d(offset, 1, bytes, 0);
+  const int32_t count = static_cast<int32_t>(tr * s.rowPixels);
+  if (s.kernel == TileKernel::QAddS8) {
+    t.qbinary = std::get<stowage_qbinary_params>(std::get<QuantCall>(s.call.params).params);  // scales, activation range
+    t.qbinary.rank = 1;
+    t.qbinary.shape[0] = count;
+    t.qbinary.a_stride[0] = t.qbinary.b_stride[0] = 1;
+    return t;
+  }
   t.binary = std::get<BinaryCall>(s.call.params).params;  // keeps the fused clamp
   t.binary.rank = 1;
-  t.binary.shape[0] = static_cast<int32_t>(tr * s.rowPixels);
+  t.binary.shape[0] = count;
   t.binary.a_stride[0] = t.binary.b_stride[0] = 1;
   return t;
 }
 
 TileDesc makeTile(const LayerShape& s, int64_t batch, int64_t r0, int64_t tr, int64_t n0, int64_t tn) {
-  TileDesc t = s.kernel == TileKernel::AddF32 ? addTile(s, r0, tr)
+  TileDesc t = isElementwiseTileKernel(s.kernel) ? addTile(s, r0, tr)
                : isConv(s.kernel)             ? convTile(s, batch, r0, tr, n0, tn)
                                               : matrixTile(s, batch, r0, tr, n0, tn);
   t.batch = batch;
   t.firstRow = r0;
   return t;
+}
+
+/// True when both operands of a broadcast iteration space step densely through the output (no broadcast).
+bool denseSameShape(int32_t rank, const int32_t* shape, const int64_t* aStride, const int64_t* bStride) {
+  int64_t stride = 1;
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    if (aStride[d] != stride || bStride[d] != stride) return false;
+    stride *= shape[d];
+  }
+  return true;
+}
+
+/// An element-wise layer's rows: the output's last dim is a row, one output "channel", one op per element.
+/// Empty string, or why the layer cannot be tiled.
+std::string setElementwiseRows(const Graph& g, const Node& node, LayerShape& s) {
+  const Tensor& out = g.tensor(node.outputs[0]);
+  if (out.shape.empty() || out.shape.back() <= 0) return "the output has no rows to tile";
+  s.rowPixels = out.shape.back();
+  s.rows = out.numElements() / s.rowPixels;
+  s.channels = 1;
+  s.reduction = 1;
+  return {};
 }
 
 }  // namespace
@@ -320,6 +355,18 @@ LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
       s.rows = p.batches;
       s.channels = p.m;
       s.reduction = p.k;
+    } else if (q->kernel == QuantKernel::Add) {
+      // ADD of two int8 tensors of the output's shape (no broadcast): rows of the last dim, as the float Add.
+      const auto& p = std::get<stowage_qbinary_params>(q->params);
+      if (!denseSameShape(p.rank, p.shape, p.a_stride, p.b_stride)) {
+        r.whyNot = "a broadcasting ADD has no tiled lowering";
+        return r;
+      }
+      if (std::string why = setElementwiseRows(g, node, s); !why.empty()) {
+        r.whyNot = why;
+        return r;
+      }
+      s.kernel = TileKernel::QAddS8;
     } else {
       r.whyNot = "no tiled lowering for this int8 kernel";
       return r;
@@ -378,23 +425,16 @@ LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
   } else if (const auto* bc = std::get_if<BinaryCall>(&s.call.params)) {
     // Add of two tensors of the output's shape (no broadcast): rows of the last dim, one add per element.
     const stowage_broadcast_params& p = bc->params;
-    bool dense = bc->op == STOWAGE_BINARY_ADD;
-    int64_t stride = 1;
-    for (int32_t d = p.rank - 1; d >= 0 && dense; --d) {
-      dense = p.a_stride[d] == stride && p.b_stride[d] == stride;
-      stride *= p.shape[d];
-    }
-    const Shape& out = g.tensor(node.outputs[0]).shape;
-    if (!dense || out.empty()) {
+    if (bc->op != STOWAGE_BINARY_ADD || !denseSameShape(p.rank, p.shape, p.a_stride, p.b_stride)) {
       r.whyNot = bc->op == STOWAGE_BINARY_ADD ? "a broadcasting Add has no tiled lowering" : "no tiled lowering for this op";
+      return r;
+    }
+    if (std::string why = setElementwiseRows(g, node, s); !why.empty()) {
+      r.whyNot = why;
       return r;
     }
     s.kernel = TileKernel::AddF32;
     s.elemBytes = 4;
-    s.rowPixels = out.back();
-    s.rows = s.rowPixels > 0 ? g.tensor(node.outputs[0]).numElements() / s.rowPixels : 0;
-    s.channels = 1;
-    s.reduction = 1;
   } else {
     r.whyNot = "no tiled lowering for this op";
     return r;

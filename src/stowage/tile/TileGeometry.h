@@ -18,7 +18,8 @@ namespace stowage {
 /// The kernels a layer can be tiled into (names of the stowage_accel.h compute calls).
 /// TFLite int8 NHWC (QConv2d .. QFullyConnected), float32 NCHW (Conv2dF32, GemmF32, MatMulF32), the ONNX
 /// integer ops, NCHW with int8 / uint8 operands (QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger), and the
-/// element-wise float Add of two same-shape tensors (AddF32: cores mode only; rows of the tensor's last dim).
+/// element-wise Add of two same-shape tensors (AddF32 float, QAddS8 TFLite int8: cores mode only; rows of the
+/// tensor's last dim).
 enum class TileKernel {
   QConv2d,
   QDepthwiseConv2d,
@@ -30,15 +31,16 @@ enum class TileKernel {
   ConvInteger,
   QLinearMatMul,
   MatMulInteger,
-  AddF32
+  AddF32,
+  QAddS8
 };
 inline constexpr TileKernel kAllTileKernels[] = {TileKernel::QConv2d,     TileKernel::QDepthwiseConv2d, TileKernel::QFullyConnected,
                                                  TileKernel::Conv2dF32,   TileKernel::GemmF32,          TileKernel::MatMulF32,
                                                  TileKernel::QLinearConv, TileKernel::ConvInteger,      TileKernel::QLinearMatMul,
-                                                 TileKernel::MatMulInteger, TileKernel::AddF32};
+                                                 TileKernel::MatMulInteger, TileKernel::AddF32,       TileKernel::QAddS8};
 
 /// "qconv2d_s8", "qdepthwise_conv2d_s8", "qfully_connected_s8", "conv2d_f32", "gemm_f32", "matmul_f32",
-/// "qlinear_conv", "conv_integer", "qlinear_matmul", "matmul_integer", "add_f32".
+/// "qlinear_conv", "conv_integer", "qlinear_matmul", "matmul_integer", "add_f32", "qadd_s8".
 const char* tileKernelIntrinsic(TileKernel k);
 /// The portable kernel: "stowage_qconv2d_s8", ...
 const char* tileKernelFunction(TileKernel k);
@@ -97,7 +99,11 @@ struct TileDesc {
   stowage_qlinear_conv_params qlconv{};
   stowage_qlinear_matmul_params qlmatmul{};
   stowage_broadcast_params binary{};
+  stowage_qbinary_params qbinary{};
 };
+
+/// True for the element-wise kernels (AddF32, QAddS8): run by a target's cores, never by a matrix engine.
+bool isElementwiseTileKernel(TileKernel k);
 
 /// Bytes of the largest input, weight and output tile for tiles of `rowTile` rows by `channelTile` channels.
 struct TileBytes {

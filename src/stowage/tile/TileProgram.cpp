@@ -101,7 +101,7 @@ TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& 
     }
     // The kernel's data type: int8 for the TFLite and ONNX integer kernels (int8 / uint8 operands), else float32.
     const std::string dtype = tileKernelDtype(shape.shape->kernel);
-    if (target.engineDim > 0 && shape.shape->kernel == TileKernel::AddF32) {
+    if (target.engineDim > 0 && isElementwiseTileKernel(shape.shape->kernel)) {
       fallback("the matrix engine runs no element-wise Add (it is tiled for targets that run layers on their cores)");
       continue;
     }

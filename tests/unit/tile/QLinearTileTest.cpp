@@ -2,7 +2,8 @@
 // channels; QLinearMatMul, MatMulInteger and float MatMul: rows of A x columns of B, batch by batch): the copies
 // of each tile, its kernel parameters, the channel / row offsets of per-channel and per-row scales, weight
 // reuse across batches of a broadcast B, and the engine cycles of a tile; batched convolutions (one image after
-// another), float Gemm with transA (each tile gathers its columns of A) and element-wise Add (rows of both inputs).
+// another), float Gemm with transA (each tile gathers its columns of A) and element-wise float and int8 Add (rows of
+// both inputs).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -231,6 +232,41 @@ TEST(FloatTiles, AddTilesAreTheSameRowsOfBothInputsAndTheOutput) {
   EXPECT_EQ(t.macs, 8);
   EXPECT_TRUE(sched.tiles[0].loadW) << "B is an activation loaded like weights, tile by tile";
   EXPECT_TRUE(t.loadW);
+}
+
+TEST(Int8Tiles, QAddTilesKeepTheQuantizationAndSplitRows) {
+  // int8 ADD of two [1, 4, 4, 8] NHWC tensors: rows of 8 bytes; tiles of 3 rows.
+  stowage_qbinary_params p;
+  std::memset(&p, 0, sizeof p);
+  p.rank = 1;
+  p.shape[0] = 128;
+  p.a_stride[0] = p.b_stride[0] = 1;
+  p.a_offset = 5, p.b_offset = -3, p.output_offset = 7, p.left_shift = 20;
+  p.a_multiplier = 1 << 30, p.b_multiplier = 1 << 29, p.output_multiplier = 1 << 30;
+  p.act_min = 0, p.act_max = 127;
+  QuantCall call;
+  call.kernel = QuantKernel::Add;
+  call.params = p;
+  LayerShape s;
+  s.kernel = TileKernel::QAddS8;
+  s.call = KernelCall{call, {}, kNoTensor};
+  s.rows = 16;
+  s.rowPixels = 8;
+  s.channels = 1;
+  s.reduction = 1;
+  const TileSchedule sched = scheduleTiles(s, 3, 1, 2, true);
+  ASSERT_EQ(sched.tiles.size(), 6u);  // 3+3+3+3+3+1 rows, split over 2 cores
+  const TileDesc& last = sched.tiles.back();
+  EXPECT_EQ(last.x, (TileCopy{120, 1, 8, 8}));
+  EXPECT_EQ(last.w, last.x);
+  EXPECT_EQ(last.y, last.x);
+  EXPECT_EQ(last.qbinary.shape[0], 8);
+  EXPECT_EQ(last.qbinary.output_offset, 7);
+  EXPECT_EQ(last.qbinary.left_shift, 20);
+  EXPECT_EQ(last.qbinary.act_min, 0);
+  EXPECT_TRUE(isElementwiseTileKernel(s.kernel));
+  EXPECT_FALSE(isElementwiseTileKernel(TileKernel::Conv2dF32));
+  EXPECT_STREQ(tileKernelDtype(s.kernel), "int8");
 }
 
 }  // namespace
