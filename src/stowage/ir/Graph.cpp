@@ -38,6 +38,15 @@ std::vector<int> Graph::useCounts() const {
   return u;
 }
 
+void Graph::removeNodes(const std::vector<bool>& drop) {
+  std::vector<Node> kept;
+  kept.reserve(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (i >= drop.size() || !drop[i]) kept.push_back(std::move(nodes[i]));
+  nodes = std::move(kept);
+  compactTensors();
+}
+
 void Graph::compactTensors() {
   std::vector<bool> used(tensors.size(), false);
   for (TensorId i : inputs) used[static_cast<size_t>(i)] = true;

@@ -37,6 +37,8 @@ class Graph {
 
   /// Removes tensors no node or graph output refers to (keeps graph inputs) and renumbers ids.
   void compactTensors();
+  /// Removes the nodes with `drop[i]` set (keeping the others' order), then compactTensors().
+  void removeNodes(const std::vector<bool>& drop);
 
  private:
   std::unordered_map<std::string, TensorId> byName_;

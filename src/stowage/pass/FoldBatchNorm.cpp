@@ -162,26 +162,16 @@ bool tryFold(Graph& g, size_t bnIndex, const std::vector<int>& producers, const 
 }  // namespace
 
 Status foldBatchNorm(Graph& g, const MergeVeto& veto) {
-  std::vector<size_t> folded;
+  std::vector<bool> folded(g.nodes.size(), false);
+  bool any = false;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (g.nodes[i].op != OpKind::BatchNormalization) continue;
     // Recomputed per candidate: an earlier fold changes producers and uses.
     const auto producers = g.producers();
     const auto uses = g.useCounts();
-    if (tryFold(g, i, producers, uses, veto)) folded.push_back(i);
+    if (tryFold(g, i, producers, uses, veto)) folded[i] = any = true;
   }
-  if (folded.empty()) return Status::success();
-  std::vector<Node> kept;
-  size_t next = 0;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (next < folded.size() && folded[next] == i) {
-      ++next;
-      continue;
-    }
-    kept.push_back(std::move(g.nodes[i]));
-  }
-  g.nodes = std::move(kept);
-  g.compactTensors();
+  if (any) g.removeNodes(folded);
   return Status::success();
 }
 

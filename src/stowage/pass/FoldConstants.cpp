@@ -54,12 +54,7 @@ Status foldConstants(Graph& g) {
     folded[i] = true;
   }
   // Drop folded nodes (also after a failure, so the graph stays consistent) and their dead inputs.
-  std::vector<Node> kept;
-  kept.reserve(g.nodes.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!folded[i]) kept.push_back(std::move(g.nodes[i]));
-  g.nodes = std::move(kept);
-  g.compactTensors();
+  g.removeNodes(folded);
   return status;
 }
 

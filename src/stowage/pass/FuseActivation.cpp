@@ -51,12 +51,7 @@ Result<std::vector<std::string>> fuseActivation(Graph& g, const MergeVeto& veto)
   remarks.insert(remarks.begin(), fmt::format("{} Relu/Clip fused into the Conv, Gemm, Add, Sub or Mul before them (which clamps its outputs; "
                                               "--no-fuse keeps them apart): {}",
                                               fused.size(), fmt::join(fused, ", ")));
-  std::vector<Node> kept;
-  kept.reserve(g.nodes.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
-  g.nodes = std::move(kept);
-  g.compactTensors();
+  g.removeNodes(drop);
   return remarks;
 }
 
