@@ -20,11 +20,11 @@
 
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
-#include "stowage/frontend/OnnxImporter.h"
 #include "stowage/frontend/TfliteImporter.h"
 #include "stowage/tile/CostModel.h"
 #include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"
+#include "stowage/zoo/ZooGraph.h"
 #include "stowage/zoo/ZooModels.h"
 
 namespace fs = std::filesystem;
@@ -125,6 +125,13 @@ uint64_t fillDrainFloor(const Target& target, const LayerShape& s, const LayerBo
   return std::max({b.compute + fill + drain, b.loads + compute + drain, fill + compute + b.stores});
 }
 
+/// Node names of the offloaded layers (the simulator's layer spans are by name; the CPU's layers have spans too).
+std::set<std::string> offloadedNames(const CompileResult& compiled) {
+  std::set<std::string> names;
+  for (const OffloadedLayer& l : compiled.plan.offloaded) names.insert(compiled.graph.nodes[static_cast<size_t>(l.step)].name);
+  return names;
+}
+
 /// A model compiled for a board and run once on the simulator.
 struct SimulatedRun {
   CompileResult compiled;
@@ -153,11 +160,10 @@ Result<std::vector<LayerRow>> measure(const ModelCase& m, const Board& board, bo
   const CompileResult& compiled = simulated.compiled;
   const HostSimReport& sim = simulated.sim;
   // Spans of the offloaded layers (the CPU's layers have spans too).
-  std::set<std::string> offloadedNames;
-  for (const OffloadedLayer& l : compiled.plan.offloaded) offloadedNames.insert(compiled.graph.nodes[static_cast<size_t>(l.step)].name);
+  const std::set<std::string> offloaded = offloadedNames(compiled);
   std::vector<std::pair<std::string, uint64_t>> spans;
   for (auto& span : layerSpans(sim.stats))
-    if (offloadedNames.count(span.first) != 0) spans.push_back(std::move(span));
+    if (offloaded.count(span.first) != 0) spans.push_back(std::move(span));
   if (spans.size() != compiled.plan.offloaded.size())
     return makeError(m.label, fmt::format("the simulator reported {} layer spans for {} offloaded layers", spans.size(),
                                           compiled.plan.offloaded.size()));
@@ -208,10 +214,9 @@ Result<ModelCycles> measureModel(const ModelCase& m, const Board& board, bool fu
   const size_t at = sim.stats.find(key);
   if (at == std::string::npos) return makeError(m.label, "the simulator printed no total");
   c.total = std::stoull(sim.stats.substr(at + key.size()));
-  std::set<std::string> offloadedNames;
-  for (const OffloadedLayer& l : compiled.plan.offloaded) offloadedNames.insert(compiled.graph.nodes[static_cast<size_t>(l.step)].name);
+  const std::set<std::string> offloaded = offloadedNames(compiled);
   for (const auto& span : layerSpans(sim.stats))
-    if (offloadedNames.count(span.first) == 0) c.cpu += span.second;
+    if (offloaded.count(span.first) == 0) c.cpu += span.second;
   c.offloaded = compiled.plan.offloaded.size();
   c.layers = compiled.graph.nodes.size();
   return c;
@@ -238,12 +243,7 @@ int main(int argc, char** argv) {
   const fs::path shared = argc > 1 ? fs::path(argv[1]) : fs::path(STOWAGE_SHARED_DIR);
   std::vector<ModelCase> models;
   for (const zoo::ZooModelInfo& info : zoo::zooModels()) {
-    auto built = zoo::buildZooModel(info.name, 1);
-    if (!built.ok()) {
-      std::fprintf(stderr, "%s\n", built.error().render().c_str());
-      return 2;
-    }
-    auto graph = importOnnxBytes(zoo::serializeModel(built->model), info.name + ".onnx");
+    auto graph = zoo::zooGraph(info.name, 1);
     if (!graph.ok()) {
       std::fprintf(stderr, "%s\n", graph.error().render().c_str());
       return 2;

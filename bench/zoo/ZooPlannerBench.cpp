@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "stowage/driver/Compiler.h"
-#include "stowage/frontend/OnnxImporter.h"
 #include "stowage/plan/algo/OffsetAlgorithm.h"
+#include "stowage/zoo/ZooGraph.h"
 #include "stowage/zoo/ZooModels.h"
 
 using namespace stowage;
@@ -27,12 +27,7 @@ int main() {
   std::printf("\n");
   int worse = 0;
   for (const zoo::ZooModelInfo& info : zoo::zooModels()) {
-    auto built = zoo::buildZooModel(info.name, 1);
-    if (!built.ok()) {
-      std::fprintf(stderr, "%s\n", built.error().render().c_str());
-      return 2;
-    }
-    auto graph = importOnnxBytes(zoo::serializeModel(built->model), info.name + ".onnx");
+    auto graph = zoo::zooGraph(info.name, 1);
     if (!graph.ok()) {
       std::fprintf(stderr, "%s\n", graph.error().render().c_str());
       return 2;

@@ -2,6 +2,7 @@
  * over register tiles of 4 output channels x 8 output columns, with a bounds-check-free interior path. */
 #include <string.h>
 
+#include "clamp_f32.h"
 #include "stowage_kernels.h"
 
 #define CONV_TW 8 /* output columns per tile */
@@ -231,17 +232,8 @@ void stowage_conv2d_f32(const float* x, const float* w, const float* bias, float
             }
           }
         }
-        if (q.clamp) {
-          /* A fused Relu / Clip, on the block's nb output planes while they are in cache (the same test as the
-           * Clip and Relu kernels: NaN and -0 pass through a Relu). */
-          const int64_t count = (int64_t)nb * g.y_chan;
-          const float lo = q.clamp_min, hi = q.clamp_max;
-          int64_t i;
-          for (i = 0; i < count; ++i) {
-            const float v = yb[i];
-            yb[i] = v < lo ? lo : (v > hi ? hi : v);
-          }
-        }
+        /* A fused Relu / Clip, on the block's nb output planes while they are in cache. */
+        if (q.clamp) stowage_clamp_f32(yb, (int64_t)nb * g.y_chan, q.clamp_min, q.clamp_max);
       }
     }
   }

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "clamp_f32.h"
 #include "stowage_kernels.h"
 
 /* One innermost run of n elements; a and b advance by sa and sb (0 = broadcast). The switch sits outside the
@@ -101,14 +102,10 @@ void stowage_binary_f32(stowage_binary_op op, const float* a, const float* b, fl
   binary_broadcast(op, a, b, y, p);
   if (p->clamp) {
     /* A fused Relu / Clip over the dense output. */
-    int64_t count = 1, e;
+    int64_t count = 1;
     int32_t d;
-    const float lo = p->clamp_min, hi = p->clamp_max;
     for (d = 0; d < p->rank; ++d) count *= p->shape[d];
-    for (e = 0; e < count; ++e) {
-      const float v = y[e];
-      y[e] = v < lo ? lo : (v > hi ? hi : v);
-    }
+    stowage_clamp_f32(y, count, p->clamp_min, p->clamp_max);
   }
 }
 

@@ -2,6 +2,7 @@
  * MatMul with broadcast batch dims, both on one register-tiled core (4 rows x 8 columns per tile). */
 #include <string.h>
 
+#include "clamp_f32.h"
 #include "stowage_kernels.h"
 
 #define MM_MR 4 /* rows per tile */
@@ -116,16 +117,7 @@ void stowage_gemm_f32(const float* a, const float* b, const float* c, float* y, 
       }
     }
   }
-  if (p->clamp) {
-    /* A fused Relu / Clip: the Clip kernel's test. */
-    const int64_t count = (int64_t)p->m * p->n;
-    const float lo = p->clamp_min, hi = p->clamp_max;
-    int64_t e;
-    for (e = 0; e < count; ++e) {
-      const float v = y[e];
-      y[e] = v < lo ? lo : (v > hi ? hi : v);
-    }
-  }
+  if (p->clamp) stowage_clamp_f32(y, (int64_t)p->m * p->n, p->clamp_min, p->clamp_max); /* a fused Relu / Clip */
 }
 
 void stowage_matmul_f32(const float* a, const float* b, float* y, const stowage_matmul_params* p) {

@@ -290,16 +290,24 @@ void stowage_accel_gemm_f32(const float* a, const float* b, const float* c, floa
   schedule(SIM_QUEUE_EXEC, "gemm_f32", cycles, 0u, r, count);
 }
 
+/* A batched product's batch count, and the elements of A and B its batches reach: each starts at one matrix
+ * (a_extent = m * k, b_extent = k * n on entry) and grows by the stride of every batch dim past the first. */
+static void batched_extents(int32_t rank, const int32_t* shape, const int64_t* a_stride, const int64_t* b_stride,
+                            uint64_t* batches, uint64_t* a_extent, uint64_t* b_extent) {
+  int32_t d;
+  for (d = 0; d < rank; ++d) {
+    *batches *= (uint64_t)shape[d];
+    *a_extent += (uint64_t)(shape[d] - 1) * (uint64_t)a_stride[d];
+    *b_extent += (uint64_t)(shape[d] - 1) * (uint64_t)b_stride[d];
+  }
+}
+
 void stowage_accel_matmul_f32(const float* a, const float* b, float* y, const stowage_matmul_params* p) {
   const uint64_t m = (uint64_t)p->m, n = (uint64_t)p->n, k = (uint64_t)p->k;
   uint64_t batches = 1u, a_extent = m * k, b_extent = k * n;
   sim_range r[SIM_MAX_RANGES];
-  int count = 0, d;
-  for (d = 0; d < p->batch_rank; ++d) {
-    batches *= (uint64_t)p->batch_shape[d];
-    a_extent += (uint64_t)(p->batch_shape[d] - 1) * (uint64_t)p->a_stride[d];
-    b_extent += (uint64_t)(p->batch_shape[d] - 1) * (uint64_t)p->b_stride[d];
-  }
+  int count = 0;
+  batched_extents(p->batch_rank, p->batch_shape, p->a_stride, p->b_stride, &batches, &a_extent, &b_extent);
   count = operand(r, count, "engine input", a, a_extent * 4u, 0);
   count = operand(r, count, "engine weights", b, b_extent * 4u, 0);
   count = operand(r, count, "engine output", y, batches * m * n * 4u, 1);
@@ -358,12 +366,8 @@ static void qlinear_matmul_common(const char* name, const void* a, const void* b
   const uint64_t aq = (uint64_t)p->a_quant_count, bq = (uint64_t)p->b_quant_count, yq = (uint64_t)p->y_quant_count;
   uint64_t batches = 1u, a_extent = m * k, b_extent = k * n;
   sim_range r[SIM_MAX_RANGES];
-  int count = 0, d;
-  for (d = 0; d < p->batch_rank; ++d) {
-    batches *= (uint64_t)p->batch_shape[d];
-    a_extent += (uint64_t)(p->batch_shape[d] - 1) * (uint64_t)p->a_stride[d];
-    b_extent += (uint64_t)(p->batch_shape[d] - 1) * (uint64_t)p->b_stride[d];
-  }
+  int count = 0;
+  batched_extents(p->batch_rank, p->batch_shape, p->a_stride, p->b_stride, &batches, &a_extent, &b_extent);
   count = operand(r, count, "engine input", a, a_extent * elem_bytes(p->a_type), 0);
   count = operand(r, count, "engine weights", b, b_extent * elem_bytes(p->b_type), 0);
   count = operand(r, count, "engine input scales", a_scale, aq * 4u, 0);

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 namespace stowage {
 
@@ -41,12 +42,32 @@ TensorId addFloatConst(Graph& g, const std::string& name, const Shape& shape, co
   return g.addTensor(std::move(t));
 }
 
+/// A BatchNormalization as a per-channel affine map: y = (x - mean) * s + bias with s = scale / sqrt(var + eps).
+struct BnScales {
+  std::vector<float> s, mean, bias;
+};
+
+/// `bn`'s map over `channels` channels; nullopt unless its four parameters are float constants with one value
+/// per channel.
+std::optional<BnScales> bnScales(const Graph& g, const Node& bn, size_t channels) {
+  for (size_t i = 1; i < 5; ++i)
+    if (!isFloatConst(g, bn.inputs[i])) return std::nullopt;
+  const auto scale = floats(g.tensor(bn.inputs[1])), var = floats(g.tensor(bn.inputs[4]));
+  BnScales r{{}, floats(g.tensor(bn.inputs[3])), floats(g.tensor(bn.inputs[2]))};
+  if (scale.size() != channels || r.bias.size() != channels || r.mean.size() != channels || var.size() != channels)
+    return std::nullopt;
+  const float eps = bn.attrs.getFloat("epsilon", 1e-5f);
+  r.s.resize(channels);
+  for (size_t c = 0; c < channels; ++c) r.s[c] = scale[c] / std::sqrt(var[c] + eps);
+  return r;
+}
+
 /// Folds a BatchNormalization over the [M, N] output of `gemm` (channels = columns) into B and C:
 ///   B'[., n] = B[., n] * s[n],  C' = (beta * C - mean) * s + bias (shape [N], beta' = 1).
 /// False (nothing changed) unless B is a float constant and C is absent or a float constant row ([], [1], [N]
 /// or [1, N]).
-bool tryFoldIntoGemm(Graph& g, size_t gemmIndex, size_t bnIndex, const std::vector<float>& s, const std::vector<float>& mean,
-                     const std::vector<float>& beta) {
+bool tryFoldIntoGemm(Graph& g, size_t gemmIndex, size_t bnIndex, const BnScales& bn) {
+  const std::vector<float>& s = bn.s;
   const Node& gemm = g.nodes[gemmIndex];
   const TensorId bId = gemm.input(1), cId = gemm.input(2);
   if (!isFloatConst(g, bId) || (cId != kNoTensor && !isFloatConst(g, cId))) return false;
@@ -68,7 +89,7 @@ bool tryFoldIntoGemm(Graph& g, size_t gemmIndex, size_t bnIndex, const std::vect
   std::vector<float> bv = floats(b);
   for (int64_t j = 0; j < n; ++j)
     for (int64_t i = 0; i < k; ++i) bv[static_cast<size_t>(transB ? j * k + i : i * n + j)] *= s[static_cast<size_t>(j)];
-  for (size_t j = 0; j < c.size(); ++j) c[j] = (gemmBeta * c[j] - mean[j]) * s[j] + beta[j];
+  for (size_t j = 0; j < c.size(); ++j) c[j] = (gemmBeta * c[j] - bn.mean[j]) * s[j] + bn.bias[j];
   const Shape bShape = b.shape;
   const std::string bName = b.name, gemmName = gemm.name;
   const TensorId newB = addFloatConst(g, bName + "_bnfold", bShape, bv);
@@ -88,43 +109,31 @@ bool tryFold(Graph& g, size_t bnIndex, const std::vector<int>& producers, const 
   if (bn.inputs.size() != 5 || bn.outputs.size() != 1) return false;
   const TensorId x = bn.inputs[0];
   if (x == kNoTensor || producers[static_cast<size_t>(x)] < 0 || uses[static_cast<size_t>(x)] != 1) return false;
-  if (veto && !veto(g, x, bn.outputs[0]).empty()) return false;
   Node& conv = g.nodes[static_cast<size_t>(producers[static_cast<size_t>(x)])];
+  const size_t producerIndex = static_cast<size_t>(producers[static_cast<size_t>(x)]);
   if (conv.op == OpKind::Gemm) {
     // Gemm's [M, N] output: BatchNormalization's channels are the N columns.
-    for (size_t i = 1; i < 5; ++i)
-      if (!isFloatConst(g, bn.inputs[i])) return false;
     if (g.tensor(x).shape.size() != 2) return false;
-    auto scale = floats(g.tensor(bn.inputs[1])), beta = floats(g.tensor(bn.inputs[2]));
-    auto mean = floats(g.tensor(bn.inputs[3])), var = floats(g.tensor(bn.inputs[4]));
-    const size_t nn = static_cast<size_t>(g.tensor(x).shape[1]);
-    if (scale.size() != nn || beta.size() != nn || mean.size() != nn || var.size() != nn) return false;
-    const float eps = bn.attrs.getFloat("epsilon", 1e-5f);
-    std::vector<float> s(nn);
-    for (size_t c = 0; c < nn; ++c) s[c] = scale[c] / std::sqrt(var[c] + eps);
-    return tryFoldIntoGemm(g, static_cast<size_t>(producers[static_cast<size_t>(x)]), bnIndex, s, mean, beta);
+    const auto scales = bnScales(g, bn, static_cast<size_t>(g.tensor(x).shape[1]));
+    if (!scales || (veto && !veto(g, x, bn.outputs[0]).empty())) return false;
+    return tryFoldIntoGemm(g, producerIndex, bnIndex, *scales);
   }
   const bool transposed = conv.op == OpKind::ConvTranspose;
   if (conv.op != OpKind::Conv && !transposed) return false;
   const TensorId wId = conv.input(1), bId = conv.input(2);
   if (!isFloatConst(g, wId) || (bId != kNoTensor && !isFloatConst(g, bId))) return false;
-  for (size_t i = 1; i < 5; ++i)
-    if (!isFloatConst(g, bn.inputs[i])) return false;
 
   const Tensor& w = g.tensor(wId);
   if (w.shape.size() < 2) return false;
   const int64_t group = std::max<int64_t>(1, conv.attrs.getInt("group", 1));
   const int64_t m = transposed ? w.shape[1] * group : w.shape[0];
-  auto scale = floats(g.tensor(bn.inputs[1])), beta = floats(g.tensor(bn.inputs[2]));
-  auto mean = floats(g.tensor(bn.inputs[3])), var = floats(g.tensor(bn.inputs[4]));
   const auto mm = static_cast<size_t>(m);
-  if (scale.size() != mm || beta.size() != mm || mean.size() != mm || var.size() != mm) return false;
+  const auto scales = bnScales(g, bn, mm);
+  if (!scales) return false;
   std::vector<float> bias = bId == kNoTensor ? std::vector<float>(mm, 0.0f) : floats(g.tensor(bId));
   if (bias.size() != mm) return false;
-
-  const float eps = bn.attrs.getFloat("epsilon", 1e-5f);
-  std::vector<float> s(mm);
-  for (size_t c = 0; c < mm; ++c) s[c] = scale[c] / std::sqrt(var[c] + eps);
+  if (veto && !veto(g, x, bn.outputs[0]).empty()) return false;
+  const std::vector<float>& s = scales->s;
 
   std::vector<float> wv = floats(w);
   int64_t inner = 1;
@@ -144,14 +153,14 @@ bool tryFold(Graph& g, size_t bnIndex, const std::vector<int>& producers, const 
         for (int64_t k = 0; k < inner; ++k) wv[static_cast<size_t>((c * mPerGroup + j) * inner + k)] *= f;
       }
   }
-  for (size_t c = 0; c < mm; ++c) bias[c] = (bias[c] - mean[c]) * s[c] + beta[c];
+  for (size_t c = 0; c < mm; ++c) bias[c] = (bias[c] - scales->mean[c]) * s[c] + scales->bias[c];
 
   const Shape wShape = w.shape;
   const std::string wName = w.name;
   const TensorId newW = addFloatConst(g, wName + "_bnfold", wShape, wv);
   const TensorId newB = addFloatConst(g, conv.name + "_bias_bnfold", {m}, bias);
   // addTensor may reallocate: re-fetch the nodes by index.
-  Node& c2 = g.nodes[static_cast<size_t>(producers[static_cast<size_t>(x)])];
+  Node& c2 = g.nodes[producerIndex];
   c2.inputs.resize(3, kNoTensor);
   c2.inputs[1] = newW;
   c2.inputs[2] = newB;

@@ -21,17 +21,17 @@ Result<std::vector<std::string>> fuseActivation(Graph& g, const MergeVeto& veto)
     const TensorId out = act.outputs[0];
     if (mid == kNoTensor || producers[static_cast<size_t>(mid)] < 0 || uses[static_cast<size_t>(mid)] != 1) continue;
     if (std::find(g.outputs.begin(), g.outputs.end(), mid) != g.outputs.end()) continue;
-    Node& conv = g.nodes[static_cast<size_t>(producers[static_cast<size_t>(mid)])];
-    const bool fusable = conv.op == OpKind::Conv || conv.op == OpKind::Gemm || conv.op == OpKind::Add ||
-                         conv.op == OpKind::Sub || conv.op == OpKind::Mul;
-    if (!fusable || conv.outputs.size() != 1 || conv.attrs.has(kFusedActivationAttr)) continue;
+    Node& producer = g.nodes[static_cast<size_t>(producers[static_cast<size_t>(mid)])];
+    const bool fusable = producer.op == OpKind::Conv || producer.op == OpKind::Gemm || producer.op == OpKind::Add ||
+                         producer.op == OpKind::Sub || producer.op == OpKind::Mul;
+    if (!fusable || producer.outputs.size() != 1 || producer.attrs.has(kFusedActivationAttr)) continue;
     if (g.tensor(mid).dtype != DType::Float32 || g.tensor(out).dtype != DType::Float32 ||
         g.tensor(mid).shape != g.tensor(out).shape)
       continue;
     const std::string op(opName(act.op));
     if (veto) {
       if (std::string why = veto(g, mid, out); !why.empty()) {
-        remarks.push_back(fmt::format("{} '{}' not fused into {} '{}': {}", op, act.name, opName(conv.op), conv.name, why));
+        remarks.push_back(fmt::format("{} '{}' not fused into {} '{}': {}", op, act.name, opName(producer.op), producer.name, why));
         continue;
       }
     }
@@ -40,11 +40,11 @@ Result<std::vector<std::string>> fuseActivation(Graph& g, const MergeVeto& veto)
     const bool relu = act.op == OpKind::Relu;
     const float lo = relu ? 0.0f : act.attrs.getFloat("min", -inf);
     const float hi = relu ? inf : act.attrs.getFloat("max", inf);
-    fused.push_back(fmt::format("'{}' into '{}'", act.name, conv.name));
-    conv.attrs.set(kFusedActivationAttr, op);
-    conv.attrs.set(kFusedMinAttr, lo);
-    conv.attrs.set(kFusedMaxAttr, hi);
-    conv.outputs[0] = out;
+    fused.push_back(fmt::format("'{}' into '{}'", act.name, producer.name));
+    producer.attrs.set(kFusedActivationAttr, op);
+    producer.attrs.set(kFusedMinAttr, lo);
+    producer.attrs.set(kFusedMaxAttr, hi);
+    producer.outputs[0] = out;
     drop[i] = true;
   }
   if (fused.empty()) return remarks;

@@ -8,11 +8,11 @@
 
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
-#include "stowage/frontend/OnnxImporter.h"
 #include "stowage/ir/Op.h"
 #include "stowage/plan/CpuLayerCost.h"
 #include "stowage/report/ReportJson.h"
 #include "stowage/target/Board.h"
+#include "stowage/zoo/ZooGraph.h"
 #include "stowage/zoo/ZooModels.h"
 
 namespace stowage {
@@ -31,8 +31,7 @@ Board board(double macs, double slowBytesPerCycle) {
 }
 
 Result<CompileResult> compileDsCnn(const Board& b) {
-  STOWAGE_ASSIGN_OR_RETURN(zoo::ZooModel m, zoo::buildZooModel("ds-cnn", 3));
-  STOWAGE_ASSIGN_OR_RETURN(Graph g, importOnnxBytes(zoo::serializeModel(m.model), "ds-cnn"));
+  STOWAGE_ASSIGN_OR_RETURN(Graph g, zoo::zooGraph("ds-cnn", 3));
   CompileOptions o;
   o.planner.timeLimitSeconds = 2;
   return compileGraphOnBoard(std::move(g), b, o);

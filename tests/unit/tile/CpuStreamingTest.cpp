@@ -6,26 +6,15 @@
 
 #include <algorithm>
 
+#include "ZooTestGraphs.h"
 #include "stowage/driver/Compiler.h"
-#include "stowage/frontend/OnnxImporter.h"
-#include "stowage/pass/FoldBatchNorm.h"
-#include "stowage/pass/FoldConstants.h"
 #include "stowage/target/Board.h"
 #include "stowage/tile/CpuStreaming.h"
-#include "stowage/zoo/ZooModels.h"
 
 namespace stowage {
 namespace {
 
-Graph resnet8() {
-  auto m = zoo::buildZooModel("resnet8", 7);
-  EXPECT_TRUE(m.ok());
-  auto g = importOnnxBytes(zoo::serializeModel(m->model), "resnet8");
-  EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().render());
-  EXPECT_TRUE(foldConstants(*g).ok());
-  EXPECT_TRUE(foldBatchNorm(*g).ok());
-  return std::move(*g);
-}
+Graph resnet8() { return testing::foldedZooGraph("resnet8"); }
 
 /// A CPU with a DMA (unless `dma` is false), a 32 KiB fast pool and a big slow one; `extra` is appended.
 Board mcuBoard(bool dma, const std::string& extra = "") {

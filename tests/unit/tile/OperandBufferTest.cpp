@@ -6,17 +6,14 @@
 
 #include <cstring>
 
+#include "ZooTestGraphs.h"
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
-#include "stowage/frontend/OnnxImporter.h"
-#include "stowage/pass/FoldBatchNorm.h"
-#include "stowage/pass/FoldConstants.h"
 #include "stowage/target/Board.h"
 #include "stowage/tile/CostModel.h"
 #include "stowage/tile/ScratchLayout.h"
 #include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileProgram.h"
-#include "stowage/zoo/ZooModels.h"
 
 namespace stowage {
 namespace {
@@ -110,15 +107,7 @@ TEST(OperandBuffers, CostModelOverlapsTheDoubledOperandsOnly) {
   EXPECT_EQ(estimateLayer(t, s, single, false).total, singleCost.total);
 }
 
-Graph zooGraph(const std::string& name) {
-  auto m = zoo::buildZooModel(name, 7);
-  EXPECT_TRUE(m.ok());
-  auto g = importOnnxBytes(zoo::serializeModel(m->model), name);
-  EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().render());
-  EXPECT_TRUE(foldConstants(*g).ok());
-  EXPECT_TRUE(foldBatchNorm(*g).ok());
-  return std::move(*g);
-}
+Graph zooGraph(const std::string& name) { return testing::foldedZooGraph(name); }
 
 Board gap8() {
   auto b = loadBoardFile(std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/gap8-cluster.toml");

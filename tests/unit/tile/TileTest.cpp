@@ -5,16 +5,13 @@
 
 #include <map>
 
+#include "ZooTestGraphs.h"
 #include "stowage/driver/Compiler.h"
-#include "stowage/frontend/OnnxImporter.h"
-#include "stowage/pass/FoldBatchNorm.h"
-#include "stowage/pass/FoldConstants.h"
 #include "stowage/plan/PlanProgram.h"
 #include "stowage/plan/ValidateProgram.h"
 #include "stowage/target/Board.h"
 #include "stowage/tile/CostModel.h"
 #include "stowage/tile/TileProgram.h"
-#include "stowage/zoo/ZooModels.h"
 
 namespace stowage {
 namespace {
@@ -25,15 +22,7 @@ Board exampleBoard(const std::string& name) {
   return *b;
 }
 
-Graph zooGraph(const std::string& name) {
-  auto m = zoo::buildZooModel(name, 7);
-  EXPECT_TRUE(m.ok());
-  auto g = importOnnxBytes(zoo::serializeModel(m->model), name);
-  EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().render());
-  EXPECT_TRUE(foldConstants(*g).ok());
-  EXPECT_TRUE(foldBatchNorm(*g).ok());
-  return std::move(*g);
-}
+Graph zooGraph(const std::string& name) { return testing::foldedZooGraph(name); }
 
 /// Every offloaded layer's tile buffers fit each bank of their pool, and the two halves of a pair differ in bank.
 void expectFits(const Board& board, const TiledProgram& t) {

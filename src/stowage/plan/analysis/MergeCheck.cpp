@@ -58,6 +58,8 @@ std::string joined(const std::vector<std::string>& items) {
 std::string whyRulesKeepApart(const Graph& g, const Board& board, TensorId inner, TensorId outer) {
   const std::string& innerName = g.tensor(inner).name;
   const std::string& outerName = g.tensor(outer).name;
+  // Asked once per fusable pair: without rules and pins (most boards) there is nothing to scan the graph for.
+  if (board.rules.empty() && board.pins.empty()) return {};
   if (const PoolPin* pin = pinOf(board, innerName))
     return fmt::format("pin {} names tensor '{}', which fusing would remove", pin->origin, innerName);
   // The node that would disappear (reads `inner`, writes `outer`): a rule restricting its tensors would match
