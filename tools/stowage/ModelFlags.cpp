@@ -49,6 +49,10 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
   sub->add_flag("--no-double-buffer{false}", options.doubleBuffer,
                 "Layers offloaded to accelerators or cores use one buffer per tile instead of two (DMA then no longer "
                 "overlaps compute); for comparison");
+  sub->add_flag("--no-resident{false}", options.resident,
+                "Move every activation through main memory: by default an activation made and read only by layers that one "
+                "accelerator runs on its cores stays in that accelerator's scratch pool (e.g. VTCM, L1) and the layers use "
+                "it in place, with no DMA; for comparison");
   sub->add_flag("--no-fuse{false}", options.fuse,
                 "Keep every Relu a layer of its own instead of fusing it into the float Conv before it (fusion is skipped "
                 "anyway where a rule or pin needs the two tensors apart; report remarks list both); for comparison");

@@ -307,12 +307,17 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   if (operands.size() != expected || kargs.sides.size() > kMaxSideOperands)
     return makeError(fmt::format("node '{}'", node.name), fmt::format("tiled layer expects {} operands, got {}", expected, operands.size()));
 
+  // A direct operand (cores mode) is used in place: the tensor at the tile's offset.
+  const DirectOperands direct = directOperandsOf(layer);
+  if (engine && direct.any())
+    return makeError(fmt::format("node '{}'", node.name), "a matrix engine layer cannot use its operands in place");
   TiledLayerCode code;
   std::string& d = code.definitions;
   d += fmt::format("\n/* step {}: node '{}' ({}) on '{}' ({} mode{}): {} tiles of {} rows x {} channels, {}. */\n", layer.step,
                    commentText(node.name), opName(node.op), commentText(target.name), layer.mode,
                    layer.cores > 1 ? fmt::format(", {} cores", layer.cores) : "", sched.tiles.size(), layer.rowTile, layer.channelTile,
-                   operandBuffersText(buffers) + (layer.rowsOuter ? ", row blocks outer" : ""));
+                   operandBuffersText(buffers) + (layer.rowsOuter ? ", row blocks outer" : "") +
+                       (direct.any() ? ", " + directOperandsText(direct) + " in place" : ""));
   d += fmt::format("static const {} {}_tiles[{}] = {{\n", type, base, sched.tiles.size());
   for (const TileDesc& t : sched.tiles)
     d += fmt::format("  {{{}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}, {}, {}, {}, {}, {}u, {}u, {}u,\n   {{{}}}}},\n", t.x.offset,
@@ -325,8 +330,10 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   // engine mode, "a->side" in cores mode), at the tile's channel / row offset where they have one entry per channel / row.
   auto computeArgs = [&](const std::string& dd, const std::string& sideBase) {
     std::vector<std::pair<std::string, std::string>> a;
-    a.emplace_back(kargs.xArg, fmt::format("(const {}*)(const void*)xl[{}->x_buf]", kargs.xType, dd));
-    a.emplace_back(kargs.wArg, fmt::format("(const {}*)(const void*)wl[{}->w_buf]", kargs.xType, dd));
+    a.emplace_back(kargs.xArg, direct.direct[0] ? fmt::format("(const {}*)(const void*)(a->x + {}->x_off)", kargs.xType, dd)
+                                                : fmt::format("(const {}*)(const void*)xl[{}->x_buf]", kargs.xType, dd));
+    a.emplace_back(kargs.wArg, direct.direct[1] ? fmt::format("(const {}*)(const void*)(a->w + {}->w_off)", kargs.xType, dd)
+                                                : fmt::format("(const {}*)(const void*)wl[{}->w_buf]", kargs.xType, dd));
     for (size_t i = 0; i < kargs.sides.size(); ++i) {
       const SideOperand& so = kargs.sides[i];
       if (operands[2 + i] == "NULL") {
@@ -337,7 +344,8 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
       const std::string e = fmt::format("(const {}*){}[{}]{}", so.type, sideBase, i, off);
       a.emplace_back(so.arg, so.type == "uint8_t" ? fmt::format("(const void*)({})", e) : e);
     }
-    a.emplace_back("y", fmt::format("({}*)(void*)yl[{}->y_buf]", kargs.yType, dd));
+    a.emplace_back("y", direct.direct[2] ? fmt::format("({}*)(void*)(a->y + {}->y_off)", kargs.yType, dd)
+                                         : fmt::format("({}*)(void*)yl[{}->y_buf]", kargs.yType, dd));
     a.emplace_back("p", "&" + dd + "->p");
     return a;
   };
@@ -350,6 +358,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
       if (def.intrinsic == tileKernelIntrinsic(k)) portable.args = def.args;
   }
   auto halves = [&](int op, const std::string& core) {
+    if (direct.direct[op]) return std::string("{NULL, NULL}");  // used in place: no tile buffer
     const std::string& h0 = layer.buffers[op][0];
     const std::string& h1 = layer.buffers[op][1].empty() ? h0 : layer.buffers[op][1];
     return fmt::format("{{{}, {}}}", localPointer(plan, syms, h0, layer.coreStride[op], core),
@@ -416,12 +425,12 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   // The loads of the operands with two halves (`doubled`) or with one.
   auto load = [&](const std::string& dd, bool doubled) {
     std::string out;
-    if (buffers.doubled[0] == doubled)
+    if (buffers.doubled[0] == doubled && !direct.direct[0])
       out += fmt::format("if ({0}->load_x) {{\n  tx[{0}->x_buf] = {1};\n  px[{0}->x_buf] = 1;\n}}\n", dd,
                          callOf(dmaStart, {{"channel", "0"}, {"dst", fmt::format("xl[{}->x_buf]", dd)}, {"src", fmt::format("a->x + {}->x_off", dd)},
                                            {"row_bytes", dd + "->x_row_bytes"}, {"rows", dd + "->x_rows"}, {"dst_stride", dd + "->x_row_bytes"},
                                            {"src_stride", dd + "->x_stride"}}));
-    if (buffers.doubled[1] == doubled)
+    if (buffers.doubled[1] == doubled && !direct.direct[1])
       out += fmt::format("if ({0}->load_w) {{\n  tw[{0}->w_buf] = {1};\n  pw[{0}->w_buf] = 1;\n}}\n", dd,
                          callOf(dmaStart, {{"channel", std::to_string(weightChannel)}, {"dst", fmt::format("wl[{}->w_buf]", dd)},
                                            {"src", fmt::format("a->w + {}->w_off", dd)}, {"row_bytes", dd + "->w_row_bytes"}, {"rows", dd + "->w_rows"},
@@ -436,25 +445,30 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   d += "  (void)ws;\n";
   d += fmt::format("  uint8_t* const xl[2] = {};\n  uint8_t* const wl[2] = {};\n  uint8_t* const yl[2] = {};\n", halves(0, "core"), halves(1, "core"),
                    halves(2, "core"));
+  if (direct.any()) d += "  (void)xl;\n  (void)wl;\n  (void)yl;\n";
   d += "  stowage_dma_ticket tx[2] = {0u, 0u}, tw[2] = {0u, 0u}, ty[2] = {0u, 0u};\n  int px[2] = {0, 0}, pw[2] = {0, 0}, py[2] = {0, 0};\n";
   d += fmt::format("  const uint32_t first = {0}_chunks[core], end = {0}_chunks[core + 1];\n  uint32_t t;\n", base);
   d += fmt::format("  for (t = first; t < end; ++t) {{\n    const {}* const d = &{}_tiles[t];\n", type, base);
   // The first tile's doubled operands; this tile's single ones (the previous compute, which read their one half, is
   // done); the next tile's doubled ones, into the halves the previous tile used (CostModel issues them in this order).
-  if (anyDoubled) d += "    if (t == first) {\n" + indentText(load("d", true), 6) + "    }\n";
+  if (anyDoubled && !load("d", true).empty()) d += "    if (t == first) {\n" + indentText(load("d", true), 6) + "    }\n";
   if (anySingle) d += indentText(load("d", false), 4);
   // (A layer of one tile has no next tile: no prefetch, which also keeps the compiler's bounds analysis quiet.)
-  if (anyDoubled && sched.tiles.size() > 1)
+  // (Direct operands have no loads: no block at all when they are the only doubled ones.)
+  if (anyDoubled && sched.tiles.size() > 1 && !load("n", true).empty())
     d += fmt::format("    if (t + 1u < end) {{\n      const {}* const n = d + 1;\n", type) + indentText(load("n", true), 6) + "    }\n";
   d += fmt::format("    if (px[d->x_buf]) {{\n      {};\n      px[d->x_buf] = 0;\n    }}\n", wait("tx[d->x_buf]"));
   d += fmt::format("    if (pw[d->w_buf]) {{\n      {};\n      pw[d->w_buf] = 0;\n    }}\n", wait("tw[d->w_buf]"));
   d += fmt::format("    if (py[d->y_buf]) {{\n      {};\n      py[d->y_buf] = 0;\n    }}\n", wait("ty[d->y_buf]"));
   d += "    " + callOf(portable, computeArgs("d", "a->side")) + ";\n";
   d += fmt::format("    STOWAGE_SIM_COMPUTE(\"{}\", d->cycles);\n", cStringText(node.name));
-  d += fmt::format("    ty[d->y_buf] = {};\n    py[d->y_buf] = 1;\n  }}\n",
-                   callOf(dmaStart, {{"channel", std::to_string(outChannel)}, {"dst", "a->y + d->y_off"}, {"src", "yl[d->y_buf]"},
-                                     {"row_bytes", "d->y_row_bytes"}, {"rows", "d->y_rows"}, {"dst_stride", "d->y_stride"},
-                                     {"src_stride", "d->y_row_bytes"}}));
+  if (direct.direct[2])
+    d += "  }\n";  // the output was written in place
+  else
+    d += fmt::format("    ty[d->y_buf] = {};\n    py[d->y_buf] = 1;\n  }}\n",
+                     callOf(dmaStart, {{"channel", std::to_string(outChannel)}, {"dst", "a->y + d->y_off"}, {"src", "yl[d->y_buf]"},
+                                       {"row_bytes", "d->y_row_bytes"}, {"rows", "d->y_rows"}, {"dst_stride", "d->y_stride"},
+                                       {"src_stride", "d->y_row_bytes"}}));
   d += fmt::format("  if (py[0]) {};\n  if (py[1]) {};\n}}\n", wait("ty[0]"), wait("ty[1]"));
 
   std::string& c = code.statements;

@@ -34,6 +34,7 @@ struct CompileOptions {
   /// `--io-in-pools`: graph inputs and outputs planned into the pools; the API maps them (<name>_map_inputs).
   bool ioInPools = false;
   bool doubleBuffer = true;                    ///< `--no-double-buffer` turns off ping-pong tiles of offloaded layers
+  bool resident = true;                        ///< `--no-resident` moves every activation through main memory
   bool fuse = true;                            ///< `--no-fuse` keeps each Relu apart from the Conv before it
 };
 

@@ -48,12 +48,29 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const
   emit.weights = options.weights;
   emit.ioInPools = options.ioInPools;
   // Partition between CPU and accelerators, tile the offloaded layers; their tile buffers are planned below.
-  TiledProgram tiled = timeStage(timings, "tile", [&] { return tileProgram(graph, board, TileOptions{options.doubleBuffer}); });
-  planner.nodeTargets = tiled.nodeTargets;
-  planner.partitionRemarks = tiled.remarks;
-  planner.scratch = tiled.scratch;
-  planner.scratchPools = tiled.scratchPools;
-  STOWAGE_ASSIGN_OR_RETURN(r.plan, timeStage(timings, "plan", [&] { return planProgram(graph, board, planner); }));
+  // Activations may stay in an accelerator's local pool between its layers (not in guard mode: the CPU writes the
+  // canaries around every activation).
+  const TileOptions tileOptions{options.doubleBuffer, options.resident && !options.guard};
+  TiledProgram tiled = timeStage(timings, "tile", [&] { return tileProgram(graph, board, tileOptions); });
+  auto usePartition = [&planner](const TiledProgram& t) {
+    planner.nodeTargets = t.nodeTargets;
+    planner.partitionRemarks = t.remarks;
+    planner.scratch = t.scratch;
+    planner.scratchPools = t.scratchPools;
+    planner.resident = t.resident;
+  };
+  usePartition(tiled);
+  Result<ProgramPlan> plan = timeStage(timings, "plan", [&] { return planProgram(graph, board, planner); });
+  if (!plan && !tiled.resident.empty()) {
+    // The residents did not fit beside the tile buffers after all: tile and plan again through main memory.
+    const std::string why = plan.error().message;
+    tiled = timeStage(timings, "tile-again", [&] { return tileProgram(graph, board, TileOptions{options.doubleBuffer, false}); });
+    tiled.remarks.push_back("resident: no activation stays in a local pool: planning them there failed (" + why + ")");
+    usePartition(tiled);
+    plan = timeStage(timings, "plan-again", [&] { return planProgram(graph, board, planner); });
+  }
+  if (!plan) return plan.error();
+  r.plan = std::move(*plan);
   r.plan.offloaded = tiled.offloaded;
   r.plan.remarks.insert(r.plan.remarks.end(), fusionRemarks.begin(), fusionRemarks.end());
   STOWAGE_ASSIGN_OR_RETURN(r.code, timeStage(timings, "emit-c", [&] { return emitC(graph, r.plan, options.name, emit); }));

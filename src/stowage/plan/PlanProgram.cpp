@@ -402,6 +402,17 @@ Result<ProgramPlan> planProgram(const Graph& g, const Board& board, const PlanOp
   plan.remarks = board.notes;
   plan.remarks.insert(plan.remarks.end(), targets.remarks.begin(), targets.remarks.end());
   STOWAGE_ASSIGN_OR_RETURN(plan.buffers, analyzeBuffers(g, board, targets, options.ioInPools));
+  for (const ResidentTensor& r : options.resident) {
+    const int i = plan.bufferOf(r.tensor);
+    if (i < 0) return makeError(fmt::format("tensor '{}'", g.tensor(r.tensor).name), "is resident in a local pool but has no buffer");
+    PlacedBuffer& b = plan.buffers[static_cast<size_t>(i)];
+    const std::string& pool = board.pools[static_cast<size_t>(r.pool)].name;
+    if (std::find(b.candidates.begin(), b.candidates.end(), r.pool) == b.candidates.end())
+      return makeError(fmt::format("tensor '{}'", g.tensor(r.tensor).name), fmt::format("is resident in pool '{}', which it may not use", pool));
+    b.candidates = {r.pool};
+    b.pinnedPool = r.pool;
+    b.pinOrigin = fmt::format("resident in '{}' (made and read by layers on '{}')", pool, board.targets[static_cast<size_t>(r.target)].name);
+  }
   addScratchBuffers(plan, options);
   if (options.aliasing) {
     // Strided Concat slices only for producers run untiled on a CPU target: tiles (an accelerator's, or a CPU's

@@ -39,6 +39,8 @@ struct PlanOptions {
   std::vector<std::string> partitionRemarks;
   std::vector<ScratchRequest> scratch;
   std::vector<int> scratchPools;
+  /// From tile/: activations pinned to an accelerator's local pool (its layers use them in place).
+  std::vector<ResidentTensor> resident;
 };
 
 /// Plans every activation and constant of `g` (verified, scheduled in node order) over `board` (validated).

@@ -89,6 +89,14 @@ struct ScratchRequest {
   int pairedWith = -1;   ///< index (in the request list) of the other half of its ping-pong pair, or -1
 };
 
+/// An activation the tiler keeps in an accelerator's local pool between the layers that make and read it (they
+/// use it in place: tile/ResidentTensors.h); the planner pins it there.
+struct ResidentTensor {
+  TensorId tensor = kNoTensor;
+  int pool = -1;    ///< index into Board::pools
+  int target = -1;  ///< index into Board::targets: the target whose layers make and read it
+};
+
 /// One layer the tiler (tile/) offloaded: where it runs, its tiles and the cost model's estimate. The C
 /// emitter rebuilds the tile table from it (tile/TileGeometry.h); the reports print it.
 struct OffloadedLayer {
@@ -103,6 +111,9 @@ struct OffloadedLayer {
   bool doubleBuffer = true;    ///< every operand has two buffer halves (see `doubled`)
   bool doubled[3] = {true, true, true};  ///< x, w, y: two buffer halves (ping-pong) or one
   bool rowsOuter = false;      ///< tile order: row blocks outer, channel blocks inner (else channel blocks outer)
+  /// x, w, y used in place where the tensor lives (a pool the target's cores reach directly: no tile buffer, no
+  /// DMA; tile/ResidentTensors.h)
+  bool direct[3] = {false, false, false};
   size_t xBytes = 0, wBytes = 0, yBytes = 0;  ///< largest input / weight / output tile
   uint64_t computeCycles = 0;  ///< estimated: compute of every tile (busiest core in cores mode)
   uint64_t dmaCycles = 0;      ///< estimated: every transfer (busiest core in cores mode)

@@ -11,7 +11,8 @@ std::string offloadText(const OffloadedLayer* l) {
   if (l == nullptr) return "";
   return fmt::format("{}{}, {} tile{} of {} rows x {} channels, {}, est. {} cycles (compute {}, DMA {})", l->mode,
                      l->cores > 1 ? fmt::format(" x{} cores", l->cores) : "", l->tiles, l->tiles == 1 ? "" : "s", l->rowTile,
-                     l->channelTile, operandBuffersText(operandBuffersOf(*l)) + (l->rowsOuter ? ", row blocks outer" : ""), l->totalCycles, l->computeCycles,
+                     l->channelTile, operandBuffersText(operandBuffersOf(*l)) + (l->rowsOuter ? ", row blocks outer" : "") +
+                         (directOperandsOf(*l).any() ? ", " + directOperandsText(directOperandsOf(*l)) + " in place" : ""), l->totalCycles, l->computeCycles,
                      l->dmaCycles);
 }
 

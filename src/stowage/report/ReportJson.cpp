@@ -127,6 +127,7 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
       t["double_buffer"] = o->doubleBuffer;
       t["buffer_halves"] = {{"input", o->doubled[0] ? 2 : 1}, {"weights", o->doubled[1] ? 2 : 1}, {"output", o->doubled[2] ? 2 : 1}};
       t["tile_order"] = o->rowsOuter ? "rows_outer" : "channels_outer";
+      t["in_place"] = {{"input", o->direct[0]}, {"weights", o->direct[1]}, {"output", o->direct[2]}};
       t["tile_bytes"] = {{"input", o->xBytes}, {"weights", o->wBytes}, {"output", o->yBytes}};
       t["estimated_cycles"] = {{"compute", o->computeCycles}, {"dma", o->dmaCycles}, {"total", o->totalCycles}};
       j["offload"] = std::move(t);

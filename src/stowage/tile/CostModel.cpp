@@ -49,7 +49,7 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
       compute += tileComputeCycles(target, s, t);
       if (t.loadX) loads += dmaCycles(target, t.x);
       if (t.loadW) (engine || sharedChannel ? loads : stores) += dmaCycles(target, t.w);
-      stores += dmaCycles(target, t.y);
+      if (t.storeY) stores += dmaCycles(target, t.y);
     }
     b.compute = std::max(b.compute, compute);
     b.dma = std::max(b.dma, sharedChannel ? loads + stores : std::max(loads, stores));
@@ -111,6 +111,7 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
       else now = done;
       xFreed[t.xBuf] = std::max(xFreed[t.xBuf], done);
       wFreed[t.wBuf] = std::max(wFreed[t.wBuf], done);
+      if (!t.storeY) continue;  // a direct output: computed in place
       const uint64_t d = dmaCycles(target, t.y);
       dma += d;
       const uint64_t sStart = std::max(sharedChannel ? std::max(storeFree, loadFree) : storeFree, done);

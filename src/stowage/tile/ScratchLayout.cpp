@@ -12,9 +12,12 @@ namespace {
 
 /// Packs `items` (operand, size) into the banks of `pool`; halves of one operand in different banks. Returns the
 /// bank of each item, or nullopt.
-std::optional<std::vector<int>> packBanks(const MemoryPool& pool, const std::vector<std::pair<int, size_t>>& items) {
+std::optional<std::vector<int>> packBanks(const MemoryPool& pool, const std::vector<std::pair<int, size_t>>& items, size_t reserved) {
   const int banks = std::max(1, pool.banks);
-  const size_t capacity = pool.banks > 1 ? pool.bankSizeBytes : (pool.sizeBytes ? *pool.sizeBytes : std::numeric_limits<size_t>::max());
+  size_t capacity = pool.banks > 1 ? pool.bankSizeBytes : (pool.sizeBytes ? *pool.sizeBytes : std::numeric_limits<size_t>::max());
+  // Resident tensors may sit in any bank: each bank keeps room for all of them.
+  if (reserved >= capacity) return std::nullopt;
+  if (capacity != std::numeric_limits<size_t>::max()) capacity -= reserved;
   std::vector<size_t> used(static_cast<size_t>(banks), 0);
   std::vector<int> bankOf(items.size(), -1);
   std::vector<size_t> order(items.size());
@@ -68,7 +71,7 @@ std::optional<std::vector<ScratchRequest>> layoutScratch(const Board& board, con
         }
       }
       if (items.empty()) continue;
-      auto banks = packBanks(pool, items);
+      auto banks = packBanks(pool, items, need.reservedBytes);
       if (!banks) {
         ok = false;
         break;

@@ -33,12 +33,16 @@ OperandBuffers operandBuffersOf(const OffloadedLayer& layer) { return {{layer.do
 
 TileOrder tileOrderOf(const OffloadedLayer& layer) { return layer.rowsOuter ? TileOrder::RowsOuter : TileOrder::ChannelsOuter; }
 
+DirectOperands directOperandsOf(const OffloadedLayer& layer) { return {{layer.direct[0], layer.direct[1], layer.direct[2]}}; }
+
 TileSchedule offloadedSchedule(const LayerShape& s, const OffloadedLayer& layer) {
-  return scheduleTiles(s, layer.rowTile, layer.channelTile, layer.cores, operandBuffersOf(layer), tileOrderOf(layer));
+  TileSchedule schedule = scheduleTiles(s, layer.rowTile, layer.channelTile, layer.cores, operandBuffersOf(layer), tileOrderOf(layer));
+  applyDirectOperands(schedule, directOperandsOf(layer));
+  return schedule;
 }
 
 std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const LayerShape& s, const std::vector<int>& pools, int step,
-                                      bool doubleBuffer, std::string& whyNot) {
+                                      bool doubleBuffer, std::string& whyNot, const ResidentOperands& resident) {
   const Target& target = board.targets[static_cast<size_t>(targetIndex)];
   const bool engine = target.engineDim > 0;
   // Cores mode may use fewer cores than the target has when their tiles do not fit (or it is cheaper): every
@@ -68,10 +72,19 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
       if (!engine && best && coreComputeCycles(target.macsPerCycle * cores, totalMacs) > best->cost.total + 1) continue;
       const bool db = buffers.all();
       const TileBytes bytes = tileBytes(s, th, tn);
+      // Resident operands whose every tile copy is contiguous are used in place: no buffer, no DMA.
+      DirectOperands direct;
+      std::optional<TileSchedule> schedule;
+      if (resident.resident.any()) {
+        schedule = scheduleTiles(s, th, tn, cores, buffers, order);
+        for (int op = 0; op < 3; ++op) direct.direct[op] = resident.resident.direct[op] && copiesContiguous(*schedule, op);
+        applyDirectOperands(*schedule, direct);
+      }
       ScratchNeed need;
-      need.bytes[0] = bytes.x;
-      need.bytes[1] = bytes.w;
-      need.bytes[2] = bytes.y;
+      need.bytes[0] = direct.direct[0] ? 0 : bytes.x;
+      need.bytes[1] = direct.direct[1] ? 0 : bytes.w;
+      need.bytes[2] = direct.direct[2] ? 0 : bytes.y;
+      need.reservedBytes = resident.reservedBytes;
       need.doubleBuffer = !buffers.none();
       for (int op = 0; op < 3; ++op) need.singleBuffered[op] = !buffers.doubled[op];
       need.cores = cores;
@@ -86,10 +99,12 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
       c.doubleBuffer = db;
       c.buffers = buffers;
       c.order = order;
-      c.schedule = scheduleTiles(s, th, tn, cores, buffers, order);
+      c.direct = direct;
+      c.schedule = schedule ? std::move(*schedule) : scheduleTiles(s, th, tn, cores, buffers, order);
       c.cost = estimateLayer(target, s, c.schedule, buffers);
       auto better = [](const TileChoice& a, const TileChoice& b) {
         if (a.cost.total != b.cost.total) return a.cost.total < b.cost.total;
+        if (a.direct.any() != b.direct.any()) return a.direct.any();
         if (a.doubleBuffer != b.doubleBuffer) return a.doubleBuffer;
         if (doubledCount(a.buffers) != doubledCount(b.buffers)) return doubledCount(a.buffers) > doubledCount(b.buffers);
         if (a.order != b.order) return a.order == TileOrder::ChannelsOuter;

@@ -20,6 +20,7 @@ struct TileChoice {
   bool doubleBuffer = true;  ///< ping-pong halves; false when asked for none or when one buffer is cheaper
   OperandBuffers buffers;    ///< per operand (all doubled when doubleBuffer, none when asked for none)
   TileOrder order = TileOrder::ChannelsOuter;
+  DirectOperands direct;     ///< operands used in place (no buffer, no DMA)
   TileSchedule schedule;
   LayerCost cost;
   TileBytes bytes;
@@ -31,11 +32,20 @@ struct TileChoice {
 /// benchmarks rebuild them so).
 OperandBuffers operandBuffersOf(const OffloadedLayer& layer);
 TileOrder tileOrderOf(const OffloadedLayer& layer);
+DirectOperands directOperandsOf(const OffloadedLayer& layer);
 TileSchedule offloadedSchedule(const LayerShape& s, const OffloadedLayer& layer);
 
+/// Operands whose tensors live in a pool the target's cores reach directly (`resident`), and the bytes those
+/// tensors hold in the scratch pools at this step (`reservedBytes`, kept free of tile buffers).
+struct ResidentOperands {
+  DirectOperands resident;
+  size_t reservedBytes = 0;
+};
+
 /// The best tiling of `s` at `step` on `target` (index `targetIndex`) with tiles in `pools`, or nullopt with
-/// `whyNot` set (the smallest tile and what it would need).
+/// `whyNot` set (the smallest tile and what it would need). A resident operand is used in place (direct) by the
+/// tilings whose copies of it are contiguous; the others copy it by DMA like any operand.
 std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const LayerShape& s, const std::vector<int>& pools, int step,
-                                      bool doubleBuffer, std::string& whyNot);
+                                      bool doubleBuffer, std::string& whyNot, const ResidentOperands& resident = {});
 
 }  // namespace stowage

@@ -537,4 +537,38 @@ TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channel
   return out;
 }
 
+std::string directOperandsText(const DirectOperands& d) {
+  static const char* const names[3] = {"x", "w", "y"};
+  std::string out;
+  for (int op = 0; op < 3; ++op)
+    if (d.direct[op]) out += (out.empty() ? "" : "/") + std::string(names[op]);
+  return out;
+}
+
+bool copiesContiguous(const TileSchedule& schedule, int op) {
+  for (const TileDesc& t : schedule.tiles) {
+    const TileCopy& c = op == 0 ? t.x : op == 1 ? t.w : t.y;
+    if (c.rows > 1 && c.stride != c.rowBytes) return false;
+  }
+  return true;
+}
+
+void applyDirectOperands(TileSchedule& schedule, const DirectOperands& d) {
+  if (!d.any()) return;
+  for (TileDesc& t : schedule.tiles) {
+    if (d.direct[0]) {
+      t.loadX = false;
+      t.xBuf = 0;
+    }
+    if (d.direct[1]) {
+      t.loadW = false;
+      t.wBuf = 0;
+    }
+    if (d.direct[2]) {
+      t.storeY = false;
+      t.yBuf = 0;
+    }
+  }
+}
+
 }  // namespace stowage

@@ -83,7 +83,8 @@ struct TileCopy {
 struct TileDesc {
   TileCopy x, w, y;           ///< input and weight loads, output store
   int xBuf = 0, wBuf = 0, yBuf = 0;  ///< half (0/1) of each ping-pong buffer the tile uses
-  bool loadX = true, loadW = true;   ///< false when the half already holds this tile's data
+  bool loadX = true, loadW = true;   ///< false when the half already holds this tile's data (or the operand is direct)
+  bool storeY = true;                ///< false when the output is direct (computed in place, see DirectOperands)
   int64_t channelOffset = 0;  ///< first output channel: offset (elements) into bias / multiplier / shift / c /
                               ///< per-channel (per-column) scales and zero points
   int64_t rowOffset = 0;      ///< first output row: offset into per-row scales and zero points (QLinearMatMul)
@@ -140,5 +141,23 @@ struct TileSchedule {
 TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, bool doubleBuffer);
 TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, const OperandBuffers& buffers,
                            TileOrder order);
+
+/// Per operand (x, w, y): used in place where its tensor lives (a pool the target's cores reach directly, see
+/// tile/ResidentTensors.h): the kernel reads or writes the tensor at the tile's offset, with no tile buffer and no
+/// DMA. Only for operands whose every tile copy is one contiguous run (copiesContiguous).
+struct DirectOperands {
+  bool direct[3] = {false, false, false};
+  bool any() const { return direct[0] || direct[1] || direct[2]; }
+  bool operator==(const DirectOperands&) const = default;
+};
+/// "x/y" for the direct operands ("" when none).
+std::string directOperandsText(const DirectOperands& d);
+
+/// True when every tile's copy of operand `op` (0 x, 1 w, 2 y) in `schedule` is one contiguous run of bytes.
+bool copiesContiguous(const TileSchedule& schedule, int op);
+
+/// Marks the direct operands of every tile: no load, no store, half 0 (their copies keep the offsets, which the
+/// kernel uses to address the tensor).
+void applyDirectOperands(TileSchedule& schedule, const DirectOperands& d);
 
 }  // namespace stowage

@@ -5,8 +5,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 
 #include "stowage/tile/CpuStreaming.h"
+#include "stowage/tile/ResidentTensors.h"
 #include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"
 
@@ -48,6 +50,7 @@ void recordTiledLayer(TiledProgram& r, int step, int target, const std::string& 
   L.tiles = static_cast<int>(choice.schedule.tiles.size());
   L.doubleBuffer = choice.doubleBuffer;
   for (int op = 0; op < 3; ++op) L.doubled[op] = choice.buffers.doubled[op];
+  for (int op = 0; op < 3; ++op) L.direct[op] = choice.direct.direct[op];
   L.rowsOuter = choice.order == TileOrder::RowsOuter;
   L.xBytes = choice.bytes.x;
   L.wBytes = choice.bytes.w;
@@ -69,7 +72,10 @@ void recordTiledLayer(TiledProgram& r, int step, int target, const std::string& 
   r.offloaded.push_back(L);
 }
 
-TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& options) {
+namespace {
+
+/// One tiling of the program; `resident`: per step, the operands its layer may use in place.
+TiledProgram tilePass(const Graph& g, const Board& board, const TileOptions& options, const std::map<int, ResidentOperands>& resident) {
   TiledProgram r;
   int cpu = -1;
   for (size_t t = 0; t < board.targets.size() && cpu < 0; ++t)
@@ -119,7 +125,9 @@ TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& 
       continue;
     }
     std::string whyNot;
-    auto choice = chooseTiles(board, accel, *shape.shape, pools, static_cast<int>(step), options.doubleBuffer, whyNot);
+    const auto res = resident.find(static_cast<int>(step));
+    auto choice = chooseTiles(board, accel, *shape.shape, pools, static_cast<int>(step), options.doubleBuffer, whyNot,
+                              res == resident.end() ? ResidentOperands{} : res->second);
     if (!choice) {
       fallback(whyNot);
       continue;
@@ -129,6 +137,55 @@ TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& 
   }
   std::sort(r.scratchPools.begin(), r.scratchPools.end());
   return r;
+}
+
+}  // namespace
+
+TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& options) {
+  TiledProgram first = tilePass(g, board, options, {});
+  if (!options.resident) return first;
+  std::vector<ResidentTensor> resident = chooseResidentTensors(g, board, first);
+  // The second tiling reserves the residents' bytes; a layer that no longer fits falls back to the CPU, and the
+  // tensors it touches go back to main memory (a few rounds at most: each drops at least one).
+  for (int round = 0; round < 4 && !resident.empty(); ++round) {
+    TiledProgram second = tilePass(g, board, options, residentOperandsByStep(g, board, resident));
+    std::vector<ResidentTensor> kept;
+    for (const ResidentTensor& t : resident) {
+      bool ok = true;
+      for (size_t step = 0; step < g.nodes.size(); ++step) {
+        const Node& n = g.nodes[step];
+        const bool touches = std::find(n.inputs.begin(), n.inputs.end(), t.tensor) != n.inputs.end() ||
+                             std::find(n.outputs.begin(), n.outputs.end(), t.tensor) != n.outputs.end();
+        const bool offloaded = std::any_of(second.offloaded.begin(), second.offloaded.end(),
+                                           [&](const OffloadedLayer& L) { return L.step == static_cast<int>(step); });
+        if (touches && (second.nodeTargets[step] != t.target || !offloaded)) ok = false;
+      }
+      if (ok) kept.push_back(t);
+    }
+    if (kept.size() == resident.size()) {
+      int inPlace = 0;
+      for (const OffloadedLayer& L : second.offloaded) inPlace += int{L.direct[0]} + int{L.direct[1]} + int{L.direct[2]};
+      // One remark per (pool, target).
+      std::map<std::pair<int, int>, std::pair<std::vector<std::string>, size_t>> groups;
+      for (const ResidentTensor& t : resident) {
+        auto& [names, bytes] = groups[{t.pool, t.target}];
+        names.push_back("'" + g.tensor(t.tensor).name + "'");
+        bytes += g.tensor(t.tensor).byteSize();
+      }
+      for (const auto& [key, group] : groups)
+        second.remarks.push_back(fmt::format(
+            "resident: {} activation(s) ({} bytes) stay in '{}' between the layers of '{}' that make and read them (--no-resident "
+            "moves them through main memory): {}",
+            group.first.size(), group.second, board.pools[static_cast<size_t>(key.first)].name,
+            board.targets[static_cast<size_t>(key.second)].name, fmt::join(group.first, ", ")));
+      second.remarks.push_back(fmt::format("resident: {} operand(s) of offloaded layers are used in place, with no tile buffer and no DMA",
+                                           inPlace));
+      second.resident = std::move(resident);
+      return second;
+    }
+    resident = std::move(kept);
+  }
+  return first;
 }
 
 }  // namespace stowage

@@ -16,6 +16,7 @@ namespace stowage {
 
 struct TileOptions {
   bool doubleBuffer = true;  ///< `--no-double-buffer` turns it off
+  bool resident = true;      ///< activations stay in an accelerator's local pool between its layers (`--no-resident`)
 };
 
 struct TiledProgram {
@@ -24,9 +25,12 @@ struct TiledProgram {
   std::vector<ScratchRequest> scratch;   ///< every tile buffer (pairedWith indexes this list)
   std::vector<int> scratchPools;         ///< pools holding tile buffers
   std::vector<OffloadedLayer> offloaded; ///< by step
+  std::vector<ResidentTensor> resident;  ///< activations kept in a local pool (the planner pins them there)
 };
 
-/// Tiles `g` (verified, scheduled) for `board` (validated).
+/// Tiles `g` (verified, scheduled) for `board` (validated). With `options.resident`, tiles it twice: the
+/// activations the first tiling leaves between layers of one cores-mode accelerator stay in its local pool
+/// (tile/ResidentTensors.h) and the second tiling uses them in place.
 TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& options);
 
 /// Records the tiled layer at `step` on `target` ("engine" or "cores" `mode`) in `r`: its OffloadedLayer and its

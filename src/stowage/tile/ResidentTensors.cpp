@@ -1,0 +1,140 @@
+// Activations kept in an accelerator's local pool between its layers (see ResidentTensors.h).
+#include "stowage/tile/ResidentTensors.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "stowage/plan/MemoryPlan.h"
+#include "stowage/plan/analysis/BufferConstraints.h"
+#include "stowage/tile/TileProgram.h"
+
+namespace stowage {
+
+namespace {
+
+/// The operand (0 x, 1 w, 2 y) tensor `t` is in the layer's tile kernel, or -1 when it is used otherwise too (a side
+/// operand, or two operands at once).
+int operandOf(const LayerShape& s, TensorId t) {
+  int op = -1, uses = 0;
+  if (s.call.output == t) {
+    op = 2;
+    ++uses;
+  }
+  for (size_t i = 0; i < s.call.inputs.size(); ++i) {
+    if (s.call.inputs[i] != t) continue;
+    if (i > 1) return -1;
+    op = static_cast<int>(i);
+    ++uses;
+  }
+  return uses == 1 ? op : -1;
+}
+
+/// Who makes and reads each tensor (node steps; a node reading a tensor twice counts once).
+struct TensorUses {
+  std::vector<int> producer;
+  std::vector<std::vector<int>> readers;
+  explicit TensorUses(const Graph& g) : producer(g.tensors.size(), -1), readers(g.tensors.size()) {
+    for (size_t step = 0; step < g.nodes.size(); ++step) {
+      for (TensorId t : g.nodes[step].outputs)
+        if (t != kNoTensor) producer[static_cast<size_t>(t)] = static_cast<int>(step);
+      for (TensorId t : g.nodes[step].inputs) {
+        if (t == kNoTensor) continue;
+        auto& r = readers[static_cast<size_t>(t)];
+        if (r.empty() || r.back() != static_cast<int>(step)) r.push_back(static_cast<int>(step));
+      }
+    }
+  }
+  /// [producer, last reader + 1)
+  std::pair<int, int> life(TensorId t) const {
+    const size_t i = static_cast<size_t>(t);
+    int last = producer[i];
+    for (int r : readers[i]) last = std::max(last, r);
+    return {producer[i], last + 1};
+  }
+};
+
+}  // namespace
+
+std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& board, const TiledProgram& tiled) {
+  std::vector<ResidentTensor> out;
+  const size_t steps = g.nodes.size();
+  // Layers that may use a resident tensor: run in cores mode by an accelerator (each with its tile kernel's shape).
+  std::vector<const OffloadedLayer*> layerAt(steps, nullptr);
+  std::vector<std::optional<LayerShape>> shapeAt(steps);
+  for (const OffloadedLayer& L : tiled.offloaded) {
+    const Target& t = board.targets[static_cast<size_t>(L.target)];
+    if (L.mode != "cores" || t.kind != TargetKind::Accelerator || t.engineDim > 0) continue;
+    const size_t step = static_cast<size_t>(L.step);
+    shapeAt[step] = layerShapeOf(g, g.nodes[step]).shape;
+    if (shapeAt[step]) layerAt[step] = &L;
+  }
+  // The pools the planner may give each activation under this partition (access, rules, pins).
+  NodeTargets targets;
+  targets.targetOf = tiled.nodeTargets;
+  auto buffers = analyzeBuffers(g, board, targets);
+  if (!buffers) return out;
+  // Tile buffer bytes per (pool, step) of the first tiling.
+  std::map<std::pair<int, int>, size_t> scratchAt, residentAt;
+  for (const ScratchRequest& r : tiled.scratch)
+    scratchAt[{r.pool, r.step}] += alignUp(r.sizeBytes, board.pools[static_cast<size_t>(r.pool)].alignment);
+  const TensorUses uses(g);
+  for (const PlacedBuffer& b : *buffers) {
+    if (b.role != BufferRole::Activation || b.tensor == kNoTensor) continue;
+    const size_t ti = static_cast<size_t>(b.tensor);
+    const int p = uses.producer[ti];
+    if (p < 0 || uses.readers[ti].empty() || !layerAt[static_cast<size_t>(p)]) continue;
+    const int target = layerAt[static_cast<size_t>(p)]->target;
+    bool ok = operandOf(*shapeAt[static_cast<size_t>(p)], b.tensor) == 2;
+    std::vector<int> pools = scratchPoolsFor(board, target, g.nodes[static_cast<size_t>(p)]);
+    for (int r : uses.readers[ti]) {
+      const size_t rs = static_cast<size_t>(r);
+      if (!ok || !layerAt[rs] || layerAt[rs]->target != target) {
+        ok = false;
+        break;
+      }
+      const int op = operandOf(*shapeAt[rs], b.tensor);
+      if (op != 0 && op != 1) ok = false;
+      const std::vector<int> mine = scratchPoolsFor(board, target, g.nodes[rs]);
+      std::erase_if(pools, [&](int pi) { return std::find(mine.begin(), mine.end(), pi) == mine.end(); });
+    }
+    if (!ok) continue;
+    int pool = -1;
+    for (int pi : pools) {
+      const MemoryPool& mp = board.pools[static_cast<size_t>(pi)];
+      if (mp.kind == PoolKind::Workspace && mp.perCoreStride == 0 && mp.sizeBytes &&
+          std::find(b.candidates.begin(), b.candidates.end(), pi) != b.candidates.end()) {
+        pool = pi;
+        break;
+      }
+    }
+    if (pool < 0) continue;
+    const MemoryPool& mp = board.pools[static_cast<size_t>(pool)];
+    const size_t size = alignUp(b.sizeBytes, mp.alignment), budget = *mp.sizeBytes / 2;
+    bool fits = true;
+    for (int s = b.firstStep; s < b.endStep && fits; ++s) fits = residentAt[{pool, s}] + size + scratchAt[{pool, s}] <= budget;
+    if (!fits) continue;
+    for (int s = b.firstStep; s < b.endStep; ++s) residentAt[{pool, s}] += size;
+    out.push_back({b.tensor, pool, target});
+  }
+  return out;
+}
+
+std::map<int, ResidentOperands> residentOperandsByStep(const Graph& g, const Board& board, const std::vector<ResidentTensor>& resident) {
+  std::map<int, ResidentOperands> m;
+  const TensorUses uses(g);
+  for (const ResidentTensor& r : resident) {
+    const auto [first, end] = uses.life(r.tensor);
+    const size_t size = alignUp(g.tensor(r.tensor).byteSize(), board.pools[static_cast<size_t>(r.pool)].alignment);
+    for (int s = first; s < end; ++s) m[s].reservedBytes += size;
+    std::vector<int> touching = uses.readers[static_cast<size_t>(r.tensor)];
+    touching.push_back(first);
+    for (int step : touching) {
+      const auto shape = layerShapeOf(g, g.nodes[static_cast<size_t>(step)]).shape;
+      const int op = shape ? operandOf(*shape, r.tensor) : -1;
+      if (op >= 0) m[step].resident.direct[op] = true;
+    }
+  }
+  return m;
+}
+
+}  // namespace stowage

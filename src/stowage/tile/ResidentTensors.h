@@ -1,0 +1,30 @@
+// Activations that stay in an accelerator's local memory between the layers it runs: a tensor made and read only
+// by layers tiled onto one cores-mode target lives in that target's scratch pool, and those layers use it in place.
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "stowage/ir/Graph.h"
+#include "stowage/plan/ProgramPlan.h"
+#include "stowage/target/Board.h"
+#include "stowage/tile/TileChoice.h"
+
+namespace stowage {
+
+struct TiledProgram;
+
+/// The activations of `tiled` (a first tiling of `g`, no residents) that can stay resident: not a graph input or
+/// output, made and read only by layers offloaded in cores mode to the same accelerator target (not a CPU
+/// streaming through its fast pool), as x, w or y of their tile kernels; a scratch pool common to all those layers
+/// that the planner may use for the tensor (pool access, rules and pins allow it) and that is one shared region
+/// (no per_core_stride). Admitted in graph order while, at every step of the tensor's life, the resident bytes
+/// plus that step's tile buffers use at most half of the pool (the rest leaves room for alignment, banks and
+/// the retiling).
+std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& board, const TiledProgram& tiled);
+
+/// Per node step, the operands of its layer that are resident and the resident bytes live in the scratch pools at
+/// that step (what chooseTiles needs to use them in place).
+std::map<int, ResidentOperands> residentOperandsByStep(const Graph& g, const Board& board, const std::vector<ResidentTensor>& resident);
+
+}  // namespace stowage
