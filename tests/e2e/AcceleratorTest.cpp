@@ -1,8 +1,8 @@
 // Offloaded layers end to end through the CLI (issue 5): the zoo models and the MLPerf Tiny int8 TFLite models
 // (skipped when ../shared is absent) compiled for the Gemmini-like engine, the Hexagon-like DSP with two VTCM
 // blocks and the two cluster boards run on the host simulator with outputs bit-identical to the default-board
-// CPU run; the summary lists offloaded layers, fallbacks are remarks with a reason, --no-double-buffer still
-// gives the same outputs, and the generated C is byte-identical across compiles. A hand-built ONNX
+// CPU run; the summary lists offloaded layers, fallbacks are remarks with a reason, --no-double-buffer and
+// --no-resident still give the same outputs, and the generated C is byte-identical across compiles. A hand-built ONNX
 // QLinearConv -> QLinearMatMul model (uint8 input, per-channel weights, batched product) is bit-exact on the
 // engine and the cluster board with both layers offloaded.
 #include <gtest/gtest.h>
@@ -121,6 +121,10 @@ TEST(Accelerator, SummaryReportAndFallbackRemarks) {
   // The Relu after each conv and after each residual Add is fused into it.
   EXPECT_NE(r.out.find("remark: 7 Relu/Clip fused into the Conv, Gemm, Add, Sub or Mul before them"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("'stem.relu' into 'stem.conv'"), std::string::npos) << r.out;
+  // The block activations stay in VTCM between HVX layers, which use them in place.
+  EXPECT_NE(r.out.find("remark: resident: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("stay in 'vtcm' between the layers of 'hvx'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("x/y in place"), std::string::npos) << r.out;
   const std::string json = slurp(work / "hx" / "report.json");
   EXPECT_NE(json.find("\"offload\""), std::string::npos);
   EXPECT_NE(json.find("\"estimated_cycles\""), std::string::npos);
@@ -142,6 +146,9 @@ TEST(Accelerator, NoDoubleBufferSameOutputs) {
   const std::string singleEngine = runOn(c, work / "single_engine", "gemmini-like", "--no-double-buffer");
   EXPECT_EQ(single, db);
   EXPECT_EQ(singleEngine, db);
+  // Activations through DDR instead of resident in VTCM: the same outputs.
+  EXPECT_EQ(runOn(c, work / "through_ddr", "hexagon-vtcm", "--no-resident"), db);
+  EXPECT_EQ(runOn(c, work / "resident", "hexagon-vtcm", ""), db);
   auto r = runCommand(cli() + " compile " + shellQuote(c.model.string()) + " -o " + shellQuote((work / "c").string()) + " --board " +
                       shellQuote(board("gemmini-like")) + " --no-double-buffer");
   ASSERT_EQ(r.exitCode, 0) << r.err;

@@ -1,0 +1,233 @@
+// Unit tests of resident activations (tile/ResidentTensors.h): which tile copies can be used in place, the cost
+// model without their DMA, the zoo ResNet-8 on hexagon-vtcm keeping its block activations in VTCM (pinned, only
+// between layers the HVX cores run, used in place, bit-exact on the simulator, faster than through DDR), a small
+// VTCM admitting only what fits, and rules, guard mode and --no-resident keeping activations in main memory.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "ZooTestGraphs.h"
+#include "stowage/driver/Compiler.h"
+#include "stowage/driver/HostRunner.h"
+#include "stowage/target/Board.h"
+#include "stowage/tile/CostModel.h"
+#include "stowage/tile/TileChoice.h"
+
+namespace stowage {
+namespace {
+
+/// A float conv layer: x [1,2,5,5], w [4,2,3,3], pad 1 (5 output rows x 4 channels), NCHW.
+LayerShape convLayer() {
+  stowage_conv2d_params p;
+  std::memset(&p, 0, sizeof p);
+  p.n = 1, p.c = 2, p.h = 5, p.w = 5, p.m = 4, p.oh = 5, p.ow = 5, p.kh = 3, p.kw = 3, p.group = 1;
+  p.stride_h = p.stride_w = p.dil_h = p.dil_w = 1;
+  p.pad_top = p.pad_left = 1;
+  LayerShape s;
+  s.kernel = TileKernel::Conv2dF32;
+  s.call = KernelCall{ConvCall{p, false}, {}, kNoTensor};
+  s.rows = 5;
+  s.rowPixels = 5;
+  s.channels = 4;
+  s.reduction = 18;
+  s.elemBytes = s.outElemBytes = 4;
+  return s;
+}
+
+TEST(ResidentTensors, OnlyContiguousTileCopiesCanBeUsedInPlace) {
+  const LayerShape s = convLayer();
+  // Row blocks of an NCHW tensor are strided (one run per channel); whole images in channel blocks are contiguous.
+  const TileSchedule rowBlocks = scheduleTiles(s, 2, 4, 1, true);
+  EXPECT_FALSE(copiesContiguous(rowBlocks, 0));
+  EXPECT_FALSE(copiesContiguous(rowBlocks, 2));
+  const TileSchedule channelBlocks = scheduleTiles(s, 5, 2, 2, true);
+  EXPECT_TRUE(copiesContiguous(channelBlocks, 0));
+  EXPECT_TRUE(copiesContiguous(channelBlocks, 1));
+  EXPECT_TRUE(copiesContiguous(channelBlocks, 2));
+
+  Target t;
+  t.kind = TargetKind::Accelerator;
+  t.cores = 2;
+  t.macsPerCycle = 4;
+  t.dmaBytesPerCycle = 4;
+  t.dmaSetupCycles = 100;
+  t.dmaChannels = 2;
+  TileSchedule inPlace = channelBlocks;
+  DirectOperands d;
+  d.direct[0] = d.direct[2] = true;
+  applyDirectOperands(inPlace, d);
+  for (const TileDesc& tile : inPlace.tiles) {
+    EXPECT_FALSE(tile.loadX);
+    EXPECT_FALSE(tile.storeY);
+    EXPECT_TRUE(tile.loadW);
+    // The copies keep their offsets: the kernel addresses the tensor with them.
+    EXPECT_EQ(tile.y.offset, static_cast<size_t>(tile.channelOffset) * 25 * 4);
+  }
+  // Only the weights move: per core one load of its 2 channels' weights, then the compute.
+  const LayerBounds b = layerBounds(t, s, inPlace);
+  const uint64_t wLoad = 100 + (2 * 18 * 4) / 4;
+  EXPECT_EQ(b.dma, wLoad);
+  const LayerCost c = estimateLayer(t, s, inPlace, OperandBuffers::uniform(true));
+  EXPECT_EQ(c.total, wLoad + b.compute);
+  EXPECT_LT(c.total, estimateLayer(t, s, channelBlocks, OperandBuffers::uniform(true)).total);
+  EXPECT_EQ(directOperandsText(d), "x/y");
+}
+
+Board hexagon() {
+  auto b = loadBoardFile(std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/hexagon-vtcm.toml");
+  EXPECT_TRUE(b.ok()) << (b.ok() ? "" : b.error().render());
+  return *b;
+}
+
+int poolIndex(const Board& b, const std::string& name) {
+  for (size_t i = 0; i < b.pools.size(); ++i)
+    if (b.pools[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+uint64_t estimatedCycles(const ProgramPlan& plan) {
+  uint64_t sum = 0;
+  for (const OffloadedLayer& l : plan.offloaded) sum += l.totalCycles;
+  return sum;
+}
+
+/// Activation buffers (not tile buffers) placed in `pool`.
+std::vector<const PlacedBuffer*> activationsIn(const ProgramPlan& plan, int pool) {
+  std::vector<const PlacedBuffer*> out;
+  for (const PlacedBuffer& b : plan.buffers)
+    if (b.role == BufferRole::Activation && b.slot.pool == pool) out.push_back(&b);
+  return out;
+}
+
+std::vector<Tensor> sampleInputs(const Graph& g) {
+  std::vector<Tensor> inputs;
+  for (TensorId id : g.inputs) {
+    Tensor t = g.tensor(id);
+    t.kind = TensorKind::Activation;
+    std::vector<float> v(static_cast<size_t>(t.numElements()));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(static_cast<int>((i * 37) % 201) - 100) / 100.0f;
+    t.data.resize(v.size() * sizeof(float));
+    std::memcpy(t.data.data(), v.data(), t.data.size());
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}
+
+void expectSameOutputs(const CompileResult& a, const CompileResult& b, const std::vector<Tensor>& inputs) {
+  auto ra = runOnHost(a, inputs);
+  ASSERT_TRUE(ra.ok()) << ra.error().render();
+  auto rb = runOnHost(b, inputs);
+  ASSERT_TRUE(rb.ok()) << rb.error().render();
+  ASSERT_EQ(ra->size(), rb->size());
+  for (size_t i = 0; i < ra->size(); ++i) {
+    EXPECT_FALSE((*rb)[i].data.empty());
+    EXPECT_EQ((*ra)[i].data, (*rb)[i].data) << "output " << (*rb)[i].name;
+  }
+}
+
+TEST(ResidentTensors, ResNet8OnHexagonKeepsBlockActivationsInVtcm) {
+  const Graph g = testing::foldedZooGraph("resnet8");
+  const Board board = hexagon();
+  const int vtcm = poolIndex(board, "vtcm");
+  ASSERT_GE(vtcm, 0);
+  CompileOptions o;
+  o.planner.timeLimitSeconds = 2;
+  auto resident = compileGraphOnBoard(g, board, o);
+  ASSERT_TRUE(resident.ok()) << resident.error().render();
+  const ProgramPlan& plan = resident->plan;
+  const auto inVtcm = activationsIn(plan, vtcm);
+  ASSERT_GE(inVtcm.size(), 8u) << "the block activations between HVX layers stay in VTCM";
+  for (const PlacedBuffer* b : inVtcm) {
+    EXPECT_NE(b->pinOrigin.find("resident in 'vtcm'"), std::string::npos) << b->pinOrigin;
+    // Every node making or reading it runs on the HVX cores (the CPU cannot reach VTCM).
+    for (size_t step = 0; step < resident->graph.nodes.size(); ++step) {
+      const Node& n = resident->graph.nodes[step];
+      bool touches = std::find(n.outputs.begin(), n.outputs.end(), b->tensor) != n.outputs.end();
+      for (const PlacedBuffer& m : plan.buffers)  // members of its alias group too
+        if (m.aliasOf == b->tensor && std::find(n.inputs.begin(), n.inputs.end(), m.tensor) != n.inputs.end()) touches = true;
+      if (std::find(n.inputs.begin(), n.inputs.end(), b->tensor) != n.inputs.end()) touches = true;
+      if (touches) {
+        EXPECT_NE(plan.offloadedAt(static_cast<int>(step)), nullptr) << n.name << " touches " << resident->graph.tensor(b->tensor).name;
+      }
+    }
+  }
+  int inPlaceX = 0, inPlaceY = 0;
+  for (const OffloadedLayer& l : plan.offloaded) {
+    inPlaceX += l.direct[0];
+    inPlaceY += l.direct[2];
+    for (int op = 0; op < 3; ++op)
+      if (l.direct[op]) {
+        EXPECT_TRUE(l.buffers[op][0].empty()) << "an operand used in place has no tile buffer";
+      }
+  }
+  EXPECT_GE(inPlaceX, 5);
+  EXPECT_GE(inPlaceY, 5);
+  EXPECT_NE(resident->code.source.text.find("(a->x + d->x_off)"), std::string::npos);
+  bool remark = false;
+  for (const std::string& r : plan.remarks) remark = remark || r.find("resident: ") == 0;
+  EXPECT_TRUE(remark);
+
+  CompileOptions through = o;
+  through.resident = false;
+  auto viaDdr = compileGraphOnBoard(g, board, through);
+  ASSERT_TRUE(viaDdr.ok()) << viaDdr.error().render();
+  EXPECT_TRUE(activationsIn(viaDdr->plan, vtcm).empty());
+  EXPECT_LT(estimatedCycles(plan) * 10, estimatedCycles(viaDdr->plan) * 8) << "at least 20% fewer estimated cycles";
+  auto onCpu = compileGraph(g, o);
+  ASSERT_TRUE(onCpu.ok()) << onCpu.error().render();
+  expectSameOutputs(*resident, *onCpu, sampleInputs(g));
+}
+
+TEST(ResidentTensors, SmallLocalPoolAdmitsWhatFitsAndRulesAndGuardKeepMainMemory) {
+  const Graph g = testing::foldedZooGraph("resnet8");
+  Board small = hexagon();
+  const int vtcm = poolIndex(small, "vtcm");
+  MemoryPool& pool = small.pools[static_cast<size_t>(vtcm)];
+  // Two 384 KiB blocks: the first tiling's tile buffers take most of the pool at the big layers, so only some of
+  // the 11 activations the 8 MiB board keeps fit beside them in half of it.
+  pool.sizeBytes = 768 * 1024;
+  pool.bankSizeBytes = 384 * 1024;
+  CompileOptions o;
+  o.planner.timeLimitSeconds = 2;
+  auto r = compileGraphOnBoard(g, small, o);
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  const auto inVtcm = activationsIn(r->plan, vtcm);
+  EXPECT_FALSE(inVtcm.empty());
+  auto full = compileGraphOnBoard(g, hexagon(), o);
+  ASSERT_TRUE(full.ok());
+  EXPECT_LT(inVtcm.size(), activationsIn(full->plan, vtcm).size());
+  for (int step = 0; step < r->plan.steps; ++step) {
+    size_t live = 0;
+    for (const PlacedBuffer* b : inVtcm)
+      if (b->firstStep <= step && step < b->endStep) live += b->sizeBytes;
+    EXPECT_LE(live, *pool.sizeBytes / 2) << "step " << step;
+  }
+  auto onCpu = compileGraph(g, o);
+  ASSERT_TRUE(onCpu.ok());
+  expectSameOutputs(*r, *onCpu, sampleInputs(g));
+
+  // A rule that keeps conv outputs in DDR: none of them is resident.
+  Board ruled = hexagon();
+  PlacementRule rule;
+  rule.op = "Conv";
+  rule.outputs = std::vector<std::string>{"ddr"};
+  rule.origin = "test rule";
+  ruled.rules.push_back(rule);
+  auto withRule = compileGraphOnBoard(g, ruled, o);
+  ASSERT_TRUE(withRule.ok()) << withRule.error().render();
+  for (const PlacedBuffer* b : activationsIn(withRule->plan, vtcm)) {
+    for (const Node& n : withRule->graph.nodes)
+      if (n.op == OpKind::Conv) {
+        EXPECT_EQ(std::find(n.outputs.begin(), n.outputs.end(), b->tensor), n.outputs.end()) << n.name;
+      }
+  }
+  // Guard mode writes canaries from the CPU around every activation: nothing stays in VTCM.
+  CompileOptions guarded = o;
+  guarded.guard = true;
+  auto withGuard = compileGraphOnBoard(g, hexagon(), guarded);
+  ASSERT_TRUE(withGuard.ok()) << withGuard.error().render();
+  EXPECT_TRUE(activationsIn(withGuard->plan, vtcm).empty());
+}
+
+}  // namespace
+}  // namespace stowage
