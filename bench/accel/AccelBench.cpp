@@ -110,16 +110,18 @@ std::vector<std::pair<std::string, uint64_t>> layerSpans(const std::string& stat
 /// floor = max(C + fill + drain, loads + compute + drain, fill + compute + stores) (one shared DMA channel:
 /// loads + stores + compute; cores with two channels: the fill is the slower of input and weights, and channel 1
 /// carries weights and stores).
-uint64_t fillDrainFloor(const Target& target, const LayerShape& s, const LayerBounds& b) {
-  const TileSchedule smallest = scheduleTiles(s, 1, s.channelStep, 1, true);
+/// Operands the layer uses in place (resident activations) move nothing: no fill or drain for them.
+uint64_t fillDrainFloor(const Target& target, const LayerShape& s, const LayerBounds& b, const DirectOperands& direct) {
+  TileSchedule smallest = scheduleTiles(s, 1, s.channelStep, 1, true);
+  applyDirectOperands(smallest, direct);
   const TileDesc& first = smallest.tiles.front();
   const TileDesc& last = smallest.tiles.back();
   const bool engine = target.engineDim > 0, sharedChannel = !engine && target.dmaChannels < 2;
+  const uint64_t x = first.loadX ? dmaCycles(target, first.x) : 0, w = first.loadW ? dmaCycles(target, first.w) : 0;
   // Cores with two channels load inputs and weights in parallel (channel 0 / channel 1).
-  const uint64_t fill = engine || sharedChannel ? dmaCycles(target, first.x) + dmaCycles(target, first.w)
-                                                : std::max(dmaCycles(target, first.x), dmaCycles(target, first.w));
+  const uint64_t fill = engine || sharedChannel ? x + w : std::max(x, w);
   const uint64_t compute = std::min(tileComputeCycles(target, s, first), tileComputeCycles(target, s, last));
-  const uint64_t drain = std::min(dmaCycles(target, first.y), dmaCycles(target, last.y));
+  const uint64_t drain = first.storeY ? std::min(dmaCycles(target, first.y), dmaCycles(target, last.y)) : 0;
   if (sharedChannel) return std::max(b.compute + fill + drain, b.loads + b.stores + compute);
   if (!engine) return std::max({b.compute + fill + drain, b.loads + compute + drain, b.stores});
   return std::max({b.compute + fill + drain, b.loads + compute + drain, fill + compute + b.stores});
@@ -190,8 +192,9 @@ Result<std::vector<LayerRow>> measure(const ModelCase& m, const Board& board, bo
       for (int op = 0; op < 3; ++op)
         if (!l.doubled[op]) r.buffering += fmt::format(", {} 1 buffer", operandNames[op]);
     if (l.rowsOuter) r.buffering += ", rows outer";
+    if (directOperandsOf(l).any()) r.buffering += ", " + directOperandsText(directOperandsOf(l)) + " in place";
     r.bounds = layerBounds(target, *shape.shape, offloadedSchedule(*shape.shape, l));
-    r.floor = fillDrainFloor(target, *shape.shape, r.bounds);
+    r.floor = fillDrainFloor(target, *shape.shape, r.bounds, directOperandsOf(l));
     r.estimate = l.totalCycles;
     (doubleBuffer ? r.simulated : r.simulatedSingle) = spans[i].second;
     rows.push_back(std::move(r));
