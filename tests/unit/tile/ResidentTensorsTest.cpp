@@ -99,32 +99,6 @@ std::vector<const PlacedBuffer*> activationsIn(const ProgramPlan& plan, int pool
   return out;
 }
 
-std::vector<Tensor> sampleInputs(const Graph& g) {
-  std::vector<Tensor> inputs;
-  for (TensorId id : g.inputs) {
-    Tensor t = g.tensor(id);
-    t.kind = TensorKind::Activation;
-    std::vector<float> v(static_cast<size_t>(t.numElements()));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(static_cast<int>((i * 37) % 201) - 100) / 100.0f;
-    t.data.resize(v.size() * sizeof(float));
-    std::memcpy(t.data.data(), v.data(), t.data.size());
-    inputs.push_back(std::move(t));
-  }
-  return inputs;
-}
-
-void expectSameOutputs(const CompileResult& a, const CompileResult& b, const std::vector<Tensor>& inputs) {
-  auto ra = runOnHost(a, inputs);
-  ASSERT_TRUE(ra.ok()) << ra.error().render();
-  auto rb = runOnHost(b, inputs);
-  ASSERT_TRUE(rb.ok()) << rb.error().render();
-  ASSERT_EQ(ra->size(), rb->size());
-  for (size_t i = 0; i < ra->size(); ++i) {
-    EXPECT_FALSE((*rb)[i].data.empty());
-    EXPECT_EQ((*ra)[i].data, (*rb)[i].data) << "output " << (*rb)[i].name;
-  }
-}
-
 TEST(ResidentTensors, ResNet8OnHexagonKeepsBlockActivationsInVtcm) {
   const Graph g = testing::foldedZooGraph("resnet8");
   const Board board = hexagon();
@@ -175,7 +149,7 @@ TEST(ResidentTensors, ResNet8OnHexagonKeepsBlockActivationsInVtcm) {
   EXPECT_LT(estimatedCycles(plan) * 10, estimatedCycles(viaDdr->plan) * 8) << "at least 20% fewer estimated cycles";
   auto onCpu = compileGraph(g, o);
   ASSERT_TRUE(onCpu.ok()) << onCpu.error().render();
-  expectSameOutputs(*resident, *onCpu, sampleInputs(g));
+  testing::expectSameHostOutputs(*resident, *onCpu, testing::patternInputs(g));
 }
 
 TEST(ResidentTensors, SmallLocalPoolAdmitsWhatFitsAndRulesAndGuardKeepMainMemory) {
@@ -204,7 +178,7 @@ TEST(ResidentTensors, SmallLocalPoolAdmitsWhatFitsAndRulesAndGuardKeepMainMemory
   }
   auto onCpu = compileGraph(g, o);
   ASSERT_TRUE(onCpu.ok());
-  expectSameOutputs(*r, *onCpu, sampleInputs(g));
+  testing::expectSameHostOutputs(*r, *onCpu, testing::patternInputs(g));
 
   // A rule that keeps conv outputs in DDR: none of them is resident.
   Board ruled = hexagon();
