@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -89,21 +88,6 @@ struct LayerRow {
   }
 };
 
-/// The layer spans of a simulator statistics text ("  layer 'NAME': N cycles from S"), in order.
-std::vector<std::pair<std::string, uint64_t>> layerSpans(const std::string& stats) {
-  std::vector<std::pair<std::string, uint64_t>> spans;
-  std::istringstream in(stats);
-  std::string line;
-  const std::string key = "  layer '";
-  while (std::getline(in, line)) {
-    if (line.rfind(key, 0) != 0) continue;
-    const size_t close = line.rfind("': ");
-    if (close == std::string::npos || close < key.size()) continue;
-    spans.emplace_back(line.substr(key.size(), close - key.size()), std::stoull(line.substr(close + 3)));
-  }
-  return spans;
-}
-
 /// A lower bound on the layer under the chosen tiling's bounds: nothing computes before a first tile's input and
 /// weights arrive, and the last store follows the last compute; the smallest tile the tiler can make (one output
 /// row by the smallest channel block) gives the smallest fill (its loads), compute and drain (its store). So
@@ -164,7 +148,7 @@ Result<std::vector<LayerRow>> measure(const ModelCase& m, const Board& board, bo
   // Spans of the offloaded layers (the CPU's layers have spans too).
   const std::set<std::string> offloaded = offloadedNames(compiled);
   std::vector<std::pair<std::string, uint64_t>> spans;
-  for (auto& span : layerSpans(sim.stats))
+  for (auto& span : sim.layerSpans())
     if (offloaded.count(span.first) != 0) spans.push_back(std::move(span));
   if (spans.size() != compiled.plan.offloaded.size())
     return makeError(m.label, fmt::format("the simulator reported {} layer spans for {} offloaded layers", spans.size(),
@@ -218,7 +202,7 @@ Result<ModelCycles> measureModel(const ModelCase& m, const Board& board, bool fu
   if (at == std::string::npos) return makeError(m.label, "the simulator printed no total");
   c.total = std::stoull(sim.stats.substr(at + key.size()));
   const std::set<std::string> offloaded = offloadedNames(compiled);
-  for (const auto& span : layerSpans(sim.stats))
+  for (const auto& span : sim.layerSpans())
     if (offloaded.count(span.first) == 0) c.cpu += span.second;
   c.offloaded = compiled.plan.offloaded.size();
   c.layers = compiled.graph.nodes.size();

@@ -451,12 +451,13 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   d += fmt::format("  for (t = first; t < end; ++t) {{\n    const {}* const d = &{}_tiles[t];\n", type, base);
   // The first tile's doubled operands; this tile's single ones (the previous compute, which read their one half, is
   // done); the next tile's doubled ones, into the halves the previous tile used (CostModel issues them in this order).
-  if (anyDoubled && !load("d", true).empty()) d += "    if (t == first) {\n" + indentText(load("d", true), 6) + "    }\n";
+  // (Direct operands have no loads: no block at all when they are the only doubled ones.)
+  const std::string firstLoads = anyDoubled ? load("d", true) : "", nextLoads = anyDoubled ? load("n", true) : "";
+  if (!firstLoads.empty()) d += "    if (t == first) {\n" + indentText(firstLoads, 6) + "    }\n";
   if (anySingle) d += indentText(load("d", false), 4);
   // (A layer of one tile has no next tile: no prefetch, which also keeps the compiler's bounds analysis quiet.)
-  // (Direct operands have no loads: no block at all when they are the only doubled ones.)
-  if (anyDoubled && sched.tiles.size() > 1 && !load("n", true).empty())
-    d += fmt::format("    if (t + 1u < end) {{\n      const {}* const n = d + 1;\n", type) + indentText(load("n", true), 6) + "    }\n";
+  if (sched.tiles.size() > 1 && !nextLoads.empty())
+    d += fmt::format("    if (t + 1u < end) {{\n      const {}* const n = d + 1;\n", type) + indentText(nextLoads, 6) + "    }\n";
   d += fmt::format("    if (px[d->x_buf]) {{\n      {};\n      px[d->x_buf] = 0;\n    }}\n", wait("tx[d->x_buf]"));
   d += fmt::format("    if (pw[d->w_buf]) {{\n      {};\n      pw[d->w_buf] = 0;\n    }}\n", wait("tw[d->w_buf]"));
   d += fmt::format("    if (py[d->y_buf]) {{\n      {};\n      py[d->y_buf] = 0;\n    }}\n", wait("ty[d->y_buf]"));

@@ -26,6 +26,20 @@
 
 namespace stowage {
 
+std::vector<std::pair<std::string, uint64_t>> HostSimReport::layerSpans() const {
+  std::vector<std::pair<std::string, uint64_t>> spans;
+  std::istringstream in(stats);
+  std::string line;
+  const std::string key = "  layer '";
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) != 0) continue;
+    const size_t close = line.rfind("': ");
+    if (close == std::string::npos || close < key.size()) continue;
+    spans.emplace_back(line.substr(key.size(), close - key.size()), std::stoull(line.substr(close + 3)));
+  }
+  return spans;
+}
+
 namespace fs = std::filesystem;
 
 namespace {

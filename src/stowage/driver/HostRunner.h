@@ -3,7 +3,9 @@
 // and returns the outputs. The same C a device would run, executed on the host.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stowage/driver/Compiler.h"
@@ -16,6 +18,8 @@ namespace stowage {
 struct HostSimReport {
   std::string stats;
   std::string traceJson;
+  /// The layer spans of `stats` ("  layer 'NAME': N cycles from S" lines), in run order: (node name, cycles).
+  std::vector<std::pair<std::string, uint64_t>> layerSpans() const;
 };
 
 struct HostRunOptions {

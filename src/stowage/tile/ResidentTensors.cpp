@@ -33,23 +33,20 @@ int operandOf(const LayerShape& s, TensorId t) {
 struct TensorUses {
   std::vector<int> producer;
   std::vector<std::vector<int>> readers;
-  explicit TensorUses(const Graph& g) : producer(g.tensors.size(), -1), readers(g.tensors.size()) {
-    for (size_t step = 0; step < g.nodes.size(); ++step) {
-      for (TensorId t : g.nodes[step].outputs)
-        if (t != kNoTensor) producer[static_cast<size_t>(t)] = static_cast<int>(step);
+  explicit TensorUses(const Graph& g) : producer(g.producers()), readers(g.tensors.size()) {
+    for (size_t step = 0; step < g.nodes.size(); ++step)
       for (TensorId t : g.nodes[step].inputs) {
         if (t == kNoTensor) continue;
         auto& r = readers[static_cast<size_t>(t)];
         if (r.empty() || r.back() != static_cast<int>(step)) r.push_back(static_cast<int>(step));
       }
-    }
   }
-  /// [producer, last reader + 1)
-  std::pair<int, int> life(TensorId t) const {
-    const size_t i = static_cast<size_t>(t);
-    int last = producer[i];
-    for (int r : readers[i]) last = std::max(last, r);
-    return {producer[i], last + 1};
+  /// The producer, then the readers.
+  std::vector<int> touching(TensorId t) const {
+    std::vector<int> steps = {producer[static_cast<size_t>(t)]};
+    const auto& r = readers[static_cast<size_t>(t)];
+    steps.insert(steps.end(), r.begin(), r.end());
+    return steps;
   }
 };
 
@@ -121,20 +118,36 @@ std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& b
 
 std::map<int, ResidentOperands> residentOperandsByStep(const Graph& g, const Board& board, const std::vector<ResidentTensor>& resident) {
   std::map<int, ResidentOperands> m;
+  std::map<int, std::optional<LayerShape>> shapes;  // each layer lowered once
   const TensorUses uses(g);
   for (const ResidentTensor& r : resident) {
-    const auto [first, end] = uses.life(r.tensor);
+    const std::vector<int> steps = uses.touching(r.tensor);
+    const int end = *std::max_element(steps.begin(), steps.end()) + 1;
     const size_t size = alignUp(g.tensor(r.tensor).byteSize(), board.pools[static_cast<size_t>(r.pool)].alignment);
-    for (int s = first; s < end; ++s) m[s].reservedBytes += size;
-    std::vector<int> touching = uses.readers[static_cast<size_t>(r.tensor)];
-    touching.push_back(first);
-    for (int step : touching) {
-      const auto shape = layerShapeOf(g, g.nodes[static_cast<size_t>(step)]).shape;
-      const int op = shape ? operandOf(*shape, r.tensor) : -1;
+    for (int s = steps.front(); s < end; ++s) m[s].reservedBytes += size;
+    for (int step : steps) {
+      auto [it, fresh] = shapes.try_emplace(step);
+      if (fresh) it->second = layerShapeOf(g, g.nodes[static_cast<size_t>(step)]).shape;
+      const int op = it->second ? operandOf(*it->second, r.tensor) : -1;
       if (op >= 0) m[step].resident.direct[op] = true;
     }
   }
   return m;
+}
+
+std::vector<ResidentTensor> residentsStillOffloaded(const Graph& g, const TiledProgram& tiled, const std::vector<ResidentTensor>& resident) {
+  std::vector<bool> offloaded(g.nodes.size(), false);
+  for (const OffloadedLayer& L : tiled.offloaded) offloaded[static_cast<size_t>(L.step)] = true;
+  const TensorUses uses(g);
+  std::vector<ResidentTensor> kept;
+  for (const ResidentTensor& r : resident) {
+    const std::vector<int> steps = uses.touching(r.tensor);
+    if (std::all_of(steps.begin(), steps.end(), [&](int s) {
+          return offloaded[static_cast<size_t>(s)] && tiled.nodeTargets[static_cast<size_t>(s)] == r.target;
+        }))
+      kept.push_back(r);
+  }
+  return kept;
 }
 
 }  // namespace stowage

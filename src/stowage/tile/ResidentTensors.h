@@ -27,4 +27,8 @@ std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& b
 /// that step (what chooseTiles needs to use them in place).
 std::map<int, ResidentOperands> residentOperandsByStep(const Graph& g, const Board& board, const std::vector<ResidentTensor>& resident);
 
+/// The tensors of `resident` whose producer and readers all are still offloaded to their target in `tiled` (a
+/// retiling that reserves their bytes may push a layer back to the CPU).
+std::vector<ResidentTensor> residentsStillOffloaded(const Graph& g, const TiledProgram& tiled, const std::vector<ResidentTensor>& resident);
+
 }  // namespace stowage

@@ -149,19 +149,7 @@ TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& 
   // tensors it touches go back to main memory (a few rounds at most: each drops at least one).
   for (int round = 0; round < 4 && !resident.empty(); ++round) {
     TiledProgram second = tilePass(g, board, options, residentOperandsByStep(g, board, resident));
-    std::vector<ResidentTensor> kept;
-    for (const ResidentTensor& t : resident) {
-      bool ok = true;
-      for (size_t step = 0; step < g.nodes.size(); ++step) {
-        const Node& n = g.nodes[step];
-        const bool touches = std::find(n.inputs.begin(), n.inputs.end(), t.tensor) != n.inputs.end() ||
-                             std::find(n.outputs.begin(), n.outputs.end(), t.tensor) != n.outputs.end();
-        const bool offloaded = std::any_of(second.offloaded.begin(), second.offloaded.end(),
-                                           [&](const OffloadedLayer& L) { return L.step == static_cast<int>(step); });
-        if (touches && (second.nodeTargets[step] != t.target || !offloaded)) ok = false;
-      }
-      if (ok) kept.push_back(t);
-    }
+    std::vector<ResidentTensor> kept = residentsStillOffloaded(g, second, resident);
     if (kept.size() == resident.size()) {
       int inPlace = 0;
       for (const OffloadedLayer& L : second.offloaded) inPlace += int{L.direct[0]} + int{L.direct[1]} + int{L.direct[2]};

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <map>
-#include <sstream>
 
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
@@ -35,20 +34,6 @@ Result<CompileResult> compileDsCnn(const Board& b) {
   CompileOptions o;
   o.planner.timeLimitSeconds = 2;
   return compileGraphOnBoard(std::move(g), b, o);
-}
-
-/// "  layer 'NAME': N cycles from S" lines of the simulator's statistics.
-std::map<std::string, uint64_t> layerSpans(const std::string& stats) {
-  std::map<std::string, uint64_t> spans;
-  std::istringstream in(stats);
-  std::string line;
-  const std::string key = "  layer '";
-  while (std::getline(in, line)) {
-    if (line.rfind(key, 0) != 0) continue;
-    const size_t close = line.rfind("': ");
-    spans[line.substr(key.size(), close - key.size())] = std::stoull(line.substr(close + 3));
-  }
-  return spans;
 }
 
 TEST(CpuLayerCost, ComputeBoundByMacsMemoryBoundBySlowPools) {
@@ -87,7 +72,8 @@ TEST(CpuLayerCost, TheSimulatorChargesEveryCpuLayerItsEstimate) {
   run.simReport = &sim;
   auto outputs = runOnHost(*r, {zoo::sampleInput(info, 5)}, run);
   ASSERT_TRUE(outputs.ok()) << outputs.error().render();
-  const std::map<std::string, uint64_t> spans = layerSpans(sim.stats);
+  const auto spanList = sim.layerSpans();
+  const std::map<std::string, uint64_t> spans(spanList.begin(), spanList.end());
   uint64_t total = 0;
   size_t charged = 0;
   for (const Node& n : r->graph.nodes) {
