@@ -23,6 +23,7 @@
 #include "stowage/tile/CostModel.h"
 #include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"
+#include "stowage/tile/WeightPrefetch.h"
 #include "stowage/zoo/ZooGraph.h"
 #include "stowage/zoo/ZooModels.h"
 
@@ -95,13 +96,13 @@ struct LayerRow {
 /// loads + stores + compute; cores with two channels: the fill is the slower of input and weights, and channel 1
 /// carries weights and stores).
 /// Operands the layer uses in place (resident activations) move nothing: no fill or drain for them.
-uint64_t fillDrainFloor(const Target& target, const LayerShape& s, const LayerBounds& b, const DirectOperands& direct) {
+uint64_t fillDrainFloor(const Target& target, const LayerShape& s, const LayerBounds& b, const DirectOperands& direct, bool weightsPrefetched) {
   TileSchedule smallest = scheduleTiles(s, 1, s.channelStep, 1, true);
   applyDirectOperands(smallest, direct);
   const TileDesc& first = smallest.tiles.front();
   const TileDesc& last = smallest.tiles.back();
   const bool engine = target.engineDim > 0, sharedChannel = !engine && target.dmaChannels < 2;
-  const uint64_t x = first.loadX ? dmaCycles(target, first.x) : 0, w = first.loadW ? dmaCycles(target, first.w) : 0;
+  const uint64_t x = first.loadX ? dmaCycles(target, first.x) : 0, w = first.loadW && !weightsPrefetched ? dmaCycles(target, first.w) : 0;
   // Cores with two channels load inputs and weights in parallel (channel 0 / channel 1).
   const uint64_t fill = engine || sharedChannel ? x + w : std::max(x, w);
   const uint64_t compute = std::min(tileComputeCycles(target, s, first), tileComputeCycles(target, s, last));
@@ -124,11 +125,12 @@ struct SimulatedRun {
   HostSimReport sim;
 };
 
-Result<SimulatedRun> compileAndSimulate(const ModelCase& m, const Board& board, bool doubleBuffer, bool fuse) {
+Result<SimulatedRun> compileAndSimulate(const ModelCase& m, const Board& board, bool doubleBuffer, bool fuse, bool prefetchWeights = true) {
   CompileOptions o;
   o.planner.timeLimitSeconds = 2;
   o.doubleBuffer = doubleBuffer;
   o.fuse = fuse;
+  o.prefetchWeights = prefetchWeights;
   SimulatedRun r;
   STOWAGE_ASSIGN_OR_RETURN(r.compiled, compileGraphOnBoard(m.graph, board, o));
   HostRunOptions run;
@@ -177,8 +179,11 @@ Result<std::vector<LayerRow>> measure(const ModelCase& m, const Board& board, bo
         if (!l.doubled[op]) r.buffering += fmt::format(", {} 1 buffer", operandNames[op]);
     if (l.rowsOuter) r.buffering += ", rows outer";
     if (directOperandsOf(l).any()) r.buffering += ", " + directOperandsText(directOperandsOf(l)) + " in place";
-    r.bounds = layerBounds(target, *shape.shape, offloadedSchedule(*shape.shape, l));
-    r.floor = fillDrainFloor(target, *shape.shape, r.bounds, directOperandsOf(l));
+    if (l.weightsPrefetchedCores > 0) r.buffering += ", w prefetched";
+    // Transfers moved across layers (weight prefetch) are in neither layer's bounds: no span has to contain them.
+    const CrossLayerWeights cross = crossLayerTransfers(compiled.graph, compiled.plan.board, compiled.plan.offloaded, i);
+    r.bounds = layerBounds(target, *shape.shape, offloadedSchedule(*shape.shape, l), cross);
+    r.floor = fillDrainFloor(target, *shape.shape, r.bounds, directOperandsOf(l), l.weightsPrefetchedCores > 0);
     r.estimate = l.totalCycles;
     (doubleBuffer ? r.simulated : r.simulatedSingle) = spans[i].second;
     rows.push_back(std::move(r));
@@ -190,21 +195,21 @@ Result<std::vector<LayerRow>> measure(const ModelCase& m, const Board& board, bo
 struct ModelCycles {
   uint64_t total = 0, cpu = 0;
   size_t offloaded = 0, layers = 0;
+  size_t prefetched = 0;  ///< layers whose first weight tiles the layer before loads
 };
 
-Result<ModelCycles> measureModel(const ModelCase& m, const Board& board, bool fuse) {
-  STOWAGE_ASSIGN_OR_RETURN(SimulatedRun simulated, compileAndSimulate(m, board, true, fuse));
+Result<ModelCycles> measureModel(const ModelCase& m, const Board& board, bool fuse, bool prefetchWeights = true) {
+  STOWAGE_ASSIGN_OR_RETURN(SimulatedRun simulated, compileAndSimulate(m, board, true, fuse, prefetchWeights));
   const CompileResult& compiled = simulated.compiled;
   const HostSimReport& sim = simulated.sim;
   ModelCycles c;
-  const std::string key = "simulated: ";
-  const size_t at = sim.stats.find(key);
-  if (at == std::string::npos) return makeError(m.label, "the simulator printed no total");
-  c.total = std::stoull(sim.stats.substr(at + key.size()));
+  c.total = sim.totalCycles();
+  if (c.total == 0) return makeError(m.label, "the simulator printed no total");
   const std::set<std::string> offloaded = offloadedNames(compiled);
   for (const auto& span : sim.layerSpans())
     if (offloaded.count(span.first) == 0) c.cpu += span.second;
   c.offloaded = compiled.plan.offloaded.size();
+  for (const OffloadedLayer& l : compiled.plan.offloaded) c.prefetched += l.weightsPrefetchedCores > 0 ? 1 : 0;
   c.layers = compiled.graph.nodes.size();
   return c;
 }
@@ -296,10 +301,12 @@ int main(int argc, char** argv) {
         if (ratio > kRatioTarget && r.floor > 0 && toFloor <= kRatioTarget) ++floorLimited;
         if (r.estimate != r.simulated) ++estimateOff;
         const std::string extra = (r.cores > 1 ? fmt::format(", {} cores", r.cores) : "") + r.buffering;
+        const std::string simulated =
+            num(r.simulated) + (r.estimate != r.simulated ? fmt::format(" (estimate {})", num(r.estimate)) : std::string());
         std::printf("| %s | %s | %s | %s | %d (%lld x %lld%s) | %s | %s | %s | %.3f%s | %s | %.3f | %s | %.2fx |\n", m.label.c_str(),
                     b.c_str(), r.node.c_str(), r.mode.c_str(), r.tiles, static_cast<long long>(r.rowTile),
                     static_cast<long long>(r.channelTile), extra.c_str(), num(r.bounds.compute).c_str(), num(r.bounds.dma).c_str(),
-                    num(r.simulated).c_str(), ratio, ratio > kRatioTarget ? " **" : "", num(r.floor).c_str(), toFloor,
+                    simulated.c_str(), ratio, ratio > kRatioTarget ? " **" : "", num(r.floor).c_str(), toFloor,
                     num(r.simulatedSingle).c_str(),
                     r.simulated > 0 ? static_cast<double>(r.simulatedSingle) / static_cast<double>(r.simulated) : 0.0);
       }
@@ -367,6 +374,23 @@ int main(int argc, char** argv) {
                   fused->offloaded, num(fused->total).c_str(), num(fused->cpu).c_str(), apart->layers, apart->offloaded,
                   num(apart->total).c_str(), num(apart->cpu).c_str(),
                   fused->total > 0 ? static_cast<double>(apart->total) / static_cast<double>(fused->total) : 0.0);
+    }
+
+  // Table 4: whole models with the weight prefetch across layers (the default) against --no-weight-prefetch.
+  std::printf("\nWhole models, weight prefetch across layers (default) vs --no-weight-prefetch:\n\n");
+  std::printf("| model | board | offloaded layers | of which weights prefetched | cycles | --no-weight-prefetch | speedup |\n"
+              "|---|---|---:|---:|---:|---:|---:|\n");
+  for (const ModelCase& m : models)
+    for (const std::string& b : kBoards) {
+      auto with = measureModel(m, boards.at(b), true, true);
+      auto without = measureModel(m, boards.at(b), true, false);
+      if (!with.ok() || !without.ok()) {
+        std::fprintf(stderr, "%s on %s: %s\n", m.label.c_str(), b.c_str(), (!with.ok() ? with.error() : without.error()).render().c_str());
+        return 2;
+      }
+      std::printf("| %s | %s | %zu | %zu | %s | %s | %.2fx |\n", m.label.c_str(), b.c_str(), with->offloaded, with->prefetched,
+                  num(with->total).c_str(), num(without->total).c_str(),
+                  with->total > 0 ? static_cast<double>(without->total) / static_cast<double>(with->total) : 0.0);
     }
   return 0;
 }

@@ -53,6 +53,10 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
                 "Move every activation through main memory: by default an activation made and read only by layers that one "
                 "accelerator runs on its cores stays in that accelerator's scratch pool (e.g. VTCM, L1) and the layers use "
                 "it in place, with no DMA; for comparison");
+  sub->add_flag("--no-weight-prefetch{false}", options.prefetchWeights,
+                "Each layer offloaded to an accelerator's cores loads its own first weight tiles: by default the cores load "
+                "them during their last tile of the layer before on the same accelerator (the weight buffer lives one layer "
+                "longer where it fits); for comparison");
   sub->add_flag("--no-fuse{false}", options.fuse,
                 "Keep every Relu a layer of its own instead of fusing it into the float Conv before it (fusion is skipped "
                 "anyway where a rule or pin needs the two tensors apart; report remarks list both); for comparison");

@@ -599,7 +599,15 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
       }
       STOWAGE_ASSIGN_OR_RETURN(std::string y, writer.pointer(lowered[0].output, true));
       operands.push_back(y);
-      STOWAGE_ASSIGN_OR_RETURN(TiledLayerCode tiled, emitTiledLayer(g, plan, *off, syms, operands));
+      // The weights of the next layer on the target, when this layer's cores load its first weight tiles.
+      std::string nextWeights;
+      if (off->prefetchNext >= 0) {
+        STOWAGE_ASSIGN_OR_RETURN(std::vector<KernelCall> nextLowered, lowerNode(g, g.nodes[static_cast<size_t>(off->prefetchNext)]));
+        if (nextLowered.size() != 1 || nextLowered[0].inputs.size() < 2)
+          return makeError(fmt::format("node '{}'", n.name), "prefetches the weights of a layer with no weights (an internal tiler error)");
+        STOWAGE_ASSIGN_OR_RETURN(nextWeights, writer.pointer(nextLowered[0].inputs[1], true));
+      }
+      STOWAGE_ASSIGN_OR_RETURN(TiledLayerCode tiled, emitTiledLayer(g, plan, *off, syms, operands, nextWeights));
       params += tiled.definitions;
       calls += tiled.statements;
       calls += guardAfterStep(g, plan, guard, static_cast<int>(step), p);

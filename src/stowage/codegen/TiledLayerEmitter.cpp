@@ -255,7 +255,9 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
     out += fmt::format("/* The operands of a layer run by cores (stowage_run_on_cores passes a pointer to it). */\n"
                        "typedef struct {{\n  const uint8_t* x;\n  const uint8_t* w;\n"
                        "  const void* side[{}]; /* bias, multipliers, scales, zero points: read in main memory */\n"
-                       "  uint8_t* y;\n  const {}_workspaces* ws; /* tile buffers in pools the application passes */\n}} {}_tile_args;\n",
+                       "  uint8_t* y;\n  const {}_workspaces* ws; /* tile buffers in pools the application passes */\n"
+                       "  const uint8_t* next_w; /* the next layer's weights, whose first tiles this layer's cores load (or NULL) */\n"
+                       "}} {}_tile_args;\n",
                        kMaxSideOperands, p, p);
   // The simulator's view of the board.
   out += fmt::format("\n#if defined(STOWAGE_HOST_SIM)\n/* Describes the board to the host simulator; {}_run calls it first. */\nstatic void {}_sim_setup(void) {{\n", p, p);
@@ -286,7 +288,7 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
 }
 
 Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, const OffloadedLayer& layer, const CSymbols& syms,
-                                      const std::vector<std::string>& operands) {
+                                      const std::vector<std::string>& operands, const std::string& nextWeights) {
   const Node& node = g.nodes[static_cast<size_t>(layer.step)];
   const LayerShapeResult shape = layerShapeOf(g, node);
   if (!shape.shape) return makeError(fmt::format("node '{}'", node.name), "was offloaded but cannot be tiled: " + shape.whyNot);
@@ -423,21 +425,60 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   for (size_t i = 0; i < sched.chunkStart.size(); ++i) d += fmt::format("{}{}u", i ? ", " : "", sched.chunkStart[i]);
   d += "};\n";
   // The loads of the operands with two halves (`doubled`) or with one.
+  // The first weight tile of core c < layer.weightsPrefetchedCores was loaded by the previous layer on the target
+  // (its ticket in <prefix>_s<step>_wpre); `dd` is tile t itself ("d") or the next one.
+  const std::string prefetchTickets = fmt::format("{}_s{}_wpre", p, layer.step);
   auto load = [&](const std::string& dd, bool doubled) {
     std::string out;
+    const std::string weightTicket =
+        layer.weightsPrefetchedCores > 0 && dd == "d"
+            ? fmt::format("t == first && core < {} ? {}[core] : ", layer.weightsPrefetchedCores, prefetchTickets)
+            : "";
     if (buffers.doubled[0] == doubled && !direct.direct[0])
       out += fmt::format("if ({0}->load_x) {{\n  tx[{0}->x_buf] = {1};\n  px[{0}->x_buf] = 1;\n}}\n", dd,
                          callOf(dmaStart, {{"channel", "0"}, {"dst", fmt::format("xl[{}->x_buf]", dd)}, {"src", fmt::format("a->x + {}->x_off", dd)},
                                            {"row_bytes", dd + "->x_row_bytes"}, {"rows", dd + "->x_rows"}, {"dst_stride", dd + "->x_row_bytes"},
                                            {"src_stride", dd + "->x_stride"}}));
     if (buffers.doubled[1] == doubled && !direct.direct[1])
-      out += fmt::format("if ({0}->load_w) {{\n  tw[{0}->w_buf] = {1};\n  pw[{0}->w_buf] = 1;\n}}\n", dd,
+      out += fmt::format("if ({0}->load_w) {{\n  tw[{0}->w_buf] = {2}{1};\n  pw[{0}->w_buf] = 1;\n}}\n", dd,
                          callOf(dmaStart, {{"channel", std::to_string(weightChannel)}, {"dst", fmt::format("wl[{}->w_buf]", dd)},
                                            {"src", fmt::format("a->w + {}->w_off", dd)}, {"row_bytes", dd + "->w_row_bytes"}, {"rows", dd + "->w_rows"},
-                                           {"dst_stride", dd + "->w_row_bytes"}, {"src_stride", dd + "->w_stride"}}));
+                                           {"dst_stride", dd + "->w_row_bytes"}, {"src_stride", dd + "->w_stride"}}),
+                         weightTicket);
     return out;
   };
   auto wait = [&](const std::string& ticket) { return callOf(dmaWait, {{"ticket", ticket}}); };
+  // The next layer's first weight tiles (tile/WeightPrefetch.h): core c loads its core c's on channel 0 during its
+  // last tile here; that layer waits for the ticket instead of loading them.
+  const OffloadedLayer* next = layer.prefetchNext >= 0 ? plan.offloadedAt(layer.prefetchNext) : nullptr;
+  if (layer.prefetchNext >= 0) {
+    if (next == nullptr || next->weightsPrefetchedCores <= 0 || nextWeights.empty())
+      return makeError(fmt::format("node '{}'", node.name), "prefetches the weights of a layer that does not expect them (an internal tiler error)");
+    const Node& nextNode = g.nodes[static_cast<size_t>(next->step)];
+    const LayerShapeResult nextShape = layerShapeOf(g, nextNode);
+    if (!nextShape.shape) return makeError(fmt::format("node '{}'", nextNode.name), "was offloaded but cannot be tiled: " + nextShape.whyNot);
+    const TileSchedule nextSched = offloadedSchedule(*nextShape.shape, *next);
+    const int n = next->weightsPrefetchedCores;
+    const std::string nextBase = fmt::format("{}_s{}", p, next->step);
+    d += fmt::format("/* Core c < {} loads the first weight tile of its chunk of step {} ('{}') during its last tile here: offset, rows,\n"
+                     " * row bytes and stride of each (rows 0: none); step {} waits for the ticket. */\n",
+                     n, next->step, commentText(nextNode.name), next->step);
+    d += fmt::format("static stowage_dma_ticket {}_wpre[{}];\nstatic const uint32_t {}_next_w[{}][4] = {{", nextBase, n, base, n);
+    for (int c = 0; c < n; ++c) {
+      const size_t i = nextSched.chunkStart[static_cast<size_t>(c)];
+      const bool any = i < nextSched.chunkStart[static_cast<size_t>(c) + 1] && nextSched.tiles[i].loadW;
+      const TileCopy w = any ? nextSched.tiles[i].w : TileCopy{};
+      d += fmt::format("{}{{{}u, {}u, {}u, {}u}}", c ? ", " : "", w.offset, any ? w.rows : 0, w.rowBytes, w.stride);
+    }
+    d += "};\n";
+    d += fmt::format("static void {}_load_next(const {}_tile_args* a, const {}_workspaces* ws, int core) {{\n", base, p, p);
+    d += fmt::format("  const uint32_t* const nw = {}_next_w[core < {} ? core : 0];\n  (void)ws;\n", base, n);
+    d += fmt::format("  if (core >= {} || nw[1] == 0u) return;\n", n);
+    d += fmt::format("  {}_wpre[core] = {};\n}}\n", nextBase,
+                     callOf(dmaStart, {{"channel", "0"}, {"dst", localPointer(plan, syms, next->buffers[1][0], next->coreStride[1], "core")},
+                                       {"src", "a->next_w + nw[0]"}, {"row_bytes", "nw[2]"}, {"rows", "nw[1]"}, {"dst_stride", "nw[2]"},
+                                       {"src_stride", "nw[3]"}}));
+  }
   d += fmt::format("static void {}_core(void* arg) {{\n", base);
   d += fmt::format("  const {}_tile_args* const a = (const {}_tile_args*)arg;\n", p, p);
   d += fmt::format("  const {}_workspaces* const ws = a->ws;\n", p);
@@ -458,6 +499,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   // (A layer of one tile has no next tile: no prefetch, which also keeps the compiler's bounds analysis quiet.)
   if (sched.tiles.size() > 1 && !nextLoads.empty())
     d += fmt::format("    if (t + 1u < end) {{\n      const {}* const n = d + 1;\n", type) + indentText(nextLoads, 6) + "    }\n";
+  if (next != nullptr) d += fmt::format("    if (t + 1u == end) {}_load_next(a, ws, core);\n", base);
   d += fmt::format("    if (px[d->x_buf]) {{\n      {};\n      px[d->x_buf] = 0;\n    }}\n", wait("tx[d->x_buf]"));
   d += fmt::format("    if (pw[d->w_buf]) {{\n      {};\n      pw[d->w_buf] = 0;\n    }}\n", wait("tw[d->w_buf]"));
   d += fmt::format("    if (py[d->y_buf]) {{\n      {};\n      py[d->y_buf] = 0;\n    }}\n", wait("ty[d->y_buf]"));
@@ -470,6 +512,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                      callOf(dmaStart, {{"channel", std::to_string(outChannel)}, {"dst", "a->y + d->y_off"}, {"src", "yl[d->y_buf]"},
                                        {"row_bytes", "d->y_row_bytes"}, {"rows", "d->y_rows"}, {"dst_stride", "d->y_stride"},
                                        {"src_stride", "d->y_row_bytes"}}));
+  if (next != nullptr) d += fmt::format("  if (first == end) {}_load_next(a, ws, core);\n", base);
   d += fmt::format("  if (py[0]) {};\n  if (py[1]) {};\n}}\n", wait("ty[0]"), wait("ty[1]"));
 
   std::string& c = code.statements;
@@ -478,6 +521,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   for (size_t i = 0; i < kMaxSideOperands; ++i)
     c += fmt::format("  a.side[{}] = {};\n", i, 2 + i + 1 < operands.size() ? operands[2 + i] : std::string("NULL"));
   c += fmt::format("  a.y = (uint8_t*)(void*)({});\n  a.ws = ws;\n", operands.back());
+  c += fmt::format("  a.next_w = {};\n", next != nullptr ? fmt::format("(const uint8_t*)(const void*)({})", nextWeights) : std::string("NULL"));
   // A CPU streaming a layer through its own fast pool runs it on the calling core: no stowage_run_on_cores.
   if (target.kind == TargetKind::Cpu && layer.cores == 1)
     c += fmt::format("  {}_core(&a);\n}}\n", base);

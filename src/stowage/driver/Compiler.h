@@ -35,6 +35,7 @@ struct CompileOptions {
   bool ioInPools = false;
   bool doubleBuffer = true;                    ///< `--no-double-buffer` turns off ping-pong tiles of offloaded layers
   bool resident = true;                        ///< `--no-resident` moves every activation through main memory
+  bool prefetchWeights = true;                 ///< `--no-weight-prefetch`: each layer loads its own first weight tiles
   bool fuse = true;                            ///< `--no-fuse` keeps each Relu apart from the Conv before it
 };
 

@@ -1,6 +1,8 @@
 // compileGraph: the pipeline after import (see Compiler.h). Reads top to bottom, one timed stage per line.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "stowage/codegen/CEmitter.h"
 #include "stowage/codegen/CNames.h"
 #include "stowage/driver/Compiler.h"
@@ -50,7 +52,7 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const
   // Partition between CPU and accelerators, tile the offloaded layers; their tile buffers are planned below.
   // Activations may stay in an accelerator's local pool between its layers (not in guard mode: the CPU writes the
   // canaries around every activation).
-  const TileOptions tileOptions{options.doubleBuffer, options.resident && !options.guard};
+  const TileOptions tileOptions{options.doubleBuffer, options.resident && !options.guard, options.prefetchWeights};
   TiledProgram tiled = timeStage(timings, "tile", [&] { return tileProgram(graph, board, tileOptions); });
   auto usePartition = [&planner](const TiledProgram& t) {
     planner.nodeTargets = t.nodeTargets;
@@ -61,10 +63,21 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const
   };
   usePartition(tiled);
   Result<ProgramPlan> plan = timeStage(timings, "plan", [&] { return planProgram(graph, board, planner); });
+  const bool prefetched = std::any_of(tiled.scratch.begin(), tiled.scratch.end(), [](const ScratchRequest& r) { return r.firstStep >= 0; });
+  if (!plan && prefetched) {
+    // The weight buffers living one layer longer did not fit beside the rest after all: each layer loads its own.
+    const std::string why = plan.error().message;
+    TileOptions again = tileOptions;
+    again.prefetchWeights = false;
+    tiled = timeStage(timings, "tile-again", [&] { return tileProgram(graph, board, again); });
+    tiled.remarks.push_back("prefetch: every layer loads its own first weight tiles: planning their buffers a layer early failed (" + why + ")");
+    usePartition(tiled);
+    plan = timeStage(timings, "plan-again", [&] { return planProgram(graph, board, planner); });
+  }
   if (!plan && !tiled.resident.empty()) {
     // The residents did not fit beside the tile buffers after all: tile and plan again through main memory.
     const std::string why = plan.error().message;
-    tiled = timeStage(timings, "tile-again", [&] { return tileProgram(graph, board, TileOptions{options.doubleBuffer, false}); });
+    tiled = timeStage(timings, "tile-again", [&] { return tileProgram(graph, board, TileOptions{options.doubleBuffer, false, false}); });
     tiled.remarks.push_back("resident: no activation stays in a local pool: planning them there failed (" + why + ")");
     usePartition(tiled);
     plan = timeStage(timings, "plan-again", [&] { return planProgram(graph, board, planner); });

@@ -40,6 +40,12 @@ std::vector<std::pair<std::string, uint64_t>> HostSimReport::layerSpans() const 
   return spans;
 }
 
+uint64_t HostSimReport::totalCycles() const {
+  const std::string key = "simulated: ";
+  const size_t at = stats.find(key);
+  return at == std::string::npos ? 0 : std::stoull(stats.substr(at + key.size()));
+}
+
 namespace fs = std::filesystem;
 
 namespace {

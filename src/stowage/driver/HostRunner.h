@@ -20,6 +20,8 @@ struct HostSimReport {
   std::string traceJson;
   /// The layer spans of `stats` ("  layer 'NAME': N cycles from S" lines), in run order: (node name, cycles).
   std::vector<std::pair<std::string, uint64_t>> layerSpans() const;
+  /// The run's total ("simulated: N cycles"), 0 when `stats` has none.
+  uint64_t totalCycles() const;
 };
 
 struct HostRunOptions {

@@ -336,7 +336,8 @@ class Planner {
   std::chrono::steady_clock::time_point start_;
 };
 
-/// Tile buffers of offloaded layers (tile/): each pinned to its pool (and bank), live at its layer's step.
+/// Tile buffers of offloaded layers (tile/): each pinned to its pool (and bank), live at its layer's step (from an
+/// earlier step when the layer before loads its first weight tiles).
 /// Activations keep out of the pools reserved for tiles when they have another candidate.
 void addScratchBuffers(ProgramPlan& plan, const PlanOptions& options) {
   for (PlacedBuffer& b : plan.buffers) {
@@ -353,7 +354,7 @@ void addScratchBuffers(ProgramPlan& plan, const PlanOptions& options) {
     b.name = r.name;
     b.sizeBytes = r.sizeBytes;
     b.alignment = plan.board.pools[static_cast<size_t>(r.pool)].alignment;
-    b.firstStep = r.step;
+    b.firstStep = r.firstStep >= 0 ? r.firstStep : r.step;
     b.endStep = r.step + 1;
     b.candidates = {r.pool};
     b.pinnedPool = r.pool;

@@ -82,7 +82,10 @@ struct PoolUse {
 /// A tile buffer an offloaded layer needs (tile/ asks, the planner places it like any buffer).
 struct ScratchRequest {
   std::string name;      ///< "step3.x.ping"
-  int step = 0;          ///< the layer's node step: live [step, step + 1)
+  int step = 0;          ///< the layer's node step: live [firstStep, step + 1)
+  /// First step the buffer is live: `step`, or an earlier layer's step when that layer's cores load this layer's
+  /// first weight tiles into it (tile/WeightPrefetch.h); -1 = `step`.
+  int firstStep = -1;
   size_t sizeBytes = 0;
   int pool = -1;         ///< index into Board::pools
   int bank = -1;         ///< pinned bank, or -1 for any
@@ -114,6 +117,13 @@ struct OffloadedLayer {
   /// x, w, y used in place where the tensor lives (a pool the target's cores reach directly: no tile buffer, no
   /// DMA; tile/ResidentTensors.h)
   bool direct[3] = {false, false, false};
+  /// Weight prefetch across layers (tile/WeightPrefetch.h): the step of the next layer on this target whose first
+  /// weight tiles this layer's cores load during their last tile (-1: none), and how many of this layer's cores
+  /// found their first weight tile loaded by the previous layer on the target (0: it loads them itself).
+  int prefetchNext = -1;
+  int weightsPrefetchedCores = 0;
+  /// Per prefetched core: cycles after this layer starts that its first weight tile arrives (0: before it starts).
+  std::vector<uint64_t> weightsReady;
   size_t xBytes = 0, wBytes = 0, yBytes = 0;  ///< largest input / weight / output tile
   uint64_t computeCycles = 0;  ///< estimated: compute of every tile (busiest core in cores mode)
   uint64_t dmaCycles = 0;      ///< estimated: every transfer (busiest core in cores mode)

@@ -106,9 +106,9 @@ ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<s
     if (b.pinnedBank >= 0 && b.pinnedBank != b.slot.bank)
       return failHere(ProgramPlanFailure::NotInPinnedBank,
                       fmt::format("buffer '{}' is pinned to bank {} but placed in bank {}", name(b), b.pinnedBank, b.slot.bank));
-    if (b.role == BufferRole::Scratch && (b.firstStep < 0 || b.endStep != b.firstStep + 1))
+    if (b.role == BufferRole::Scratch && (b.firstStep < 0 || b.endStep <= b.firstStep))
       return failHere(ProgramPlanFailure::ScratchLifetime,
-                      fmt::format("scratch buffer '{}' must live exactly one step (its layer's), not steps [{}, {})", name(b),
+                      fmt::format("scratch buffer '{}' must live at least one step (its layer's), not steps [{}, {})", name(b),
                                   b.firstStep, b.endStep));
     if (b.pairedWith >= 0) {
       if (static_cast<size_t>(b.pairedWith) >= plan.buffers.size())

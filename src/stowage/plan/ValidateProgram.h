@@ -20,7 +20,7 @@ enum class ProgramPlanFailure {
   NotInPinnedPool,   ///< the buffer is pinned to another pool
   NoSuchBank,        ///< the bank index is not a bank of the pool
   NotInPinnedBank,   ///< the buffer is pinned to another bank of its pool (a tile buffer's ping or pong half)
-  ScratchLifetime,   ///< a scratch (tile) buffer that does not live exactly its layer's step
+  ScratchLifetime,   ///< a scratch (tile) buffer with no step to live in (from its layer's, or an earlier prefetching layer's)
   PingPongSameBank,  ///< the two halves of a double buffer in one bank of a banked pool (`second` is the other)
   Misaligned,        ///< the offset is not a multiple of the pool's alignment
   OutOfBank,         ///< the bytes leave the buffer's bank

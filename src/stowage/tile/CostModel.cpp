@@ -38,7 +38,7 @@ uint64_t tileComputeCycles(const Target& target, const LayerShape& s, const Tile
   return coreComputeCycles(target.macsPerCycle, t.macs);
 }
 
-LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSchedule& schedule) {
+LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSchedule& schedule, const CrossLayerWeights& cross) {
   LayerBounds b;
   const bool engine = target.engineDim > 0;
   const bool sharedChannel = !engine && target.dmaChannels < 2;
@@ -48,7 +48,10 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
       const TileDesc& t = schedule.tiles[i];
       compute += tileComputeCycles(target, s, t);
       if (t.loadX) loads += dmaCycles(target, t.x);
-      if (t.loadW) (engine || sharedChannel ? loads : stores) += dmaCycles(target, t.w);
+      const bool prefetched = i == schedule.chunkStart[c] && static_cast<int>(c) < cross.prefetchedCores;
+      if (t.loadW && !prefetched) (engine || sharedChannel ? loads : stores) += dmaCycles(target, t.w);
+      // A prefetched tile still in flight keeps the input channel busy for its rest.
+      if (t.loadW && prefetched && c < cross.firstReady.size()) loads += cross.firstReady[c];
       if (t.storeY) stores += dmaCycles(target, t.y);
     }
     b.compute = std::max(b.compute, compute);
@@ -63,10 +66,12 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
   return estimateLayer(target, s, schedule, OperandBuffers::uniform(doubleBuffer));
 }
 
-LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, const OperandBuffers& buffers) {
+LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, const OperandBuffers& buffers,
+                        const CrossLayerWeights& cross) {
   LayerCost cost;
   const bool engine = target.engineDim > 0;
   const size_t chunks = schedule.chunkStart.size() - 1;
+  if (!cross.issueNext.empty()) cost.nextReady.assign(cross.issueNext.size(), 0);
   for (size_t c = 0; c < chunks; ++c) {
     const size_t first = schedule.chunkStart[c], end = schedule.chunkStart[c + 1];
     uint64_t compute = 0, dma = 0;
@@ -78,11 +83,32 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
     uint64_t xReady[2] = {0, 0}, wReady[2] = {0, 0};      // when each half's data has arrived
     uint64_t xFreed[2] = {0, 0}, wFreed[2] = {0, 0};      // when the last compute reading each half ended
     uint64_t yStored[2] = {0, 0};                         // when the last store out of each y half ended
+    const bool prefetched = static_cast<int>(c) < cross.prefetchedCores;
+    // The next layer's first weight tile for this core: on the input channel (the store channel's when there is
+    // one channel), after this core's own loads; the core does not wait for it.
+    auto issueNext = [&](uint64_t at) {
+      if (c >= cross.issueNext.size() || cross.issueNext[c] == 0) return;
+      dma += cross.issueNext[c];
+      loadFree = std::max(at, loadFree) + cross.issueNext[c];
+      if (sharedChannel) storeFree = std::max(storeFree, loadFree);
+      cost.nextReady[c] = loadFree;
+    };
+    uint64_t ownLoads = 0;  // the input channel's end without the next layer's transfer
+    // A prefetched first weight tile still in flight keeps the input channel (the layer before's) busy.
+    if (prefetched && c < cross.firstReady.size()) {
+      loadFree = cross.firstReady[c];
+      if (sharedChannel) storeFree = loadFree;
+    }
+    if (first == end) issueNext(0);
     // Loads of tile i's operands with two halves (`doubled`) or with one (!doubled).
     auto issueLoads = [&](size_t i, uint64_t at, bool doubled) {
       const TileDesc& t = schedule.tiles[i];
       auto one = [&](bool load, const TileCopy& cp, int buf, uint64_t* ready, uint64_t* freed, uint64_t& queue) {
         if (!load) return;
+        if (prefetched && i == first && ready == wReady) {  // loaded by the previous layer
+          ready[buf] = c < cross.firstReady.size() ? cross.firstReady[c] : 0;
+          return;
+        }
         const uint64_t d = dmaCycles(target, cp);
         dma += d;
         const uint64_t start = std::max({at, queue, freed[buf]});
@@ -102,6 +128,10 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
       if (i == first) issueLoads(i, 0, true);
       issueLoads(i, engine ? 0 : now, false);
       if (i + 1 < end) issueLoads(i + 1, engine ? 0 : now, true);
+      if (i + 1 == end) {
+        ownLoads = loadFree;
+        issueNext(now);
+      }
       const uint64_t cyc = tileComputeCycles(target, s, t);
       compute += cyc;
       const uint64_t ready = std::max({xReady[t.xBuf], wReady[t.wBuf], yStored[t.yBuf]});
@@ -119,7 +149,7 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
       if (sharedChannel) loadFree = std::max(loadFree, storeFree);
       yStored[t.yBuf] = storeFree;
     }
-    const uint64_t total = std::max({now, execFree, storeFree, loadFree});
+    const uint64_t total = std::max({now, execFree, storeFree, ownLoads});
     cost.compute = std::max(cost.compute, compute);
     cost.dma = std::max(cost.dma, dma);
     cost.total = std::max(cost.total, total);

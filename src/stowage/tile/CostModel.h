@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "stowage/target/Target.h"
 #include "stowage/tile/TileGeometry.h"
@@ -24,6 +25,20 @@ struct LayerCost {
   uint64_t compute = 0;  ///< busiest core (engine: all tiles)
   uint64_t dma = 0;      ///< busiest core's transfers
   uint64_t total = 0;    ///< pipelined estimate
+  /// Per core: when the next layer's first weight tile it loads (CrossLayerWeights::issueNext) has arrived,
+  /// counted from this layer's start (0 for none).
+  std::vector<uint64_t> nextReady;
+};
+
+/// Weight tiles moved across layers (tile/WeightPrefetch.h), cores mode. The first `prefetchedCores` cores find
+/// their first weight tile loaded by the previous layer on the target: it arrives `firstReady[c]` cycles after
+/// this layer starts (0: already there), and that core's input channel is busy until then. Core c < issueNext.size() loads the next layer's first weight tile for
+/// that layer's core c, a transfer of issueNext[c] cycles (0: none), on its input channel during its last tile.
+struct CrossLayerWeights {
+  int prefetchedCores = 0;
+  std::vector<uint64_t> firstReady;
+  std::vector<uint64_t> issueNext;
+  bool any() const { return prefetchedCores > 0 || !issueNext.empty(); }
 };
 /// Lower bounds of a layer under the cost model: `compute` = the busiest core's compute (engine: every tile's),
 /// `dma` = the busiest DMA queue's transfers (engine: the load or the store queue; cores: per core, channel 0
@@ -36,13 +51,19 @@ struct LayerBounds {
   /// (inputs) / channel 1 (weights, stores); one channel: loads / stores.
   uint64_t loads = 0, stores = 0;
 };
-LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSchedule& schedule);
+/// With `cross`, a prefetched first weight tile counts only with the part still in flight when the layer starts
+/// (CrossLayerWeights::firstReady, on the input channel), and the next layer's the cores load does not count (they
+/// do not wait for it): the bounds are of what the layer's span has to contain.
+LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSchedule& schedule, const CrossLayerWeights& cross = {});
 
 /// The estimate of running `schedule` on `target`: per core chunk, loads, compute and stores as queues with the
 /// ping-pong hazards of the generated code; the layer takes as long as its slowest core.
 LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, bool doubleBuffer);
 /// The same per operand: a doubled operand's next load is issued before this tile's compute (into the other
 /// half), a single one's at its own tile, after the previous tile's compute (TiledLayerEmitter issues them so).
-LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, const OperandBuffers& buffers);
+/// With `cross`, the prefetched first weight tiles wait for nothing but their arrival and the layer loads the next
+/// layer's (their ends go to LayerCost::nextReady, not to the layer's total: the cores do not wait for them).
+LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, const OperandBuffers& buffers,
+                        const CrossLayerWeights& cross = {});
 
 }  // namespace stowage

@@ -11,6 +11,7 @@
 #include "stowage/tile/ResidentTensors.h"
 #include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"
+#include "stowage/tile/WeightPrefetch.h"
 
 namespace stowage {
 
@@ -141,7 +142,10 @@ TiledProgram tilePass(const Graph& g, const Board& board, const TileOptions& opt
 
 }  // namespace
 
-TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& options) {
+namespace {
+
+/// The tiling with resident activations when they fit (tileProgram without the weight prefetch).
+TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOptions& options) {
   TiledProgram first = tilePass(g, board, options, {});
   if (!options.resident) return first;
   std::vector<ResidentTensor> resident = chooseResidentTensors(g, board, first);
@@ -174,6 +178,14 @@ TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& 
     resident = std::move(kept);
   }
   return first;
+}
+
+}  // namespace
+
+TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& options) {
+  TiledProgram tiled = tileWithResidents(g, board, options);
+  if (options.prefetchWeights) prefetchWeightsAcrossLayers(g, board, tiled);
+  return tiled;
 }
 
 }  // namespace stowage

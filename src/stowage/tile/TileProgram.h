@@ -17,6 +17,7 @@ namespace stowage {
 struct TileOptions {
   bool doubleBuffer = true;  ///< `--no-double-buffer` turns it off
   bool resident = true;      ///< activations stay in an accelerator's local pool between its layers (`--no-resident`)
+  bool prefetchWeights = true;  ///< a layer's cores load the next layer's first weight tiles (`--no-weight-prefetch`)
 };
 
 struct TiledProgram {
@@ -30,7 +31,8 @@ struct TiledProgram {
 
 /// Tiles `g` (verified, scheduled) for `board` (validated). With `options.resident`, tiles it twice: the
 /// activations the first tiling leaves between layers of one cores-mode accelerator stay in its local pool
-/// (tile/ResidentTensors.h) and the second tiling uses them in place.
+/// (tile/ResidentTensors.h) and the second tiling uses them in place. With `options.prefetchWeights`, consecutive
+/// layers of one accelerator's cores hand over their first weight tiles (tile/WeightPrefetch.h).
 TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& options);
 
 /// Records the tiled layer at `step` on `target` ("engine" or "cores" `mode`) in `r`: its OffloadedLayer and its

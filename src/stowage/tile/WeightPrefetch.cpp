@@ -1,0 +1,160 @@
+// Weight prefetch across layers (see WeightPrefetch.h).
+#include "stowage/tile/WeightPrefetch.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "stowage/plan/MemoryPlan.h"
+#include "stowage/tile/TileChoice.h"
+#include "stowage/tile/TileGeometry.h"
+#include "stowage/tile/TileProgram.h"
+
+namespace stowage {
+
+namespace {
+
+/// Cycles of the first weight transfer of each of the first `n` core chunks of `layer` (0 when a chunk loads none).
+std::vector<uint64_t> firstWeightTransfers(const Graph& g, const Board& board, const OffloadedLayer& layer, int n) {
+  std::vector<uint64_t> out(static_cast<size_t>(std::max(0, n)), 0);
+  const auto shape = layerShapeOf(g, g.nodes[static_cast<size_t>(layer.step)]).shape;
+  if (!shape) return out;
+  const TileSchedule sched = offloadedSchedule(*shape, layer);
+  const Target& target = board.targets[static_cast<size_t>(layer.target)];
+  for (size_t c = 0; c < out.size() && c + 1 < sched.chunkStart.size(); ++c) {
+    if (sched.chunkStart[c] == sched.chunkStart[c + 1]) continue;
+    const TileDesc& t = sched.tiles[sched.chunkStart[c]];
+    if (t.loadW) out[c] = dmaCycles(target, t.w);
+  }
+  return out;
+}
+
+const OffloadedLayer* layerAtStep(const std::vector<OffloadedLayer>& offloaded, int step) {
+  for (const OffloadedLayer& L : offloaded)
+    if (L.step == step) return &L;
+  return nullptr;
+}
+
+}  // namespace
+
+CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const std::vector<OffloadedLayer>& offloaded, size_t index) {
+  CrossLayerWeights x;
+  const OffloadedLayer& L = offloaded[index];
+  x.prefetchedCores = L.weightsPrefetchedCores;
+  x.firstReady = L.weightsReady;
+  if (const OffloadedLayer* next = L.prefetchNext >= 0 ? layerAtStep(offloaded, L.prefetchNext) : nullptr)
+    x.issueNext = firstWeightTransfers(g, board, *next, next->weightsPrefetchedCores);
+  return x;
+}
+
+void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled) {
+  std::vector<OffloadedLayer>& layers = tiled.offloaded;
+  auto aligned = [&](int pool, size_t bytes) { return alignUp(bytes, board.pools[static_cast<size_t>(pool)].alignment); };
+  // Bytes live per (pool, step) and per (pool, bank, step): tile buffers and resident tensors.
+  std::map<std::pair<int, int>, size_t> poolLive;
+  std::map<std::tuple<int, int, int>, size_t> bankLive;
+  std::map<std::string, size_t> requestOf;
+  for (size_t i = 0; i < tiled.scratch.size(); ++i) {
+    const ScratchRequest& r = tiled.scratch[i];
+    requestOf[r.name] = i;
+    for (int s = r.firstStep >= 0 ? r.firstStep : r.step; s <= r.step; ++s) {
+      poolLive[{r.pool, s}] += aligned(r.pool, r.sizeBytes);
+      if (r.bank >= 0) bankLive[{r.pool, r.bank, s}] += aligned(r.pool, r.sizeBytes);
+    }
+  }
+  if (!tiled.resident.empty()) {
+    const std::vector<int> producer = g.producers();
+    std::vector<int> lastRead(g.tensors.size(), -1);
+    for (size_t step = 0; step < g.nodes.size(); ++step)
+      for (TensorId t : g.nodes[step].inputs)
+        if (t != kNoTensor) lastRead[static_cast<size_t>(t)] = static_cast<int>(step);
+    for (const ResidentTensor& r : tiled.resident) {
+      const size_t ti = static_cast<size_t>(r.tensor);
+      for (int s = producer[ti]; s <= lastRead[ti]; ++s) poolLive[{r.pool, s}] += aligned(r.pool, g.tensor(r.tensor).byteSize());
+    }
+  }
+
+  int taken = 0;
+  size_t takenBytes = 0;
+  std::vector<std::string> left;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    OffloadedLayer& next = layers[i];
+    const Target& target = board.targets[static_cast<size_t>(next.target)];
+    if (next.mode != "cores" || target.kind != TargetKind::Accelerator || next.direct[1] || next.buffers[1][0].empty()) continue;
+    // Only constant weights: an Add's or MatMul's second operand may be made by the layer before (still being written).
+    const auto shape = layerShapeOf(g, g.nodes[static_cast<size_t>(next.step)]).shape;
+    if (!shape || shape->call.inputs.size() < 2 || shape->call.inputs[1] == kNoTensor || !g.tensor(shape->call.inputs[1]).isConstant())
+      continue;
+    size_t j = i;
+    while (j > 0 && layers[j - 1].target != next.target) --j;
+    if (j == 0) continue;
+    OffloadedLayer& prev = layers[j - 1];
+    if (prev.mode != "cores" || prev.prefetchNext >= 0) continue;
+    const int n = std::min(prev.cores, next.cores);
+    const std::vector<uint64_t> transfers = firstWeightTransfers(g, board, next, n);
+    if (std::all_of(transfers.begin(), transfers.end(), [](uint64_t c) { return c == 0; })) continue;
+    const auto req = requestOf.find(next.buffers[1][0]);
+    if (req == requestOf.end()) continue;
+    ScratchRequest& r = tiled.scratch[req->second];
+    const MemoryPool& pool = board.pools[static_cast<size_t>(r.pool)];
+    const size_t size = aligned(r.pool, r.sizeBytes);
+    int blocked = -1;
+    for (int s = prev.step; s < next.step && blocked < 0; ++s) {
+      const bool poolFits = !pool.sizeBytes || poolLive[{r.pool, s}] + size <= *pool.sizeBytes;
+      const bool bankFits = r.bank < 0 || pool.bankSizeBytes == 0 || bankLive[{r.pool, r.bank, s}] + size <= pool.bankSizeBytes;
+      if (!poolFits || !bankFits) blocked = s;
+    }
+    if (blocked >= 0) {
+      left.push_back(fmt::format("'{}' ({} bytes do not fit '{}' beside what step {} ('{}') holds there)", g.nodes[static_cast<size_t>(next.step)].name,
+                                 size, pool.name, blocked, g.nodes[static_cast<size_t>(blocked)].name));
+      continue;
+    }
+    for (int s = prev.step; s < next.step; ++s) {
+      poolLive[{r.pool, s}] += size;
+      if (r.bank >= 0) bankLive[{r.pool, r.bank, s}] += size;
+    }
+    r.firstStep = prev.step;
+    prev.prefetchNext = next.step;
+    next.weightsPrefetchedCores = n;
+    ++taken;
+    takenBytes += size;
+  }
+  if (taken == 0 && left.empty()) return;
+
+  // The estimates with the transfers moved, in step order: a layer's first weights arrive when the previous layer's
+  // transfer ends, counted from this layer's start (the previous layer's end, when nothing runs in between).
+  std::map<int, LayerCost> costAt;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    OffloadedLayer& L = layers[i];
+    if (L.prefetchNext < 0 && L.weightsPrefetchedCores == 0) continue;
+    if (L.weightsPrefetchedCores > 0) {
+      L.weightsReady.clear();
+      for (const auto& [step, cost] : costAt) {
+        const OffloadedLayer* prev = layerAtStep(layers, step);
+        if (prev == nullptr || prev->prefetchNext != L.step) continue;
+        for (uint64_t ready : cost.nextReady) L.weightsReady.push_back(ready > cost.total ? ready - cost.total : 0);
+      }
+    }
+    const CrossLayerWeights cross = crossLayerTransfers(g, board, layers, i);
+    const auto shape = layerShapeOf(g, g.nodes[static_cast<size_t>(L.step)]).shape;
+    if (!shape) continue;
+    const LayerCost cost =
+        estimateLayer(board.targets[static_cast<size_t>(L.target)], *shape, offloadedSchedule(*shape, L), operandBuffersOf(L), cross);
+    L.computeCycles = cost.compute;
+    L.dmaCycles = cost.dma;
+    L.totalCycles = cost.total;
+    costAt[L.step] = cost;
+  }
+  if (taken > 0)
+    tiled.remarks.push_back(fmt::format(
+        "prefetch: {} layer(s) find their first weight tiles loaded by the previous layer on their target, during its last "
+        "tile ({} bytes of weight buffers live one layer longer; --no-weight-prefetch turns it off)",
+        taken, takenBytes));
+  if (!left.empty())
+    tiled.remarks.push_back(fmt::format("prefetch: {} layer(s) load their first weight tiles themselves: {}", left.size(), fmt::join(left, "; ")));
+}
+
+}  // namespace stowage

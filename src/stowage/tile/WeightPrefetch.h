@@ -1,0 +1,28 @@
+// Weight prefetch across layers: the cores of an accelerator load the first weight tile of the next layer they run
+// during their last tile of the current one, so the next layer starts computing without its first weight load.
+#pragma once
+
+#include <vector>
+
+#include "stowage/ir/Graph.h"
+#include "stowage/plan/ProgramPlan.h"
+#include "stowage/target/Board.h"
+#include "stowage/tile/CostModel.h"
+
+namespace stowage {
+
+struct TiledProgram;
+
+/// Pairs each layer of `tiled` run in cores mode by an accelerator with the next layer the same target runs (also
+/// cores mode, constant weights not used in place): core c < min(cores of both) of the first loads the second's first
+/// weight tile of core c into its weight buffer's half 0, which then lives from the first layer's step
+/// (ScratchRequest::firstStep). A pair is taken only when that buffer fits its pool (and bank) beside the tile
+/// buffers and resident tensors live at every step in between; a remark names each one left out and why. The
+/// estimates of the layers involved are redone with the transfers moved (estimateLayer's CrossLayerWeights).
+void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled);
+
+/// The cross-layer transfers of `offloaded[index]` (`offloaded` by step, as the plan records them): what
+/// layerBounds and estimateLayer need to rebuild the layer's bounds and estimate.
+CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const std::vector<OffloadedLayer>& offloaded, size_t index);
+
+}  // namespace stowage

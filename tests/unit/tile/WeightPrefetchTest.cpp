@@ -1,0 +1,205 @@
+// Unit tests of the weight prefetch across layers (tile/WeightPrefetch.h): the cost model with a layer's first
+// weight tiles loaded by the layer before and the next layer's loaded during its last tile; the zoo ResNet-8 on
+// hexagon-vtcm handing weights over between its HVX layers (buffers live from the previous layer's step, the
+// generated code waits for the previous layer's ticket, the simulator's per-layer cycles equal the estimate,
+// bit-exact and faster than --no-weight-prefetch); a small VTCM taking only the pairs that fit.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "ZooTestGraphs.h"
+#include "stowage/driver/Compiler.h"
+#include "stowage/driver/HostRunner.h"
+#include "stowage/target/Board.h"
+#include "stowage/tile/CostModel.h"
+#include "stowage/tile/TileChoice.h"
+#include "stowage/tile/WeightPrefetch.h"
+
+namespace stowage {
+namespace {
+
+/// A float conv layer: x [1,2,5,5], w [4,2,3,3], pad 1 (5 output rows x 4 channels), NCHW.
+LayerShape convLayer() {
+  stowage_conv2d_params p;
+  std::memset(&p, 0, sizeof p);
+  p.n = 1, p.c = 2, p.h = 5, p.w = 5, p.m = 4, p.oh = 5, p.ow = 5, p.kh = 3, p.kw = 3, p.group = 1;
+  p.stride_h = p.stride_w = p.dil_h = p.dil_w = 1;
+  p.pad_top = p.pad_left = 1;
+  LayerShape s;
+  s.kernel = TileKernel::Conv2dF32;
+  s.call = KernelCall{ConvCall{p, false}, {}, kNoTensor};
+  s.rows = 5;
+  s.rowPixels = 5;
+  s.channels = 4;
+  s.reduction = 18;
+  s.elemBytes = s.outElemBytes = 4;
+  return s;
+}
+
+TEST(WeightPrefetch, CostModelMovesTheFirstWeightLoadToTheLayerBefore) {
+  const LayerShape s = convLayer();
+  Target t;
+  t.kind = TargetKind::Accelerator;
+  t.cores = 2;
+  t.macsPerCycle = 4;
+  t.dmaBytesPerCycle = 4;
+  t.dmaSetupCycles = 100;
+  t.dmaChannels = 2;
+  // Input and output used in place, 2 channels per core: each core loads one weight tile, then computes.
+  TileSchedule sched = scheduleTiles(s, 5, 2, 2, true);
+  DirectOperands d;
+  d.direct[0] = d.direct[2] = true;
+  applyDirectOperands(sched, d);
+  const OperandBuffers both = OperandBuffers::uniform(true);
+  const uint64_t wLoad = 100 + (2 * 18 * 4) / 4;
+  const LayerCost alone = estimateLayer(t, s, sched, both);
+  const uint64_t compute = layerBounds(t, s, sched).compute;
+  ASSERT_EQ(alone.total, wLoad + compute);
+
+  // Loaded by the layer before and already there: the layer only computes, and no transfer is its own.
+  CrossLayerWeights loaded;
+  loaded.prefetchedCores = 2;
+  loaded.firstReady = {0, 0};
+  EXPECT_EQ(estimateLayer(t, s, sched, both, loaded).total, compute);
+  EXPECT_EQ(layerBounds(t, s, sched, loaded).dma, 0u);
+  // Core 0's arrives 50 cycles after the layer starts: it waits for the rest.
+  loaded.firstReady = {50, 0};
+  EXPECT_EQ(estimateLayer(t, s, sched, both, loaded).total, 50 + compute);
+  EXPECT_EQ(layerBounds(t, s, sched, loaded).dma, 50u) << "the rest in flight is the layer's to wait for";
+  // Only core 0's was loaded before: core 1 loads its own.
+  loaded.prefetchedCores = 1;
+  loaded.firstReady = {0};
+  EXPECT_EQ(estimateLayer(t, s, sched, both, loaded).total, wLoad + compute);
+  EXPECT_EQ(layerBounds(t, s, sched, loaded).dma, wLoad);
+
+  // Loading the next layer's during its last tile: the layer does not wait for it; it ends 300 cycles after that
+  // core's last tile starts (its own weights: wLoad), on the input channel.
+  CrossLayerWeights issuing;
+  issuing.issueNext = {300, 0};
+  const LayerCost with = estimateLayer(t, s, sched, both, issuing);
+  EXPECT_EQ(with.total, alone.total);
+  ASSERT_EQ(with.nextReady.size(), 2u);
+  EXPECT_EQ(with.nextReady[0], 300u);
+  EXPECT_EQ(with.nextReady[1], 0u);
+  EXPECT_EQ(layerBounds(t, s, sched, issuing).dma, layerBounds(t, s, sched).dma) << "not a transfer its span has to contain";
+  // One channel: it queues behind the core's own weight load.
+  t.dmaChannels = 1;
+  EXPECT_EQ(estimateLayer(t, s, sched, both, issuing).nextReady[0], wLoad + 300);
+}
+
+Board hexagon() {
+  auto b = loadBoardFile(std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/hexagon-vtcm.toml");
+  EXPECT_TRUE(b.ok()) << (b.ok() ? "" : b.error().render());
+  return *b;
+}
+
+const OffloadedLayer* layerAt(const ProgramPlan& plan, int step) { return plan.offloadedAt(step); }
+
+TEST(WeightPrefetch, ResNet8OnHexagonHandsWeightsOverBetweenHvxLayers) {
+  const Graph g = testing::foldedZooGraph("resnet8");
+  const Board board = hexagon();
+  CompileOptions o;
+  o.planner.timeLimitSeconds = 2;
+  auto r = compileGraphOnBoard(g, board, o);
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  const ProgramPlan& plan = r->plan;
+  int prefetched = 0;
+  for (const OffloadedLayer& l : plan.offloaded) {
+    if (l.prefetchNext >= 0) {
+      const OffloadedLayer* next = layerAt(plan, l.prefetchNext);
+      ASSERT_NE(next, nullptr);
+      EXPECT_GT(next->step, l.step);
+      EXPECT_EQ(next->target, l.target);
+      EXPECT_EQ(next->weightsPrefetchedCores, std::min(l.cores, next->cores));
+    }
+    if (l.weightsPrefetchedCores == 0) continue;
+    ++prefetched;
+    // Constant weights only, into a buffer that lives from the step of the layer before that loads them.
+    const Node& n = r->graph.nodes[static_cast<size_t>(l.step)];
+    ASSERT_GE(n.inputs.size(), 2u);
+    EXPECT_TRUE(r->graph.tensor(n.inputs[1]).isConstant()) << n.name;
+    int before = -1;
+    for (const OffloadedLayer& p : plan.offloaded)
+      if (p.prefetchNext == l.step) before = p.step;
+    ASSERT_GE(before, 0) << n.name;
+    const int buffer = plan.scratchOf(l.buffers[1][0]);
+    ASSERT_GE(buffer, 0);
+    EXPECT_EQ(plan.buffers[static_cast<size_t>(buffer)].firstStep, before) << n.name;
+    EXPECT_EQ(plan.buffers[static_cast<size_t>(buffer)].endStep, l.step + 1) << n.name;
+  }
+  EXPECT_GE(prefetched, 6) << "ResNet-8's convolutions follow one another on the HVX cores";
+  const std::string& c = r->code.source.text;
+  EXPECT_NE(c.find("_load_next(a, ws, core)"), std::string::npos);
+  EXPECT_NE(c.find("_wpre[core] : "), std::string::npos) << "the next layer waits for the ticket of the layer before";
+  bool remark = false;
+  for (const std::string& s : plan.remarks) remark = remark || s.find("prefetch: ") == 0;
+  EXPECT_TRUE(remark);
+
+  // On the simulator: every offloaded layer takes the cycles the compiler estimated, the outputs are those of the
+  // CPU, and the model is faster than with each layer loading its own first weights.
+  HostSimReport sim;
+  HostRunOptions run;
+  run.simReport = &sim;
+  const std::vector<Tensor> inputs = testing::patternInputs(g);
+  auto outputs = runOnHost(*r, inputs, run);
+  ASSERT_TRUE(outputs.ok()) << outputs.error().render();
+  std::map<std::string, uint64_t> spans;
+  for (const auto& [name, cycles] : sim.layerSpans()) spans[name] = cycles;
+  for (const OffloadedLayer& l : plan.offloaded) {
+    const std::string& name = r->graph.nodes[static_cast<size_t>(l.step)].name;
+    ASSERT_TRUE(spans.count(name)) << name;
+    EXPECT_EQ(spans[name], l.totalCycles) << name;
+  }
+  CompileOptions own = o;
+  own.prefetchWeights = false;
+  auto without = compileGraphOnBoard(g, board, own);
+  ASSERT_TRUE(without.ok()) << without.error().render();
+  for (const OffloadedLayer& l : without->plan.offloaded) {
+    EXPECT_EQ(l.prefetchNext, -1);
+    EXPECT_EQ(l.weightsPrefetchedCores, 0);
+  }
+  HostSimReport simWithout;
+  run.simReport = &simWithout;
+  ASSERT_TRUE(runOnHost(*without, inputs, run).ok());
+  EXPECT_LT(sim.totalCycles(), simWithout.totalCycles());
+  auto onCpu = compileGraph(g, o);
+  ASSERT_TRUE(onCpu.ok()) << onCpu.error().render();
+  testing::expectSameHostOutputs(*r, *onCpu, inputs);
+}
+
+TEST(WeightPrefetch, SmallVtcmTakesOnlyThePairsThatFit) {
+  const Graph g = testing::foldedZooGraph("resnet8");
+  Board small = hexagon();
+  ASSERT_NE(small.findPool("vtcm"), nullptr);
+  const int vtcm = static_cast<int>(small.findPool("vtcm") - small.pools.data());
+  MemoryPool& pool = small.pools[static_cast<size_t>(vtcm)];
+  pool.sizeBytes = 256 * 1024;
+  pool.bankSizeBytes = 128 * 1024;
+  CompileOptions o;
+  o.planner.timeLimitSeconds = 2;
+  auto r = compileGraphOnBoard(g, small, o);
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  // Some weight buffers fit a layer early, others do not (a remark names them and the step in the way).
+  int prefetched = 0;
+  for (const OffloadedLayer& l : r->plan.offloaded) prefetched += l.weightsPrefetchedCores > 0 ? 1 : 0;
+  EXPECT_GT(prefetched, 0);
+  bool leftOut = false;
+  for (const std::string& s : r->plan.remarks)
+    leftOut = leftOut || (s.find("load their first weight tiles themselves") != std::string::npos && s.find("do not fit 'vtcm'") != std::string::npos);
+  EXPECT_TRUE(leftOut);
+  // Every tile buffer fits its bank at every step it lives (the planner validated the plan; check the sums too).
+  for (int step = 0; step < r->plan.steps; ++step) {
+    size_t live[2] = {0, 0};
+    for (const PlacedBuffer& b : r->plan.buffers)
+      if (b.slot.pool == vtcm && b.role == BufferRole::Scratch && b.firstStep <= step && step < b.endStep && b.slot.bank >= 0 && b.slot.bank < 2)
+        live[b.slot.bank] += b.sizeBytes;
+    EXPECT_LE(live[0], pool.bankSizeBytes) << "step " << step;
+    EXPECT_LE(live[1], pool.bankSizeBytes) << "step " << step;
+  }
+  auto onCpu = compileGraph(g, o);
+  ASSERT_TRUE(onCpu.ok());
+  testing::expectSameHostOutputs(*r, *onCpu, testing::patternInputs(g));
+}
+
+}  // namespace
+}  // namespace stowage
