@@ -183,7 +183,11 @@ Result<std::vector<LayerRow>> measure(const ModelCase& m, const Board& board, bo
     // Transfers moved across layers (weight prefetch) are in neither layer's bounds: no span has to contain them.
     const CrossLayerWeights cross = crossLayerTransfers(compiled.graph, compiled.plan.board, compiled.plan.offloaded, i);
     r.bounds = layerBounds(target, *shape.shape, offloadedSchedule(*shape.shape, l), cross);
-    r.floor = fillDrainFloor(target, *shape.shape, r.bounds, directOperandsOf(l), l.weightsPrefetchedCores > 0);
+    // The floor's pipeline terms take the layer's own transfers (the next layer's it loads does not precede its compute).
+    CrossLayerWeights own = cross;
+    own.issueNext.clear();
+    r.floor = fillDrainFloor(target, *shape.shape, layerBounds(target, *shape.shape, offloadedSchedule(*shape.shape, l), own),
+                             directOperandsOf(l), l.weightsPrefetchedCores > 0);
     r.estimate = l.totalCycles;
     (doubleBuffer ? r.simulated : r.simulatedSingle) = spans[i].second;
     rows.push_back(std::move(r));

@@ -1,10 +1,10 @@
 // Offloaded layers end to end through the CLI (issue 5): the zoo models and the MLPerf Tiny int8 TFLite models
 // (skipped when ../shared is absent) compiled for the Gemmini-like engine, the Hexagon-like DSP with two VTCM
 // blocks and the two cluster boards run on the host simulator with outputs bit-identical to the default-board
-// CPU run; the summary lists offloaded layers, fallbacks are remarks with a reason, --no-double-buffer and
-// --no-resident still give the same outputs, and the generated C is byte-identical across compiles. A hand-built ONNX
-// QLinearConv -> QLinearMatMul model (uint8 input, per-channel weights, batched product) is bit-exact on the
-// engine and the cluster board with both layers offloaded.
+// CPU run; the summary lists offloaded layers, fallbacks are remarks with a reason, --no-double-buffer,
+// --no-resident and --no-weight-prefetch still give the same outputs, and the generated C is byte-identical across
+// compiles. A hand-built ONNX QLinearConv -> QLinearMatMul model (uint8 input, per-channel weights, batched
+// product) is bit-exact on the engine and the cluster board with both layers offloaded.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -125,6 +125,11 @@ TEST(Accelerator, SummaryReportAndFallbackRemarks) {
   EXPECT_NE(r.out.find("remark: resident: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("stay in 'vtcm' between the layers of 'hvx'"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("x/y in place"), std::string::npos) << r.out;
+  // Consecutive HVX layers hand their first weight tiles over.
+  EXPECT_NE(r.out.find("remark: prefetch: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("find their first weight tiles loaded by the previous layer"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("first weights loaded by the layer before"), std::string::npos) << r.out;
+  EXPECT_NE(slurp(work / "hx" / "report.json").find("\"prefetches_weights_of\": \"stack1.block0.conv2\""), std::string::npos);
   const std::string json = slurp(work / "hx" / "report.json");
   EXPECT_NE(json.find("\"offload\""), std::string::npos);
   EXPECT_NE(json.find("\"estimated_cycles\""), std::string::npos);
@@ -149,6 +154,9 @@ TEST(Accelerator, NoDoubleBufferSameOutputs) {
   // Activations through DDR instead of resident in VTCM: the same outputs.
   EXPECT_EQ(runOn(c, work / "through_ddr", "hexagon-vtcm", "--no-resident"), db);
   EXPECT_EQ(runOn(c, work / "resident", "hexagon-vtcm", ""), db);
+  // Each layer loading its own first weight tiles instead of the layer before: the same outputs.
+  EXPECT_EQ(runOn(c, work / "own_weights", "hexagon-vtcm", "--no-weight-prefetch"), db);
+  EXPECT_EQ(runOn(c, work / "own_weights_cluster", "dsp-cluster4", "--no-weight-prefetch"), db);
   auto r = runCommand(cli() + " compile " + shellQuote(c.model.string()) + " -o " + shellQuote((work / "c").string()) + " --board " +
                       shellQuote(board("gemmini-like")) + " --no-double-buffer");
   ASSERT_EQ(r.exitCode, 0) << r.err;

@@ -12,7 +12,9 @@ std::string offloadText(const OffloadedLayer* l) {
   return fmt::format("{}{}, {} tile{} of {} rows x {} channels, {}, est. {} cycles (compute {}, DMA {})", l->mode,
                      l->cores > 1 ? fmt::format(" x{} cores", l->cores) : "", l->tiles, l->tiles == 1 ? "" : "s", l->rowTile,
                      l->channelTile, operandBuffersText(operandBuffersOf(*l)) + (l->rowsOuter ? ", row blocks outer" : "") +
-                         (directOperandsOf(*l).any() ? ", " + directOperandsText(directOperandsOf(*l)) + " in place" : ""), l->totalCycles, l->computeCycles,
+                         (directOperandsOf(*l).any() ? ", " + directOperandsText(directOperandsOf(*l)) + " in place" : "") +
+                         (l->weightsPrefetchedCores > 0 ? ", first weights loaded by the layer before" : ""),
+                     l->totalCycles, l->computeCycles,
                      l->dmaCycles);
 }
 

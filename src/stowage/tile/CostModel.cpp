@@ -54,6 +54,10 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
       if (t.loadW && prefetched && c < cross.firstReady.size()) loads += cross.firstReady[c];
       if (t.storeY) stores += dmaCycles(target, t.y);
     }
+    if (c < cross.issueNext.size()) {
+      const uint64_t rest = c < cross.nextInFlight.size() ? cross.nextInFlight[c] : 0;
+      loads += cross.issueNext[c] - std::min(cross.issueNext[c], rest);
+    }
     b.compute = std::max(b.compute, compute);
     b.dma = std::max(b.dma, sharedChannel ? loads + stores : std::max(loads, stores));
     b.loads = std::max(b.loads, loads);

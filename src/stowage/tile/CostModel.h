@@ -38,6 +38,8 @@ struct CrossLayerWeights {
   int prefetchedCores = 0;
   std::vector<uint64_t> firstReady;
   std::vector<uint64_t> issueNext;
+  /// Per core: the part of its issueNext transfer still in flight when this layer ends (layerBounds counts the rest).
+  std::vector<uint64_t> nextInFlight;
   bool any() const { return prefetchedCores > 0 || !issueNext.empty(); }
 };
 /// Lower bounds of a layer under the cost model: `compute` = the busiest core's compute (engine: every tile's),
@@ -51,9 +53,9 @@ struct LayerBounds {
   /// (inputs) / channel 1 (weights, stores); one channel: loads / stores.
   uint64_t loads = 0, stores = 0;
 };
-/// With `cross`, a prefetched first weight tile counts only with the part still in flight when the layer starts
-/// (CrossLayerWeights::firstReady, on the input channel), and the next layer's the cores load does not count (they
-/// do not wait for it): the bounds are of what the layer's span has to contain.
+/// With `cross`, a transfer moved across layers counts in each layer with the part its span contains: a prefetched
+/// first weight tile with what is still in flight when the layer starts (CrossLayerWeights::firstReady), the next
+/// layer's with what is done before this layer ends (issueNext - nextInFlight); both on the input channel.
 LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSchedule& schedule, const CrossLayerWeights& cross = {});
 
 /// The estimate of running `schedule` on `target`: per core chunk, loads, compute and stores as queues with the

@@ -45,8 +45,10 @@ CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const 
   const OffloadedLayer& L = offloaded[index];
   x.prefetchedCores = L.weightsPrefetchedCores;
   x.firstReady = L.weightsReady;
-  if (const OffloadedLayer* next = L.prefetchNext >= 0 ? layerAtStep(offloaded, L.prefetchNext) : nullptr)
+  if (const OffloadedLayer* next = L.prefetchNext >= 0 ? layerAtStep(offloaded, L.prefetchNext) : nullptr) {
     x.issueNext = firstWeightTransfers(g, board, *next, next->weightsPrefetchedCores);
+    x.nextInFlight = next->weightsReady;
+  }
   return x;
 }
 
@@ -77,7 +79,15 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
     }
   }
 
-  int taken = 0;
+  // Current estimates (with the pairs taken so far), by index; a pair is taken only when the cost model says the two
+  // layers together get faster (a transfer on the input channel can delay the next layer's input loads).
+  std::vector<LayerCost> cost(layers.size());
+  for (size_t i = 0; i < layers.size(); ++i) cost[i] = {layers[i].computeCycles, layers[i].dmaCycles, layers[i].totalCycles, {}};
+  auto estimate = [&](const OffloadedLayer& L, const CrossLayerWeights& cross) {
+    const LayerShape s = *layerShapeOf(g, g.nodes[static_cast<size_t>(L.step)]).shape;
+    return estimateLayer(board.targets[static_cast<size_t>(L.target)], s, offloadedSchedule(s, L), operandBuffersOf(L), cross);
+  };
+  int taken = 0, notFaster = 0;
   size_t takenBytes = 0;
   std::vector<std::string> left;
   for (size_t i = 0; i < layers.size(); ++i) {
@@ -92,7 +102,7 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
     while (j > 0 && layers[j - 1].target != next.target) --j;
     if (j == 0) continue;
     OffloadedLayer& prev = layers[j - 1];
-    if (prev.mode != "cores" || prev.prefetchNext >= 0) continue;
+    if (prev.mode != "cores" || prev.prefetchNext >= 0 || !layerShapeOf(g, g.nodes[static_cast<size_t>(prev.step)]).shape) continue;
     const int n = std::min(prev.cores, next.cores);
     const std::vector<uint64_t> transfers = firstWeightTransfers(g, board, next, n);
     if (std::all_of(transfers.begin(), transfers.end(), [](uint64_t c) { return c == 0; })) continue;
@@ -112,6 +122,21 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
                                  size, pool.name, blocked, g.nodes[static_cast<size_t>(blocked)].name));
       continue;
     }
+    // The two layers with the transfer moved: the next layer's first weights arrive when the transfer ends, counted
+    // from its start (the previous layer's end when nothing runs in between; later otherwise, which only helps).
+    CrossLayerWeights issuing;
+    issuing.prefetchedCores = prev.weightsPrefetchedCores;
+    issuing.firstReady = prev.weightsReady;
+    issuing.issueNext = transfers;
+    const LayerCost prevWith = estimate(prev, issuing);
+    CrossLayerWeights getting;
+    getting.prefetchedCores = n;
+    for (uint64_t ready : prevWith.nextReady) getting.firstReady.push_back(ready > prevWith.total ? ready - prevWith.total : 0);
+    const LayerCost nextWith = estimate(next, getting);
+    if (prevWith.total + nextWith.total >= cost[j - 1].total + cost[i].total) {
+      ++notFaster;
+      continue;
+    }
     for (int s = prev.step; s < next.step; ++s) {
       poolLive[{r.pool, s}] += size;
       if (r.bank >= 0) bankLive[{r.pool, r.bank, s}] += size;
@@ -119,34 +144,16 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
     r.firstStep = prev.step;
     prev.prefetchNext = next.step;
     next.weightsPrefetchedCores = n;
+    next.weightsReady = getting.firstReady;
+    cost[j - 1] = prevWith;
+    cost[i] = nextWith;
+    for (size_t k : {j - 1, i}) {
+      layers[k].computeCycles = cost[k].compute;
+      layers[k].dmaCycles = cost[k].dma;
+      layers[k].totalCycles = cost[k].total;
+    }
     ++taken;
     takenBytes += size;
-  }
-  if (taken == 0 && left.empty()) return;
-
-  // The estimates with the transfers moved, in step order: a layer's first weights arrive when the previous layer's
-  // transfer ends, counted from this layer's start (the previous layer's end, when nothing runs in between).
-  std::map<int, LayerCost> costAt;
-  for (size_t i = 0; i < layers.size(); ++i) {
-    OffloadedLayer& L = layers[i];
-    if (L.prefetchNext < 0 && L.weightsPrefetchedCores == 0) continue;
-    if (L.weightsPrefetchedCores > 0) {
-      L.weightsReady.clear();
-      for (const auto& [step, cost] : costAt) {
-        const OffloadedLayer* prev = layerAtStep(layers, step);
-        if (prev == nullptr || prev->prefetchNext != L.step) continue;
-        for (uint64_t ready : cost.nextReady) L.weightsReady.push_back(ready > cost.total ? ready - cost.total : 0);
-      }
-    }
-    const CrossLayerWeights cross = crossLayerTransfers(g, board, layers, i);
-    const auto shape = layerShapeOf(g, g.nodes[static_cast<size_t>(L.step)]).shape;
-    if (!shape) continue;
-    const LayerCost cost =
-        estimateLayer(board.targets[static_cast<size_t>(L.target)], *shape, offloadedSchedule(*shape, L), operandBuffersOf(L), cross);
-    L.computeCycles = cost.compute;
-    L.dmaCycles = cost.dma;
-    L.totalCycles = cost.total;
-    costAt[L.step] = cost;
   }
   if (taken > 0)
     tiled.remarks.push_back(fmt::format(
@@ -155,6 +162,10 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
         taken, takenBytes));
   if (!left.empty())
     tiled.remarks.push_back(fmt::format("prefetch: {} layer(s) load their first weight tiles themselves: {}", left.size(), fmt::join(left, "; ")));
+  if (notFaster > 0)
+    tiled.remarks.push_back(fmt::format("prefetch: {} layer(s) load their first weight tiles themselves: loading them during the layer "
+                                        "before would not be faster under the cost model",
+                                        notFaster));
 }
 
 }  // namespace stowage
