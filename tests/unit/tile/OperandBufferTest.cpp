@@ -110,11 +110,7 @@ TEST(OperandBuffers, CostModelOverlapsTheDoubledOperandsOnly) {
 
 Graph zooGraph(const std::string& name) { return testing::foldedZooGraph(name); }
 
-Board gap8() {
-  auto b = loadBoardFile(std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/gap8-cluster.toml");
-  EXPECT_TRUE(b.ok()) << (b.ok() ? "" : b.error().render());
-  return *b;
-}
+Board gap8() { return testing::exampleBoard("gap8-cluster"); }
 
 TEST(OperandBuffers, Gap8KeepsOneInputHalfWhereTwoDoNotFitAndBeatsOneBuffer) {
   const Board board = gap8();

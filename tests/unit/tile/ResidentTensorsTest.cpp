@@ -16,26 +16,8 @@
 namespace stowage {
 namespace {
 
-/// A float conv layer: x [1,2,5,5], w [4,2,3,3], pad 1 (5 output rows x 4 channels), NCHW.
-LayerShape convLayer() {
-  stowage_conv2d_params p;
-  std::memset(&p, 0, sizeof p);
-  p.n = 1, p.c = 2, p.h = 5, p.w = 5, p.m = 4, p.oh = 5, p.ow = 5, p.kh = 3, p.kw = 3, p.group = 1;
-  p.stride_h = p.stride_w = p.dil_h = p.dil_w = 1;
-  p.pad_top = p.pad_left = 1;
-  LayerShape s;
-  s.kernel = TileKernel::Conv2dF32;
-  s.call = KernelCall{ConvCall{p, false}, {}, kNoTensor};
-  s.rows = 5;
-  s.rowPixels = 5;
-  s.channels = 4;
-  s.reduction = 18;
-  s.elemBytes = s.outElemBytes = 4;
-  return s;
-}
-
 TEST(ResidentTensors, OnlyContiguousTileCopiesCanBeUsedInPlace) {
-  const LayerShape s = convLayer();
+  const LayerShape s = testing::smallConvLayer();
   // Row blocks of an NCHW tensor are strided (one run per channel); whole images in channel blocks are contiguous.
   const TileSchedule rowBlocks = scheduleTiles(s, 2, 4, 1, true);
   EXPECT_FALSE(copiesContiguous(rowBlocks, 0));
@@ -45,13 +27,7 @@ TEST(ResidentTensors, OnlyContiguousTileCopiesCanBeUsedInPlace) {
   EXPECT_TRUE(copiesContiguous(channelBlocks, 1));
   EXPECT_TRUE(copiesContiguous(channelBlocks, 2));
 
-  Target t;
-  t.kind = TargetKind::Accelerator;
-  t.cores = 2;
-  t.macsPerCycle = 4;
-  t.dmaBytesPerCycle = 4;
-  t.dmaSetupCycles = 100;
-  t.dmaChannels = 2;
+  Target t = testing::smallCoresTarget();
   TileSchedule inPlace = channelBlocks;
   DirectOperands d;
   d.direct[0] = d.direct[2] = true;
@@ -71,12 +47,6 @@ TEST(ResidentTensors, OnlyContiguousTileCopiesCanBeUsedInPlace) {
   EXPECT_EQ(c.total, wLoad + b.compute);
   EXPECT_LT(c.total, estimateLayer(t, s, channelBlocks, OperandBuffers::uniform(true)).total);
   EXPECT_EQ(directOperandsText(d), "x/y");
-}
-
-Board hexagon() {
-  auto b = loadBoardFile(std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/hexagon-vtcm.toml");
-  EXPECT_TRUE(b.ok()) << (b.ok() ? "" : b.error().render());
-  return *b;
 }
 
 int poolIndex(const Board& b, const std::string& name) {
@@ -101,7 +71,7 @@ std::vector<const PlacedBuffer*> activationsIn(const ProgramPlan& plan, int pool
 
 TEST(ResidentTensors, ResNet8OnHexagonKeepsBlockActivationsInVtcm) {
   const Graph g = testing::foldedZooGraph("resnet8");
-  const Board board = hexagon();
+  const Board board = testing::exampleBoard("hexagon-vtcm");
   const int vtcm = poolIndex(board, "vtcm");
   ASSERT_GE(vtcm, 0);
   CompileOptions o;
@@ -154,7 +124,7 @@ TEST(ResidentTensors, ResNet8OnHexagonKeepsBlockActivationsInVtcm) {
 
 TEST(ResidentTensors, SmallLocalPoolAdmitsWhatFitsAndRulesAndGuardKeepMainMemory) {
   const Graph g = testing::foldedZooGraph("resnet8");
-  Board small = hexagon();
+  Board small = testing::exampleBoard("hexagon-vtcm");
   const int vtcm = poolIndex(small, "vtcm");
   MemoryPool& pool = small.pools[static_cast<size_t>(vtcm)];
   // Two 384 KiB blocks: the first tiling's tile buffers take most of the pool at the big layers, so only some of
@@ -167,7 +137,7 @@ TEST(ResidentTensors, SmallLocalPoolAdmitsWhatFitsAndRulesAndGuardKeepMainMemory
   ASSERT_TRUE(r.ok()) << r.error().render();
   const auto inVtcm = activationsIn(r->plan, vtcm);
   EXPECT_FALSE(inVtcm.empty());
-  auto full = compileGraphOnBoard(g, hexagon(), o);
+  auto full = compileGraphOnBoard(g, testing::exampleBoard("hexagon-vtcm"), o);
   ASSERT_TRUE(full.ok());
   EXPECT_LT(inVtcm.size(), activationsIn(full->plan, vtcm).size());
   for (int step = 0; step < r->plan.steps; ++step) {
@@ -181,7 +151,7 @@ TEST(ResidentTensors, SmallLocalPoolAdmitsWhatFitsAndRulesAndGuardKeepMainMemory
   testing::expectSameHostOutputs(*r, *onCpu, testing::patternInputs(g));
 
   // A rule that keeps conv outputs in DDR: none of them is resident.
-  Board ruled = hexagon();
+  Board ruled = testing::exampleBoard("hexagon-vtcm");
   PlacementRule rule;
   rule.op = "Conv";
   rule.outputs = std::vector<std::string>{"ddr"};
@@ -198,7 +168,7 @@ TEST(ResidentTensors, SmallLocalPoolAdmitsWhatFitsAndRulesAndGuardKeepMainMemory
   // Guard mode writes canaries from the CPU around every activation: nothing stays in VTCM.
   CompileOptions guarded = o;
   guarded.guard = true;
-  auto withGuard = compileGraphOnBoard(g, hexagon(), guarded);
+  auto withGuard = compileGraphOnBoard(g, testing::exampleBoard("hexagon-vtcm"), guarded);
   ASSERT_TRUE(withGuard.ok()) << withGuard.error().render();
   EXPECT_TRUE(activationsIn(withGuard->plan, vtcm).empty());
 }

@@ -16,11 +16,7 @@
 namespace stowage {
 namespace {
 
-Board exampleBoard(const std::string& name) {
-  auto b = loadBoardFile(std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/" + name + ".toml");
-  EXPECT_TRUE(b.ok()) << (b.ok() ? "" : b.error().render());
-  return *b;
-}
+using testing::exampleBoard;
 
 Graph zooGraph(const std::string& name) { return testing::foldedZooGraph(name); }
 

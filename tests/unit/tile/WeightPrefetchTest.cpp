@@ -18,33 +18,9 @@
 namespace stowage {
 namespace {
 
-/// A float conv layer: x [1,2,5,5], w [4,2,3,3], pad 1 (5 output rows x 4 channels), NCHW.
-LayerShape convLayer() {
-  stowage_conv2d_params p;
-  std::memset(&p, 0, sizeof p);
-  p.n = 1, p.c = 2, p.h = 5, p.w = 5, p.m = 4, p.oh = 5, p.ow = 5, p.kh = 3, p.kw = 3, p.group = 1;
-  p.stride_h = p.stride_w = p.dil_h = p.dil_w = 1;
-  p.pad_top = p.pad_left = 1;
-  LayerShape s;
-  s.kernel = TileKernel::Conv2dF32;
-  s.call = KernelCall{ConvCall{p, false}, {}, kNoTensor};
-  s.rows = 5;
-  s.rowPixels = 5;
-  s.channels = 4;
-  s.reduction = 18;
-  s.elemBytes = s.outElemBytes = 4;
-  return s;
-}
-
 TEST(WeightPrefetch, CostModelMovesTheFirstWeightLoadToTheLayerBefore) {
-  const LayerShape s = convLayer();
-  Target t;
-  t.kind = TargetKind::Accelerator;
-  t.cores = 2;
-  t.macsPerCycle = 4;
-  t.dmaBytesPerCycle = 4;
-  t.dmaSetupCycles = 100;
-  t.dmaChannels = 2;
+  const LayerShape s = testing::smallConvLayer();
+  Target t = testing::smallCoresTarget();
   // Input and output used in place, 2 channels per core: each core loads one weight tile, then computes.
   TileSchedule sched = scheduleTiles(s, 5, 2, 2, true);
   DirectOperands d;
@@ -91,17 +67,11 @@ TEST(WeightPrefetch, CostModelMovesTheFirstWeightLoadToTheLayerBefore) {
   EXPECT_EQ(estimateLayer(t, s, sched, both, issuing).nextReady[0], wLoad + 300);
 }
 
-Board hexagon() {
-  auto b = loadBoardFile(std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/hexagon-vtcm.toml");
-  EXPECT_TRUE(b.ok()) << (b.ok() ? "" : b.error().render());
-  return *b;
-}
-
 const OffloadedLayer* layerAt(const ProgramPlan& plan, int step) { return plan.offloadedAt(step); }
 
 TEST(WeightPrefetch, ResNet8OnHexagonHandsWeightsOverBetweenHvxLayers) {
   const Graph g = testing::foldedZooGraph("resnet8");
-  const Board board = hexagon();
+  const Board board = testing::exampleBoard("hexagon-vtcm");
   CompileOptions o;
   o.planner.timeLimitSeconds = 2;
   auto r = compileGraphOnBoard(g, board, o);
@@ -173,7 +143,7 @@ TEST(WeightPrefetch, ResNet8OnHexagonHandsWeightsOverBetweenHvxLayers) {
 
 TEST(WeightPrefetch, SmallVtcmTakesOnlyThePairsThatFit) {
   const Graph g = testing::foldedZooGraph("resnet8");
-  Board small = hexagon();
+  Board small = testing::exampleBoard("hexagon-vtcm");
   ASSERT_NE(small.findPool("vtcm"), nullptr);
   const int vtcm = static_cast<int>(small.findPool("vtcm") - small.pools.data());
   MemoryPool& pool = small.pools[static_cast<size_t>(vtcm)];

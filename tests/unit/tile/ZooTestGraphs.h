@@ -1,5 +1,6 @@
 // Test helpers of the tile tests: a zoo model's graph after constant and batch-norm folding (what the tiler sees
-// in the compile pipeline before fusion), built with a fixed seed; float inputs and a host-run output comparison.
+// in the compile pipeline before fusion), built with a fixed seed; float inputs and a host-run output comparison;
+// a small float conv layer shape and the example boards.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -12,10 +13,49 @@
 #include "stowage/driver/HostRunner.h"
 
 #include "stowage/pass/FoldBatchNorm.h"
+#include "stowage/target/Board.h"
+#include "stowage/tile/TileGeometry.h"
 #include "stowage/pass/FoldConstants.h"
 #include "stowage/zoo/ZooGraph.h"
 
 namespace stowage::testing {
+
+/// A float conv layer: x [1,2,5,5], w [4,2,3,3], pad 1 (5 output rows x 4 channels), NCHW.
+inline LayerShape smallConvLayer() {
+  stowage_conv2d_params p;
+  std::memset(&p, 0, sizeof p);
+  p.n = 1, p.c = 2, p.h = 5, p.w = 5, p.m = 4, p.oh = 5, p.ow = 5, p.kh = 3, p.kw = 3, p.group = 1;
+  p.stride_h = p.stride_w = p.dil_h = p.dil_w = 1;
+  p.pad_top = p.pad_left = 1;
+  LayerShape s;
+  s.kernel = TileKernel::Conv2dF32;
+  s.call = KernelCall{ConvCall{p, false}, {}, kNoTensor};
+  s.rows = 5;
+  s.rowPixels = 5;
+  s.channels = 4;
+  s.reduction = 18;
+  s.elemBytes = s.outElemBytes = 4;
+  return s;
+}
+
+/// A cores-mode accelerator: 2 cores of 4 MACs per cycle, 2 DMA channels of 4 bytes per cycle after 100 setup cycles.
+inline Target smallCoresTarget() {
+  Target t;
+  t.kind = TargetKind::Accelerator;
+  t.cores = 2;
+  t.macsPerCycle = 4;
+  t.dmaBytesPerCycle = 4;
+  t.dmaSetupCycles = 100;
+  t.dmaChannels = 2;
+  return t;
+}
+
+/// The board examples/boards/<name>.toml.
+inline Board exampleBoard(const std::string& name) {
+  auto b = loadBoardFile(std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/" + name + ".toml");
+  EXPECT_TRUE(b.ok()) << (b.ok() ? "" : b.error().render());
+  return b.ok() ? *b : Board{};
+}
 
 inline Graph foldedZooGraph(const std::string& name) {
   auto g = zoo::zooGraph(name, 7);
