@@ -40,7 +40,6 @@ struct CrossLayerWeights {
   std::vector<uint64_t> issueNext;
   /// Per core: the part of its issueNext transfer still in flight when this layer ends (layerBounds counts the rest).
   std::vector<uint64_t> nextInFlight;
-  bool any() const { return prefetchedCores > 0 || !issueNext.empty(); }
 };
 /// Lower bounds of a layer under the cost model: `compute` = the busiest core's compute (engine: every tile's),
 /// `dma` = the busiest DMA queue's transfers (engine: the load or the store queue; cores: per core, channel 0

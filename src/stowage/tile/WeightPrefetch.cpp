@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "stowage/plan/MemoryPlan.h"
@@ -17,12 +18,11 @@ namespace stowage {
 
 namespace {
 
-/// Cycles of the first weight transfer of each of the first `n` core chunks of `layer` (0 when a chunk loads none).
-std::vector<uint64_t> firstWeightTransfers(const Graph& g, const Board& board, const OffloadedLayer& layer, int n) {
+/// Cycles of the first weight transfer of each of the first `n` core chunks of `layer` (shape `s`; 0 when a chunk
+/// loads none).
+std::vector<uint64_t> firstWeightTransfers(const Board& board, const LayerShape& s, const OffloadedLayer& layer, int n) {
   std::vector<uint64_t> out(static_cast<size_t>(std::max(0, n)), 0);
-  const auto shape = layerShapeOf(g, g.nodes[static_cast<size_t>(layer.step)]).shape;
-  if (!shape) return out;
-  const TileSchedule sched = offloadedSchedule(*shape, layer);
+  const TileSchedule sched = offloadedSchedule(s, layer);
   const Target& target = board.targets[static_cast<size_t>(layer.target)];
   for (size_t c = 0; c < out.size() && c + 1 < sched.chunkStart.size(); ++c) {
     if (sched.chunkStart[c] == sched.chunkStart[c + 1]) continue;
@@ -45,8 +45,9 @@ CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const 
   const OffloadedLayer& L = offloaded[index];
   x.prefetchedCores = L.weightsPrefetchedCores;
   x.firstReady = L.weightsReady;
-  if (const OffloadedLayer* next = L.prefetchNext >= 0 ? layerAtStep(offloaded, L.prefetchNext) : nullptr) {
-    x.issueNext = firstWeightTransfers(g, board, *next, next->weightsPrefetchedCores);
+  const OffloadedLayer* next = L.prefetchNext >= 0 ? layerAtStep(offloaded, L.prefetchNext) : nullptr;
+  if (const auto shape = next ? layerShapeOf(g, g.nodes[static_cast<size_t>(next->step)]).shape : std::nullopt) {
+    x.issueNext = firstWeightTransfers(board, *shape, *next, next->weightsPrefetchedCores);
     x.nextInFlight = next->weightsReady;
   }
   return x;
@@ -81,11 +82,16 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
 
   // Current estimates (with the pairs taken so far), by index; a pair is taken only when the cost model says the two
   // layers together get faster (a transfer on the input channel can delay the next layer's input loads).
+  // Each layer's tile shape, lowered once.
   std::vector<LayerCost> cost(layers.size());
-  for (size_t i = 0; i < layers.size(); ++i) cost[i] = {layers[i].computeCycles, layers[i].dmaCycles, layers[i].totalCycles, {}};
-  auto estimate = [&](const OffloadedLayer& L, const CrossLayerWeights& cross) {
-    const LayerShape s = *layerShapeOf(g, g.nodes[static_cast<size_t>(L.step)]).shape;
-    return estimateLayer(board.targets[static_cast<size_t>(L.target)], s, offloadedSchedule(s, L), operandBuffersOf(L), cross);
+  std::vector<std::optional<LayerShape>> shapes(layers.size());
+  for (size_t i = 0; i < layers.size(); ++i) {
+    cost[i] = {layers[i].computeCycles, layers[i].dmaCycles, layers[i].totalCycles, {}};
+    shapes[i] = layerShapeOf(g, g.nodes[static_cast<size_t>(layers[i].step)]).shape;
+  }
+  auto estimate = [&](size_t i, const CrossLayerWeights& cross) {
+    const OffloadedLayer& L = layers[i];
+    return estimateLayer(board.targets[static_cast<size_t>(L.target)], *shapes[i], offloadedSchedule(*shapes[i], L), operandBuffersOf(L), cross);
   };
   int taken = 0, notFaster = 0;
   size_t takenBytes = 0;
@@ -95,16 +101,16 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
     const Target& target = board.targets[static_cast<size_t>(next.target)];
     if (next.mode != "cores" || target.kind != TargetKind::Accelerator || next.direct[1] || next.buffers[1][0].empty()) continue;
     // Only constant weights: an Add's or MatMul's second operand may be made by the layer before (still being written).
-    const auto shape = layerShapeOf(g, g.nodes[static_cast<size_t>(next.step)]).shape;
+    const auto& shape = shapes[i];
     if (!shape || shape->call.inputs.size() < 2 || shape->call.inputs[1] == kNoTensor || !g.tensor(shape->call.inputs[1]).isConstant())
       continue;
     size_t j = i;
     while (j > 0 && layers[j - 1].target != next.target) --j;
     if (j == 0) continue;
     OffloadedLayer& prev = layers[j - 1];
-    if (prev.mode != "cores" || prev.prefetchNext >= 0 || !layerShapeOf(g, g.nodes[static_cast<size_t>(prev.step)]).shape) continue;
+    if (prev.mode != "cores" || prev.prefetchNext >= 0 || !shapes[j - 1]) continue;
     const int n = std::min(prev.cores, next.cores);
-    const std::vector<uint64_t> transfers = firstWeightTransfers(g, board, next, n);
+    const std::vector<uint64_t> transfers = firstWeightTransfers(board, *shape, next, n);
     if (std::all_of(transfers.begin(), transfers.end(), [](uint64_t c) { return c == 0; })) continue;
     const auto req = requestOf.find(next.buffers[1][0]);
     if (req == requestOf.end()) continue;
@@ -128,11 +134,11 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
     issuing.prefetchedCores = prev.weightsPrefetchedCores;
     issuing.firstReady = prev.weightsReady;
     issuing.issueNext = transfers;
-    const LayerCost prevWith = estimate(prev, issuing);
+    const LayerCost prevWith = estimate(j - 1, issuing);
     CrossLayerWeights getting;
     getting.prefetchedCores = n;
     for (uint64_t ready : prevWith.nextReady) getting.firstReady.push_back(ready > prevWith.total ? ready - prevWith.total : 0);
-    const LayerCost nextWith = estimate(next, getting);
+    const LayerCost nextWith = estimate(i, getting);
     if (prevWith.total + nextWith.total >= cost[j - 1].total + cost[i].total) {
       ++notFaster;
       continue;
