@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <set>
 
 #include "stowage/codegen/KernelCall.h"
@@ -367,9 +368,23 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                        localPointer(plan, syms, h1, layer.coreStride[op], core));
   };
 
+  // The next layer on the target whose first weight tiles this layer loads (tile/WeightPrefetch.h).
+  const OffloadedLayer* next = layer.prefetchNext >= 0 ? plan.offloadedAt(layer.prefetchNext) : nullptr;
+  if (layer.prefetchNext >= 0 && (next == nullptr || next->weightsPrefetchedCores <= 0 || next->mode != layer.mode || nextWeights.empty()))
+    return makeError(fmt::format("node '{}'", node.name), "prefetches the weights of a layer that does not expect them (an internal tiler error)");
+  std::optional<TileSchedule> nextSched;
+  if (next != nullptr) {
+    const Node& nextNode = g.nodes[static_cast<size_t>(next->step)];
+    const LayerShapeResult nextShape = layerShapeOf(g, nextNode);
+    if (!nextShape.shape) return makeError(fmt::format("node '{}'", nextNode.name), "was offloaded but cannot be tiled: " + nextShape.whyNot);
+    nextSched = offloadedSchedule(*nextShape.shape, *next);
+  }
+
   if (engine) {
     const IntrinsicSpec mvin = target.intrinsic("mvin"), mvout = target.intrinsic("mvout"), fence = target.intrinsic("fence");
-    // The loads of the operands with two halves (`doubled`) or with one.
+    // The loads of the operands with two halves (`doubled`) or with one. The first tile's weights may have come with
+    // the layer before on the engine (its last mvin).
+    const std::string skipFirstW = layer.weightsPrefetchedCores > 0 ? " && t != 0u" : "";
     auto load = [&](const std::string& dd, bool doubled) {
       std::string out;
       if (buffers.doubled[0] == doubled)
@@ -377,7 +392,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                            callOf(mvin, {{"dram", fmt::format("xs + {}->x_off", dd)}, {"local", fmt::format("xl[{}->x_buf]", dd)},
                                          {"rows", dd + "->x_rows"}, {"row_bytes", dd + "->x_row_bytes"}, {"dram_stride", dd + "->x_stride"}}));
       if (buffers.doubled[1] == doubled)
-        out += fmt::format("if ({}->load_w) {};\n", dd,
+        out += fmt::format("if ({}->load_w{}) {};\n", dd, dd == "d" ? skipFirstW : "",
                            callOf(mvin, {{"dram", fmt::format("ws_ + {}->w_off", dd)}, {"local", fmt::format("wl[{}->w_buf]", dd)},
                                          {"rows", dd + "->w_rows"}, {"row_bytes", dd + "->w_row_bytes"}, {"dram_stride", dd + "->w_stride"}}));
       return out;
@@ -409,6 +424,18 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
          callOf(mvout, {{"dram", "ys + d->y_off"}, {"local", "yl[d->y_buf]"}, {"rows", "d->y_rows"}, {"row_bytes", "d->y_row_bytes"},
                         {"dram_stride", "d->y_stride"}}) +
          ";\n  }\n";
+    if (next != nullptr) {
+      // The next engine layer's first weight block, after this layer's loads on the load queue: it arrives while the
+      // last tiles compute and store, and the fence waits for it.
+      const TileDesc* first = nextSched->tiles.empty() ? nullptr : &nextSched->tiles.front();
+      if (first != nullptr && first->loadW)
+        c += fmt::format("  /* the first weight block of step {} ('{}') */\n  {};\n", next->step, commentText(g.nodes[static_cast<size_t>(next->step)].name),
+                         callOf(mvin, {{"dram", fmt::format("(const uint8_t*)(const void*)({}) + {}u", nextWeights, first->w.offset)},
+                                       {"local", localPointer(plan, syms, next->buffers[1][0], 0, "")},
+                                       {"rows", fmt::format("{}u", first->w.rows)},
+                                       {"row_bytes", fmt::format("{}u", first->w.rowBytes)},
+                                       {"dram_stride", fmt::format("{}u", first->w.stride)}}));
+    }
     c += "  " + callOf(fence, {}) + ";\n}\n";
     markLayerSpan(code.statements, node.name);
     return code;
@@ -450,14 +477,8 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   auto wait = [&](const std::string& ticket) { return callOf(dmaWait, {{"ticket", ticket}}); };
   // The next layer's first weight tiles (tile/WeightPrefetch.h): core c loads its core c's on channel 0 during its
   // last tile here; that layer waits for the ticket instead of loading them.
-  const OffloadedLayer* next = layer.prefetchNext >= 0 ? plan.offloadedAt(layer.prefetchNext) : nullptr;
-  if (layer.prefetchNext >= 0) {
-    if (next == nullptr || next->weightsPrefetchedCores <= 0 || nextWeights.empty())
-      return makeError(fmt::format("node '{}'", node.name), "prefetches the weights of a layer that does not expect them (an internal tiler error)");
+  if (next != nullptr) {
     const Node& nextNode = g.nodes[static_cast<size_t>(next->step)];
-    const LayerShapeResult nextShape = layerShapeOf(g, nextNode);
-    if (!nextShape.shape) return makeError(fmt::format("node '{}'", nextNode.name), "was offloaded but cannot be tiled: " + nextShape.whyNot);
-    const TileSchedule nextSched = offloadedSchedule(*nextShape.shape, *next);
     const int n = next->weightsPrefetchedCores;
     const std::string nextBase = fmt::format("{}_s{}", p, next->step);
     d += fmt::format("/* Core c < {} loads the first weight tile of its chunk of step {} ('{}') during its last tile here: offset, rows,\n"
@@ -465,9 +486,9 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                      n, next->step, commentText(nextNode.name), next->step);
     d += fmt::format("static stowage_dma_ticket {}_wpre[{}];\nstatic const uint32_t {}_next_w[{}][4] = {{", nextBase, n, base, n);
     for (int c = 0; c < n; ++c) {
-      const size_t i = nextSched.chunkStart[static_cast<size_t>(c)];
-      const bool any = i < nextSched.chunkStart[static_cast<size_t>(c) + 1] && nextSched.tiles[i].loadW;
-      const TileCopy w = any ? nextSched.tiles[i].w : TileCopy{};
+      const size_t i = nextSched->chunkStart[static_cast<size_t>(c)];
+      const bool any = i < nextSched->chunkStart[static_cast<size_t>(c) + 1] && nextSched->tiles[i].loadW;
+      const TileCopy w = any ? nextSched->tiles[i].w : TileCopy{};
       d += fmt::format("{}{{{}u, {}u, {}u, {}u}}", c ? ", " : "", w.offset, any ? w.rows : 0, w.rowBytes, w.stride);
     }
     d += "};\n";

@@ -87,6 +87,7 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
     uint64_t xReady[2] = {0, 0}, wReady[2] = {0, 0};      // when each half's data has arrived
     uint64_t xFreed[2] = {0, 0}, wFreed[2] = {0, 0};      // when the last compute reading each half ended
     uint64_t yStored[2] = {0, 0};                         // when the last store out of each y half ended
+    uint64_t lastStore = 0;                               // when the core's last store ends
     const bool prefetched = static_cast<int>(c) < cross.prefetchedCores;
     // The next layer's first weight tile for this core: on the input channel (the store channel's when there is
     // one channel), after this core's own loads; the core does not wait for it.
@@ -152,8 +153,11 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
       storeFree = sStart + d;
       if (sharedChannel) loadFree = std::max(loadFree, storeFree);
       yStored[t.yBuf] = storeFree;
+      lastStore = storeFree;
     }
-    const uint64_t total = std::max({now, execFree, storeFree, ownLoads});
+    // A core waits for its own stores, not for the next layer's transfer (on one channel, only a store queued
+    // behind it waits for it); the engine's fence at the layer's end waits for everything.
+    const uint64_t total = std::max({now, execFree, lastStore, engine ? loadFree : ownLoads});
     cost.compute = std::max(cost.compute, compute);
     cost.dma = std::max(cost.dma, dma);
     cost.total = std::max(cost.total, total);

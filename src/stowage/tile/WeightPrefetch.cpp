@@ -99,7 +99,8 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
   for (size_t i = 0; i < layers.size(); ++i) {
     OffloadedLayer& next = layers[i];
     const Target& target = board.targets[static_cast<size_t>(next.target)];
-    if (next.mode != "cores" || target.kind != TargetKind::Accelerator || next.direct[1] || next.buffers[1][0].empty()) continue;
+    const bool tiledMode = next.mode == "cores" || next.mode == "engine";
+    if (!tiledMode || target.kind != TargetKind::Accelerator || next.direct[1] || next.buffers[1][0].empty()) continue;
     // Only constant weights: an Add's or MatMul's second operand may be made by the layer before (still being written).
     const auto& shape = shapes[i];
     if (!shape || shape->call.inputs.size() < 2 || shape->call.inputs[1] == kNoTensor || !g.tensor(shape->call.inputs[1]).isConstant())
@@ -108,7 +109,7 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
     while (j > 0 && layers[j - 1].target != next.target) --j;
     if (j == 0) continue;
     OffloadedLayer& prev = layers[j - 1];
-    if (prev.mode != "cores" || prev.prefetchNext >= 0 || !shapes[j - 1]) continue;
+    if (prev.mode != next.mode || prev.prefetchNext >= 0 || !shapes[j - 1]) continue;
     const int n = std::min(prev.cores, next.cores);
     const std::vector<uint64_t> transfers = firstWeightTransfers(board, *shape, next, n);
     if (std::all_of(transfers.begin(), transfers.end(), [](uint64_t c) { return c == 0; })) continue;

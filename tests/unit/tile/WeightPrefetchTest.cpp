@@ -1,11 +1,14 @@
 // Unit tests of the weight prefetch across layers (tile/WeightPrefetch.h): the cost model with a layer's first
 // weight tiles loaded by the layer before and the next layer's loaded during its last tile; the zoo ResNet-8 on
-// hexagon-vtcm handing weights over between its HVX layers (buffers live from the previous layer's step, the
+// hexagon-vtcm (cores) and gemmini-like (engine) handing weights over between its layers (buffers live from the previous layer's step, the
 // generated code waits for the previous layer's ticket, the simulator's per-layer cycles equal the estimate,
 // bit-exact and faster than --no-weight-prefetch); a small VTCM taking only the pairs that fit.
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "ZooTestGraphs.h"
 #include "stowage/driver/Compiler.h"
@@ -65,13 +68,42 @@ TEST(WeightPrefetch, CostModelMovesTheFirstWeightLoadToTheLayerBefore) {
   // One channel: it queues behind the core's own weight load.
   t.dmaChannels = 1;
   EXPECT_EQ(estimateLayer(t, s, sched, both, issuing).nextReady[0], wLoad + 300);
+  // Still, the core does not wait for it: with its output in place no store queues behind it, however long it is.
+  CrossLayerWeights longOne;
+  longOne.issueNext = {100000, 0};
+  EXPECT_EQ(estimateLayer(t, s, sched, both, longOne).total, estimateLayer(t, s, sched, both).total);
+
+  // A matrix engine: the load queue takes the next layer's block after every load of the layer, and the layer's
+  // fence waits for it, so a long one makes the layer longer; a prefetched first block lets the first tile start
+  // as soon as its input is in.
+  Target e = testing::smallCoresTarget();
+  e.cores = 1;
+  e.engineDim = 4;
+  const TileSchedule one = scheduleTiles(s, 5, 2, 1, true);
+  const LayerCost plain = estimateLayer(e, s, one, both);
+  CrossLayerWeights next;
+  next.issueNext = {100000};
+  const LayerCost fenced = estimateLayer(e, s, one, both, next);
+  ASSERT_EQ(fenced.nextReady.size(), 1u);
+  EXPECT_EQ(fenced.total, fenced.nextReady[0]);
+  EXPECT_GT(fenced.total, 100000u);
+  EXPECT_EQ(layerBounds(e, s, one, next).loads, layerBounds(e, s, one).loads + 100000);
+  CrossLayerWeights got;
+  got.prefetchedCores = 1;
+  got.firstReady = {0};
+  const LayerCost early = estimateLayer(e, s, one, both, got);
+  EXPECT_LT(early.total, plain.total);
+  EXPECT_EQ(layerBounds(e, s, one, got).loads + dmaCycles(e, one.tiles.front().w), layerBounds(e, s, one).loads);
 }
 
 const OffloadedLayer* layerAt(const ProgramPlan& plan, int step) { return plan.offloadedAt(step); }
 
-TEST(WeightPrefetch, ResNet8OnHexagonHandsWeightsOverBetweenHvxLayers) {
+// The zoo ResNet-8 on `boardName`: at least `minPrefetched` layers find their first weights loaded by the layer
+// before on their target; the generated code holds each of `codeMarkers`; the simulator agrees with the estimates,
+// the outputs are the CPU's, and the model is faster than with --no-weight-prefetch.
+void expectResNet8HandsWeightsOver(const std::string& boardName, int minPrefetched, const std::vector<std::string>& codeMarkers) {
   const Graph g = testing::foldedZooGraph("resnet8");
-  const Board board = testing::exampleBoard("hexagon-vtcm");
+  const Board board = testing::exampleBoard(boardName);
   CompileOptions o;
   o.planner.timeLimitSeconds = 2;
   auto r = compileGraphOnBoard(g, board, o);
@@ -101,10 +133,9 @@ TEST(WeightPrefetch, ResNet8OnHexagonHandsWeightsOverBetweenHvxLayers) {
     EXPECT_EQ(plan.buffers[static_cast<size_t>(buffer)].firstStep, before) << n.name;
     EXPECT_EQ(plan.buffers[static_cast<size_t>(buffer)].endStep, l.step + 1) << n.name;
   }
-  EXPECT_GE(prefetched, 6) << "ResNet-8's convolutions follow one another on the HVX cores";
+  EXPECT_GE(prefetched, minPrefetched) << "ResNet-8's convolutions follow one another on the accelerator";
   const std::string& c = r->code.source.text;
-  EXPECT_NE(c.find("_load_next(a, ws, core)"), std::string::npos);
-  EXPECT_NE(c.find("_wpre[core] : "), std::string::npos) << "the next layer waits for the ticket of the layer before";
+  for (const std::string& marker : codeMarkers) EXPECT_NE(c.find(marker), std::string::npos) << marker;
   bool remark = false;
   for (const std::string& s : plan.remarks) remark = remark || s.find("prefetch: ") == 0;
   EXPECT_TRUE(remark);
@@ -139,6 +170,16 @@ TEST(WeightPrefetch, ResNet8OnHexagonHandsWeightsOverBetweenHvxLayers) {
   auto onCpu = compileGraph(g, o);
   ASSERT_TRUE(onCpu.ok()) << onCpu.error().render();
   testing::expectSameHostOutputs(*r, *onCpu, inputs);
+}
+
+TEST(WeightPrefetch, ResNet8OnHexagonHandsWeightsOverBetweenHvxLayers) {
+  // Each core loads the next layer's during its last tile; the next layer waits for the ticket of the layer before.
+  expectResNet8HandsWeightsOver("hexagon-vtcm", 6, {"_load_next(a, ws, core)", "_wpre[core] : "});
+}
+
+TEST(WeightPrefetch, ResNet8OnGemminiHandsWeightsOverBetweenEngineLayers) {
+  // The layer's last mvin before its fence is the next engine layer's first weight block, which that layer skips.
+  expectResNet8HandsWeightsOver("gemmini-like", 6, {"/* the first weight block of step ", "if (d->load_w && t != 0u) stowage_accel_mvin("});
 }
 
 TEST(WeightPrefetch, SmallVtcmTakesOnlyThePairsThatFit) {
