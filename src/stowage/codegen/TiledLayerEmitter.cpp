@@ -3,13 +3,13 @@
 
 #include <fmt/format.h>
 
-#include <optional>
 #include <set>
 
 #include "stowage/codegen/KernelCall.h"
 #include "stowage/tile/CostModel.h"
 #include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"
+#include "stowage/tile/WeightPrefetch.h"
 
 namespace stowage {
 
@@ -372,12 +372,13 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   const OffloadedLayer* next = layer.prefetchNext >= 0 ? plan.offloadedAt(layer.prefetchNext) : nullptr;
   if (layer.prefetchNext >= 0 && (next == nullptr || next->weightsPrefetchedCores <= 0 || next->mode != layer.mode || nextWeights.empty()))
     return makeError(fmt::format("node '{}'", node.name), "prefetches the weights of a layer that does not expect them (an internal tiler error)");
-  std::optional<TileSchedule> nextSched;
+  // Its first weight copy per core it expects from this layer (rows 0: none).
+  std::vector<TileCopy> nextFirstW;
   if (next != nullptr) {
     const Node& nextNode = g.nodes[static_cast<size_t>(next->step)];
     const LayerShapeResult nextShape = layerShapeOf(g, nextNode);
     if (!nextShape.shape) return makeError(fmt::format("node '{}'", nextNode.name), "was offloaded but cannot be tiled: " + nextShape.whyNot);
-    nextSched = offloadedSchedule(*nextShape.shape, *next);
+    nextFirstW = firstWeightCopies(offloadedSchedule(*nextShape.shape, *next), next->weightsPrefetchedCores);
   }
 
   if (engine) {
@@ -427,14 +428,12 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
     if (next != nullptr) {
       // The next engine layer's first weight block, after this layer's loads on the load queue: it arrives while the
       // last tiles compute and store, and the fence waits for it.
-      const TileDesc* first = nextSched->tiles.empty() ? nullptr : &nextSched->tiles.front();
-      if (first != nullptr && first->loadW)
+      const TileCopy& w = nextFirstW.front();
+      if (w.rows > 0)
         c += fmt::format("  /* the first weight block of step {} ('{}') */\n  {};\n", next->step, commentText(g.nodes[static_cast<size_t>(next->step)].name),
-                         callOf(mvin, {{"dram", fmt::format("(const uint8_t*)(const void*)({}) + {}u", nextWeights, first->w.offset)},
-                                       {"local", localPointer(plan, syms, next->buffers[1][0], 0, "")},
-                                       {"rows", fmt::format("{}u", first->w.rows)},
-                                       {"row_bytes", fmt::format("{}u", first->w.rowBytes)},
-                                       {"dram_stride", fmt::format("{}u", first->w.stride)}}));
+                         callOf(mvin, {{"dram", fmt::format("(const uint8_t*)(const void*)({}) + {}u", nextWeights, w.offset)},
+                                       {"local", localPointer(plan, syms, next->buffers[1][0], 0, "")}, {"rows", fmt::format("{}u", w.rows)},
+                                       {"row_bytes", fmt::format("{}u", w.rowBytes)}, {"dram_stride", fmt::format("{}u", w.stride)}}));
     }
     c += "  " + callOf(fence, {}) + ";\n}\n";
     markLayerSpan(code.statements, node.name);
@@ -486,10 +485,8 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                      n, next->step, commentText(nextNode.name), next->step);
     d += fmt::format("static stowage_dma_ticket {}_wpre[{}];\nstatic const uint32_t {}_next_w[{}][4] = {{", nextBase, n, base, n);
     for (int c = 0; c < n; ++c) {
-      const size_t i = nextSched->chunkStart[static_cast<size_t>(c)];
-      const bool any = i < nextSched->chunkStart[static_cast<size_t>(c) + 1] && nextSched->tiles[i].loadW;
-      const TileCopy w = any ? nextSched->tiles[i].w : TileCopy{};
-      d += fmt::format("{}{{{}u, {}u, {}u, {}u}}", c ? ", " : "", w.offset, any ? w.rows : 0, w.rowBytes, w.stride);
+      const TileCopy& w = nextFirstW[static_cast<size_t>(c)];
+      d += fmt::format("{}{{{}u, {}u, {}u, {}u}}", c ? ", " : "", w.offset, w.rows, w.rowBytes, w.stride);
     }
     d += "};\n";
     d += fmt::format("static void {}_load_next(const {}_tile_args* a, const {}_workspaces* ws, int core) {{\n", base, p, p);

@@ -19,11 +19,13 @@ int ProgramPlan::bufferOf(TensorId tensor) const {
   return -1;
 }
 
-const OffloadedLayer* ProgramPlan::offloadedAt(int step) const {
-  for (const OffloadedLayer& l : offloaded)
+const OffloadedLayer* offloadedAtStep(const std::vector<OffloadedLayer>& layers, int step) {
+  for (const OffloadedLayer& l : layers)
     if (l.step == step) return &l;
   return nullptr;
 }
+
+const OffloadedLayer* ProgramPlan::offloadedAt(int step) const { return offloadedAtStep(offloaded, step); }
 
 int ProgramPlan::scratchOf(const std::string& name) const {
   for (size_t i = 0; i < buffers.size(); ++i)

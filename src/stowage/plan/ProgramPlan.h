@@ -158,6 +158,9 @@ struct ProgramPlan {
   int scratchOf(const std::string& name) const;
 };
 
+/// The layer of `layers` at node step `step`, or nullptr (ProgramPlan::offloadedAt on a tiler's list).
+const OffloadedLayer* offloadedAtStep(const std::vector<OffloadedLayer>& layers, int step);
+
 /// Bytes from the start of `b` to the end of its last byte: sizeBytes, or for a strided alias
 /// (runs - 1) * aliasStrideBytes + aliasRunBytes.
 size_t bufferExtentBytes(const PlacedBuffer& b);

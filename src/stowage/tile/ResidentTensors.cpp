@@ -116,16 +116,25 @@ std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& b
   return out;
 }
 
-std::map<int, ResidentOperands> residentOperandsByStep(const Graph& g, const Board& board, const std::vector<ResidentTensor>& resident) {
-  std::map<int, ResidentOperands> m;
-  std::map<int, std::optional<LayerShape>> shapes;  // each layer lowered once
+std::map<std::pair<int, int>, size_t> residentBytesByPoolAndStep(const Graph& g, const Board& board, const std::vector<ResidentTensor>& resident) {
+  std::map<std::pair<int, int>, size_t> bytes;
   const TensorUses uses(g);
   for (const ResidentTensor& r : resident) {
     const std::vector<int> steps = uses.touching(r.tensor);
     const int end = *std::max_element(steps.begin(), steps.end()) + 1;
     const size_t size = alignUp(g.tensor(r.tensor).byteSize(), board.pools[static_cast<size_t>(r.pool)].alignment);
-    for (int s = steps.front(); s < end; ++s) m[s].reservedBytes += size;
-    for (int step : steps) {
+    for (int s = steps.front(); s < end; ++s) bytes[{r.pool, s}] += size;
+  }
+  return bytes;
+}
+
+std::map<int, ResidentOperands> residentOperandsByStep(const Graph& g, const Board& board, const std::vector<ResidentTensor>& resident) {
+  std::map<int, ResidentOperands> m;
+  for (const auto& [poolStep, size] : residentBytesByPoolAndStep(g, board, resident)) m[poolStep.second].reservedBytes += size;
+  std::map<int, std::optional<LayerShape>> shapes;  // each layer lowered once
+  const TensorUses uses(g);
+  for (const ResidentTensor& r : resident) {
+    for (int step : uses.touching(r.tensor)) {
       auto [it, fresh] = shapes.try_emplace(step);
       if (fresh) it->second = layerShapeOf(g, g.nodes[static_cast<size_t>(step)]).shape;
       const int op = it->second ? operandOf(*it->second, r.tensor) : -1;

@@ -23,6 +23,10 @@ struct TiledProgram;
 /// the retiling).
 std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& board, const TiledProgram& tiled);
 
+/// Bytes the tensors of `resident` hold (each aligned to its pool) per (pool, node step), from the step that makes
+/// each to the last that reads it.
+std::map<std::pair<int, int>, size_t> residentBytesByPoolAndStep(const Graph& g, const Board& board, const std::vector<ResidentTensor>& resident);
+
 /// Per node step, the operands of its layer that are resident and the resident bytes live in the scratch pools at
 /// that step (what chooseTiles needs to use them in place).
 std::map<int, ResidentOperands> residentOperandsByStep(const Graph& g, const Board& board, const std::vector<ResidentTensor>& resident);

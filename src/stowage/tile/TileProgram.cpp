@@ -140,10 +140,6 @@ TiledProgram tilePass(const Graph& g, const Board& board, const TileOptions& opt
   return r;
 }
 
-}  // namespace
-
-namespace {
-
 /// The tiling with resident activations when they fit (tileProgram without the weight prefetch).
 TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOptions& options) {
   TiledProgram first = tilePass(g, board, options, {});

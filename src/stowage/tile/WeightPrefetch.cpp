@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "stowage/plan/MemoryPlan.h"
+#include "stowage/tile/ResidentTensors.h"
 #include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"
 #include "stowage/tile/TileProgram.h"
@@ -21,31 +22,29 @@ namespace {
 /// Cycles of the first weight transfer of each of the first `n` core chunks of `layer` (shape `s`; 0 when a chunk
 /// loads none).
 std::vector<uint64_t> firstWeightTransfers(const Board& board, const LayerShape& s, const OffloadedLayer& layer, int n) {
-  std::vector<uint64_t> out(static_cast<size_t>(std::max(0, n)), 0);
-  const TileSchedule sched = offloadedSchedule(s, layer);
   const Target& target = board.targets[static_cast<size_t>(layer.target)];
-  for (size_t c = 0; c < out.size() && c + 1 < sched.chunkStart.size(); ++c) {
-    if (sched.chunkStart[c] == sched.chunkStart[c + 1]) continue;
-    const TileDesc& t = sched.tiles[sched.chunkStart[c]];
-    if (t.loadW) out[c] = dmaCycles(target, t.w);
-  }
+  std::vector<uint64_t> out;
+  for (const TileCopy& w : firstWeightCopies(offloadedSchedule(s, layer), n)) out.push_back(dmaCycles(target, w));
   return out;
 }
 
-const OffloadedLayer* layerAtStep(const std::vector<OffloadedLayer>& offloaded, int step) {
-  for (const OffloadedLayer& L : offloaded)
-    if (L.step == step) return &L;
-  return nullptr;
-}
-
 }  // namespace
+
+std::vector<TileCopy> firstWeightCopies(const TileSchedule& schedule, int n) {
+  std::vector<TileCopy> out(static_cast<size_t>(std::max(0, n)));
+  for (size_t c = 0; c < out.size() && c + 1 < schedule.chunkStart.size(); ++c) {
+    const size_t i = schedule.chunkStart[c];
+    if (i < schedule.chunkStart[c + 1] && schedule.tiles[i].loadW) out[c] = schedule.tiles[i].w;
+  }
+  return out;
+}
 
 CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const std::vector<OffloadedLayer>& offloaded, size_t index) {
   CrossLayerWeights x;
   const OffloadedLayer& L = offloaded[index];
   x.prefetchedCores = L.weightsPrefetchedCores;
   x.firstReady = L.weightsReady;
-  const OffloadedLayer* next = L.prefetchNext >= 0 ? layerAtStep(offloaded, L.prefetchNext) : nullptr;
+  const OffloadedLayer* next = L.prefetchNext >= 0 ? offloadedAtStep(offloaded, L.prefetchNext) : nullptr;
   if (const auto shape = next ? layerShapeOf(g, g.nodes[static_cast<size_t>(next->step)]).shape : std::nullopt) {
     x.issueNext = firstWeightTransfers(board, *shape, *next, next->weightsPrefetchedCores);
     x.nextInFlight = next->weightsReady;
@@ -68,17 +67,7 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
       if (r.bank >= 0) bankLive[{r.pool, r.bank, s}] += aligned(r.pool, r.sizeBytes);
     }
   }
-  if (!tiled.resident.empty()) {
-    const std::vector<int> producer = g.producers();
-    std::vector<int> lastRead(g.tensors.size(), -1);
-    for (size_t step = 0; step < g.nodes.size(); ++step)
-      for (TensorId t : g.nodes[step].inputs)
-        if (t != kNoTensor) lastRead[static_cast<size_t>(t)] = static_cast<int>(step);
-    for (const ResidentTensor& r : tiled.resident) {
-      const size_t ti = static_cast<size_t>(r.tensor);
-      for (int s = producer[ti]; s <= lastRead[ti]; ++s) poolLive[{r.pool, s}] += aligned(r.pool, g.tensor(r.tensor).byteSize());
-    }
-  }
+  for (const auto& [poolStep, size] : residentBytesByPoolAndStep(g, board, tiled.resident)) poolLive[poolStep] += size;
 
   // Current estimates (with the pairs taken so far), by index; a pair is taken only when the cost model says the two
   // layers together get faster (a transfer on the input channel can delay the next layer's input loads).

@@ -23,6 +23,10 @@ struct TiledProgram;
 /// estimates of the layers involved are redone with the transfers moved (estimateLayer's CrossLayerWeights).
 void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled);
 
+/// The first weight copy of each of the first `n` core chunks of `schedule` (rows 0 when that chunk loads none): the
+/// transfers a layer before on the target makes for it.
+std::vector<TileCopy> firstWeightCopies(const TileSchedule& schedule, int n);
+
 /// The cross-layer transfers of `offloaded[index]` (`offloaded` by step, as the plan records them): what
 /// layerBounds and estimateLayer need to rebuild the layer's bounds and estimate.
 CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const std::vector<OffloadedLayer>& offloaded, size_t index);

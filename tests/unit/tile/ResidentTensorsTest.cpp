@@ -49,12 +49,6 @@ TEST(ResidentTensors, OnlyContiguousTileCopiesCanBeUsedInPlace) {
   EXPECT_EQ(directOperandsText(d), "x/y");
 }
 
-int poolIndex(const Board& b, const std::string& name) {
-  for (size_t i = 0; i < b.pools.size(); ++i)
-    if (b.pools[i].name == name) return static_cast<int>(i);
-  return -1;
-}
-
 uint64_t estimatedCycles(const ProgramPlan& plan) {
   uint64_t sum = 0;
   for (const OffloadedLayer& l : plan.offloaded) sum += l.totalCycles;
@@ -72,7 +66,7 @@ std::vector<const PlacedBuffer*> activationsIn(const ProgramPlan& plan, int pool
 TEST(ResidentTensors, ResNet8OnHexagonKeepsBlockActivationsInVtcm) {
   const Graph g = testing::foldedZooGraph("resnet8");
   const Board board = testing::exampleBoard("hexagon-vtcm");
-  const int vtcm = poolIndex(board, "vtcm");
+  const int vtcm = testing::poolIndex(board, "vtcm");
   ASSERT_GE(vtcm, 0);
   CompileOptions o;
   o.planner.timeLimitSeconds = 2;
@@ -124,13 +118,12 @@ TEST(ResidentTensors, ResNet8OnHexagonKeepsBlockActivationsInVtcm) {
 
 TEST(ResidentTensors, SmallLocalPoolAdmitsWhatFitsAndRulesAndGuardKeepMainMemory) {
   const Graph g = testing::foldedZooGraph("resnet8");
-  Board small = testing::exampleBoard("hexagon-vtcm");
-  const int vtcm = poolIndex(small, "vtcm");
-  MemoryPool& pool = small.pools[static_cast<size_t>(vtcm)];
   // Two 384 KiB blocks: the first tiling's tile buffers take most of the pool at the big layers, so only some of
   // the 11 activations the 8 MiB board keeps fit beside them in half of it.
-  pool.sizeBytes = 768 * 1024;
-  pool.bankSizeBytes = 384 * 1024;
+  const Board small = testing::hexagonWithVtcmOf(768 * 1024);
+  const int vtcm = testing::poolIndex(small, "vtcm");
+  ASSERT_GE(vtcm, 0);
+  const MemoryPool& pool = small.pools[static_cast<size_t>(vtcm)];
   CompileOptions o;
   o.planner.timeLimitSeconds = 2;
   auto r = compileGraphOnBoard(g, small, o);

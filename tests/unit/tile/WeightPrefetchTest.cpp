@@ -184,12 +184,10 @@ TEST(WeightPrefetch, ResNet8OnGemminiHandsWeightsOverBetweenEngineLayers) {
 
 TEST(WeightPrefetch, SmallVtcmTakesOnlyThePairsThatFit) {
   const Graph g = testing::foldedZooGraph("resnet8");
-  Board small = testing::exampleBoard("hexagon-vtcm");
-  ASSERT_NE(small.findPool("vtcm"), nullptr);
-  const int vtcm = static_cast<int>(small.findPool("vtcm") - small.pools.data());
-  MemoryPool& pool = small.pools[static_cast<size_t>(vtcm)];
-  pool.sizeBytes = 256 * 1024;
-  pool.bankSizeBytes = 128 * 1024;
+  const Board small = testing::hexagonWithVtcmOf(256 * 1024);
+  const int vtcm = testing::poolIndex(small, "vtcm");
+  ASSERT_GE(vtcm, 0);
+  const MemoryPool& pool = small.pools[static_cast<size_t>(vtcm)];
   CompileOptions o;
   o.planner.timeLimitSeconds = 2;
   auto r = compileGraphOnBoard(g, small, o);

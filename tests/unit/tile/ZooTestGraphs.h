@@ -57,6 +57,24 @@ inline Board exampleBoard(const std::string& name) {
   return b.ok() ? *b : Board{};
 }
 
+/// Index of the pool named `name` in `b`, or -1.
+inline int poolIndex(const Board& b, const std::string& name) {
+  for (size_t i = 0; i < b.pools.size(); ++i)
+    if (b.pools[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+/// hexagon-vtcm with a VTCM of `bytes` in its two blocks of half that each.
+inline Board hexagonWithVtcmOf(size_t bytes) {
+  Board b = exampleBoard("hexagon-vtcm");
+  const int vtcm = poolIndex(b, "vtcm");
+  EXPECT_GE(vtcm, 0);
+  if (vtcm < 0) return b;
+  b.pools[static_cast<size_t>(vtcm)].sizeBytes = bytes;
+  b.pools[static_cast<size_t>(vtcm)].bankSizeBytes = bytes / 2;
+  return b;
+}
+
 inline Graph foldedZooGraph(const std::string& name) {
   auto g = zoo::zooGraph(name, 7);
   EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().render());
