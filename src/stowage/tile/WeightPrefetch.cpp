@@ -28,6 +28,14 @@ std::vector<uint64_t> firstWeightTransfers(const Board& board, const LayerShape&
   return out;
 }
 
+/// Layers the issuer search looks back over: the layer before `next` on its target and up to 3 before it.
+constexpr size_t kMaxIssuerLookBack = 4;
+
+/// A cores-mode layer whose cores start no transfer: input, weights and output used in place (tile/ResidentTensors.h).
+bool movesNoData(const OffloadedLayer& layer) {
+  return layer.direct[0] && layer.direct[1] && layer.direct[2] && layer.prefetchNext < 0;
+}
+
 }  // namespace
 
 std::vector<TileCopy> firstWeightCopies(const TileSchedule& schedule, int n) {
@@ -47,7 +55,7 @@ CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const 
   const OffloadedLayer* next = L.prefetchNext >= 0 ? offloadedAtStep(offloaded, L.prefetchNext) : nullptr;
   if (const auto shape = next ? layerShapeOf(g, g.nodes[static_cast<size_t>(next->step)]).shape : std::nullopt) {
     x.issueNext = firstWeightTransfers(board, *shape, *next, next->weightsPrefetchedCores);
-    x.nextInFlight = next->weightsReady;
+    x.nextInFlight = L.nextWeightsInFlight;
   }
   return x;
 }
@@ -82,7 +90,7 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
     const OffloadedLayer& L = layers[i];
     return estimateLayer(board.targets[static_cast<size_t>(L.target)], *shapes[i], offloadedSchedule(*shapes[i], L), operandBuffersOf(L), cross);
   };
-  int taken = 0, notFaster = 0;
+  int taken = 0, notFaster = 0, overDataFree = 0;
   size_t takenBytes = 0;
   std::vector<std::string> left;
   for (size_t i = 0; i < layers.size(); ++i) {
@@ -94,56 +102,94 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
     const auto& shape = shapes[i];
     if (!shape || shape->call.inputs.size() < 2 || shape->call.inputs[1] == kNoTensor || !g.tensor(shape->call.inputs[1]).isConstant())
       continue;
-    size_t j = i;
-    while (j > 0 && layers[j - 1].target != next.target) --j;
-    if (j == 0) continue;
-    OffloadedLayer& prev = layers[j - 1];
-    if (prev.mode != next.mode || prev.prefetchNext >= 0 || !shapes[j - 1]) continue;
-    const int n = std::min(prev.cores, next.cores);
-    const std::vector<uint64_t> transfers = firstWeightTransfers(board, *shape, next, n);
-    if (std::all_of(transfers.begin(), transfers.end(), [](uint64_t c) { return c == 0; })) continue;
+    // The issuer: the layer before on the target, or, when that one moves no data (cores mode: every operand in
+    // place, so its cores start no transfer and the channel is free), one before it: a layer of a few cycles hides
+    // little of the transfer, the one before it more. Each candidate is estimated; the fastest pair is taken.
+    std::vector<size_t> candidates;
+    for (size_t j = i; j > 0 && candidates.size() < kMaxIssuerLookBack;) {
+      --j;
+      if (layers[j].target != next.target) continue;
+      candidates.push_back(j);
+      if (next.mode != "cores" || !movesNoData(layers[j])) break;
+    }
     const auto req = requestOf.find(next.buffers[1][0]);
-    if (req == requestOf.end()) continue;
+    if (candidates.empty() || req == requestOf.end()) continue;
     ScratchRequest& r = tiled.scratch[req->second];
     const MemoryPool& pool = board.pools[static_cast<size_t>(r.pool)];
     const size_t size = aligned(r.pool, r.sizeBytes);
-    int blocked = -1;
-    for (int s = prev.step; s < next.step && blocked < 0; ++s) {
-      const bool poolFits = !pool.sizeBytes || poolLive[{r.pool, s}] + size <= *pool.sizeBytes;
-      const bool bankFits = r.bank < 0 || pool.bankSizeBytes == 0 || bankLive[{r.pool, r.bank, s}] + size <= pool.bankSizeBytes;
-      if (!poolFits || !bankFits) blocked = s;
+    struct Pair {
+      size_t issuer;
+      int cores;
+      LayerCost issuerWith, nextWith;
+      std::vector<uint64_t> inFlight;
+      uint64_t between;
+      int64_t saved;
+    };
+    std::optional<Pair> best;
+    uint64_t between = 0;  // cycles of the layers between the candidate and `next` (they move no data)
+    std::string blockedBy;
+    for (size_t k = 0; k < candidates.size(); ++k) {
+      const size_t j = candidates[k];
+      if (k > 0) between += cost[candidates[k - 1]].total;
+      OffloadedLayer& prev = layers[j];
+      if (prev.mode != next.mode || prev.prefetchNext >= 0 || !shapes[j]) continue;
+      const int n = std::min(prev.cores, next.cores);
+      const std::vector<uint64_t> transfers = firstWeightTransfers(board, *shape, next, n);
+      if (std::all_of(transfers.begin(), transfers.end(), [](uint64_t c) { return c == 0; })) continue;
+      int blocked = -1;
+      for (int s = prev.step; s < next.step && blocked < 0; ++s) {
+        const bool poolFits = !pool.sizeBytes || poolLive[{r.pool, s}] + size <= *pool.sizeBytes;
+        const bool bankFits = r.bank < 0 || pool.bankSizeBytes == 0 || bankLive[{r.pool, r.bank, s}] + size <= pool.bankSizeBytes;
+        if (!poolFits || !bankFits) blocked = s;
+      }
+      if (blocked >= 0) {
+        if (blockedBy.empty())
+          blockedBy = fmt::format("'{}' ({} bytes do not fit '{}' beside what step {} ('{}') holds there)", g.nodes[static_cast<size_t>(next.step)].name,
+                                  size, pool.name, blocked, g.nodes[static_cast<size_t>(blocked)].name);
+        continue;
+      }
+      // The two layers with the transfer moved: the next layer's first weights arrive when the transfer ends, counted
+      // from its start (the issuer's end plus the layers between when nothing else runs in between; later
+      // otherwise, which only helps).
+      CrossLayerWeights issuing;
+      issuing.prefetchedCores = prev.weightsPrefetchedCores;
+      issuing.firstReady = prev.weightsReady;
+      issuing.issueNext = transfers;
+      const LayerCost prevWith = estimate(j, issuing);
+      CrossLayerWeights getting;
+      getting.prefetchedCores = n;
+      std::vector<uint64_t> inFlight;
+      for (uint64_t ready : prevWith.nextReady) {
+        inFlight.push_back(ready > prevWith.total ? ready - prevWith.total : 0);
+        getting.firstReady.push_back(inFlight.back() > between ? inFlight.back() - between : 0);
+      }
+      const LayerCost nextWith = estimate(i, getting);
+      const int64_t saved = static_cast<int64_t>(cost[j].total + cost[i].total) - static_cast<int64_t>(prevWith.total + nextWith.total);
+      if (!best || saved > best->saved) best = Pair{j, n, prevWith, nextWith, inFlight, between, saved};
     }
-    if (blocked >= 0) {
-      left.push_back(fmt::format("'{}' ({} bytes do not fit '{}' beside what step {} ('{}') holds there)", g.nodes[static_cast<size_t>(next.step)].name,
-                                 size, pool.name, blocked, g.nodes[static_cast<size_t>(blocked)].name));
+    if (!best) {
+      if (!blockedBy.empty()) left.push_back(blockedBy);
       continue;
     }
-    // The two layers with the transfer moved: the next layer's first weights arrive when the transfer ends, counted
-    // from its start (the previous layer's end when nothing runs in between; later otherwise, which only helps).
-    CrossLayerWeights issuing;
-    issuing.prefetchedCores = prev.weightsPrefetchedCores;
-    issuing.firstReady = prev.weightsReady;
-    issuing.issueNext = transfers;
-    const LayerCost prevWith = estimate(j - 1, issuing);
-    CrossLayerWeights getting;
-    getting.prefetchedCores = n;
-    for (uint64_t ready : prevWith.nextReady) getting.firstReady.push_back(ready > prevWith.total ? ready - prevWith.total : 0);
-    const LayerCost nextWith = estimate(i, getting);
-    if (prevWith.total + nextWith.total >= cost[j - 1].total + cost[i].total) {
+    if (best->saved <= 0) {
       ++notFaster;
       continue;
     }
+    OffloadedLayer& prev = layers[best->issuer];
     for (int s = prev.step; s < next.step; ++s) {
       poolLive[{r.pool, s}] += size;
       if (r.bank >= 0) bankLive[{r.pool, r.bank, s}] += size;
     }
     r.firstStep = prev.step;
     prev.prefetchNext = next.step;
-    next.weightsPrefetchedCores = n;
-    next.weightsReady = getting.firstReady;
-    cost[j - 1] = prevWith;
-    cost[i] = nextWith;
-    for (size_t k : {j - 1, i}) {
+    prev.nextWeightsInFlight = best->inFlight;
+    next.weightsPrefetchedCores = best->cores;
+    next.weightsReady.clear();
+    for (uint64_t f : best->inFlight) next.weightsReady.push_back(f > best->between ? f - best->between : 0);
+    if (best->between > 0) ++overDataFree;
+    cost[best->issuer] = best->issuerWith;
+    cost[i] = best->nextWith;
+    for (size_t k : {best->issuer, i}) {
       layers[k].computeCycles = cost[k].compute;
       layers[k].dmaCycles = cost[k].dma;
       layers[k].totalCycles = cost[k].total;
@@ -156,6 +202,10 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
         "prefetch: {} layer(s) find their first weight tiles loaded by the previous layer on their target, during its last "
         "tile ({} bytes of weight buffers live one layer longer; --no-weight-prefetch turns it off)",
         taken, takenBytes));
+  if (overDataFree > 0)
+    tiled.remarks.push_back(fmt::format("prefetch: {} of them from a layer further back, over layers that move no data (all their operands in "
+                                        "place), which would hide less of the transfer",
+                                        overDataFree));
   if (!left.empty())
     tiled.remarks.push_back(fmt::format("prefetch: {} layer(s) load their first weight tiles themselves: {}", left.size(), fmt::join(left, "; ")));
   if (notFaster > 0)

@@ -13,11 +13,13 @@ namespace stowage {
 
 struct TiledProgram;
 
-/// Pairs each layer of `tiled` run by an accelerator with the next layer the same target runs in the same mode
-/// (constant weights not used in place). Cores mode: core c < min(cores of both) of the first loads the second's first
-/// weight tile of core c during its last tile; engine mode: the first layer's last mvin (before its fence, after its
-/// own loads) is the second's first weight block. The tile goes into the second's weight buffer's half 0, which then
-/// lives from the first layer's step
+/// Pairs each layer of `tiled` run by an accelerator with the layer before it that the same target runs in the same
+/// mode (constant weights not used in place). Cores mode: core c < min(cores of both) of the first loads the
+/// second's first weight tile of core c during its last tile; engine mode: the first layer's last mvin (before its
+/// fence, after its own loads) is the second's first weight block. In cores mode the issuer may be up to 3 layers
+/// further back when the layers in between move no data (every operand in place: a resident Add of a few cycles
+/// would hide little of the transfer); the candidate whose pair the cost model finds fastest is taken. The tile goes
+/// into the second's weight buffer's half 0, which then lives from the issuer's step
 /// (ScratchRequest::firstStep). A pair is taken only when that buffer fits its pool (and bank) beside the tile
 /// buffers and resident tensors live at every step in between; a remark names each one left out and why. The
 /// estimates of the layers involved are redone with the transfers moved (estimateLayer's CrossLayerWeights).
