@@ -101,12 +101,22 @@ const OffloadedLayer* layerAt(const ProgramPlan& plan, int step) { return plan.o
 // The zoo ResNet-8 on `boardName`: at least `minPrefetched` layers find their first weights loaded by the layer
 // before on their target; the generated code holds each of `codeMarkers`; the simulator agrees with the estimates,
 // the outputs are the CPU's, and the model is faster than with --no-weight-prefetch.
-void expectResNet8HandsWeightsOver(const std::string& boardName, int minPrefetched, const std::vector<std::string>& codeMarkers) {
-  const Graph g = testing::foldedZooGraph("resnet8");
-  const Board board = testing::exampleBoard(boardName);
+/// The zoo ResNet-8 (`g`) compiled for the example board `boardName`.
+Result<CompileResult> compileResNet8On(const Graph& g, const std::string& boardName, const CompileOptions& o) {
+  return compileGraphOnBoard(g, testing::exampleBoard(boardName), o);
+}
+
+/// Options with a 2 s planner limit.
+CompileOptions quickPlanner() {
   CompileOptions o;
   o.planner.timeLimitSeconds = 2;
-  auto r = compileGraphOnBoard(g, board, o);
+  return o;
+}
+
+void expectResNet8HandsWeightsOver(const std::string& boardName, int minPrefetched, const std::vector<std::string>& codeMarkers) {
+  const Graph g = testing::foldedZooGraph("resnet8");
+  const CompileOptions o = quickPlanner();
+  auto r = compileResNet8On(g, boardName, o);
   ASSERT_TRUE(r.ok()) << r.error().render();
   const ProgramPlan& plan = r->plan;
   int prefetched = 0;
@@ -157,7 +167,7 @@ void expectResNet8HandsWeightsOver(const std::string& boardName, int minPrefetch
   }
   CompileOptions own = o;
   own.prefetchWeights = false;
-  auto without = compileGraphOnBoard(g, board, own);
+  auto without = compileResNet8On(g, boardName, own);
   ASSERT_TRUE(without.ok()) << without.error().render();
   for (const OffloadedLayer& l : without->plan.offloaded) {
     EXPECT_EQ(l.prefetchNext, -1);
@@ -187,10 +197,7 @@ TEST(WeightPrefetch, HexagonLoadsOverResidentAddsFromTheConvolutionBefore) {
   // to 32 cycles, too short to hide a weight load of 1,000+ cycles. The convolution after such an Add gets its
   // first weights from the layer before the Add, and they are there when it starts.
   const Graph g = testing::foldedZooGraph("resnet8");
-  const Board board = testing::exampleBoard("hexagon-vtcm");
-  CompileOptions o;
-  o.planner.timeLimitSeconds = 2;
-  auto r = compileGraphOnBoard(g, board, o);
+  auto r = compileResNet8On(g, "hexagon-vtcm", quickPlanner());
   ASSERT_TRUE(r.ok()) << r.error().render();
   const ProgramPlan& plan = r->plan;
   int over = 0;
