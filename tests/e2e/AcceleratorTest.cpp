@@ -50,9 +50,9 @@ Case zooCase(const fs::path& work, const std::string& name) {
   return c;
 }
 
-/// A TFLite model of ../shared with a deterministic raw input of `bytes` bytes (int8) or floats.
-Case tfliteCase(const fs::path& work, const std::string& file, size_t elems, bool floatInput) {
-  Case c{sharedPath("models/mlperf-tiny/" + file), work / (file + ".bin"), {}};
+/// A TFLite model of ../shared/`folder` with a deterministic raw input of `elems` bytes (int8) or floats.
+Case tfliteCase(const fs::path& work, const std::string& file, size_t elems, bool floatInput, const std::string& folder = "models/mlperf-tiny/") {
+  Case c{sharedPath(folder + file), work / (file + ".bin"), {}};
   std::ofstream o(c.input, std::ios::binary);
   uint32_t s = 12345;
   for (size_t i = 0; i < elems; ++i) {
@@ -105,6 +105,14 @@ TEST(Accelerator, MlperfTinyInt8BitExact) {
   expectBitExactOn(tfliteCase(work, "kws_ref_model.tflite", 490, false), work, "kws", kAllBoards);
   if (!sharedPath("models/mlperf-tiny/model_ToyCar.tflite").empty())
     expectBitExactOn(tfliteCase(work, "model_ToyCar.tflite", 640, true), work, "toycar", {"gemmini-like", "dsp-cluster4"});
+}
+
+TEST(Accelerator, DepthwiseWithDepthMultiplierBitExactOnEveryAcceleratorBoard) {
+  // TFLM's person_detect starts with a depthwise convolution of one input channel and depth multiplier 8: a channel
+  // tile must hold the multiplier's 8 output channels (tiles of 2 computed the wrong channels on the cluster boards).
+  if (sharedPath("models/tflm/person_detect.tflite").empty()) GTEST_SKIP() << "../shared/models/tflm/person_detect.tflite not present";
+  const fs::path work = scratchDir("accel_dw_multiplier");
+  expectBitExactOn(tfliteCase(work, "person_detect.tflite", 96 * 96, false, "models/tflm/"), work, "person", kAllBoards);
 }
 
 TEST(Accelerator, SummaryReportAndFallbackRemarks) {

@@ -347,8 +347,10 @@ LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
       s.rowPixels = p.ow;
       s.channels = p.m;
       s.reduction = static_cast<int64_t>(p.kh) * p.kw * (dw ? 1 : p.kc);
+      // A channel tile holds whole groups: a depthwise layer's depth_multiplier output channels of one input
+      // channel go together (the kernel walks input channel x multiplier), also when there is one input channel.
       const int64_t groups = dw ? p.c : p.c / std::max(1, p.kc);
-      s.channelStep = groups == 1 ? 1 : p.m / groups;
+      s.channelStep = groups == 1 && !dw ? 1 : p.m / std::max<int64_t>(1, groups);
     } else if (q->kernel == QuantKernel::FullyConnected) {
       const auto& p = std::get<stowage_qfc_params>(q->params);
       s.kernel = TileKernel::QFullyConnected;

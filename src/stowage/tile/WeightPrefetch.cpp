@@ -200,11 +200,11 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
   if (taken > 0)
     tiled.remarks.push_back(fmt::format(
         "prefetch: {} layer(s) find their first weight tiles loaded by the previous layer on their target, during its last "
-        "tile ({} bytes of weight buffers live one layer longer; --no-weight-prefetch turns it off)",
+        "tile ({} bytes of weight buffers live from that layer's step; --no-weight-prefetch turns it off)",
         taken, takenBytes));
   if (overDataFree > 0)
     tiled.remarks.push_back(fmt::format("prefetch: {} of them from a layer further back, over layers that move no data (all their operands in "
-                                        "place), which would hide less of the transfer",
+                                        "place) and are too short to hide the transfer",
                                         overDataFree));
   if (!left.empty())
     tiled.remarks.push_back(fmt::format("prefetch: {} layer(s) load their first weight tiles themselves: {}", left.size(), fmt::join(left, "; ")));
