@@ -451,7 +451,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   for (size_t i = 0; i < sched.chunkStart.size(); ++i) d += fmt::format("{}{}u", i ? ", " : "", sched.chunkStart[i]);
   d += "};\n";
   // The loads of the operands with two halves (`doubled`) or with one.
-  // The first weight tile of core c < layer.weightsPrefetchedCores was loaded by the previous layer on the target
+  // The first weight tile of core c < layer.weightsPrefetchedCores was loaded by an earlier layer on the target
   // (its ticket in <prefix>_s<step>_wpre); `dd` is tile t itself ("d") or the next one.
   const std::string prefetchTickets = fmt::format("{}_s{}_wpre", p, layer.step);
   auto load = [&](const std::string& dd, bool doubled) {

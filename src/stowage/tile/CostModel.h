@@ -31,7 +31,7 @@ struct LayerCost {
 };
 
 /// Weight tiles moved across layers (tile/WeightPrefetch.h). The first `prefetchedCores` cores find their first
-/// weight tile loaded by the previous layer on the target: it arrives `firstReady[c]` cycles after this layer starts
+/// weight tile loaded by an earlier layer on the target: it arrives `firstReady[c]` cycles after this layer starts
 /// (0: already there), and that core's input channel is busy until then. Core c < issueNext.size() loads the next
 /// layer's first weight tile for that layer's core c, a transfer of issueNext[c] cycles (0: none), on its input
 /// channel during its last tile (engine: the load queue's last mvin; the layer's fence waits for it).

@@ -117,12 +117,22 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
     ScratchRequest& r = tiled.scratch[req->second];
     const MemoryPool& pool = board.pools[static_cast<size_t>(r.pool)];
     const size_t size = aligned(r.pool, r.sizeBytes);
+    // The first step in [from, next.step) at which the weight buffer does not fit its pool or bank, or -1.
+    auto firstBlockedStep = [&](int from) {
+      for (int s = from; s < next.step; ++s) {
+        const bool poolFits = !pool.sizeBytes || poolLive[{r.pool, s}] + size <= *pool.sizeBytes;
+        const bool bankFits = r.bank < 0 || pool.bankSizeBytes == 0 || bankLive[{r.pool, r.bank, s}] + size <= pool.bankSizeBytes;
+        if (!poolFits || !bankFits) return s;
+      }
+      return -1;
+    };
     struct Pair {
       size_t issuer;
       int cores;
       LayerCost issuerWith, nextWith;
-      std::vector<uint64_t> inFlight;
-      uint64_t between;
+      std::vector<uint64_t> inFlight;  ///< per core: still in flight when the issuer ends
+      std::vector<uint64_t> ready;     ///< per core: arrival counted from `next`'s start
+      bool overLayers;                 ///< layers that move no data run in between
       int64_t saved;
     };
     std::optional<Pair> best;
@@ -136,12 +146,7 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
       const int n = std::min(prev.cores, next.cores);
       const std::vector<uint64_t> transfers = firstWeightTransfers(board, *shape, next, n);
       if (std::all_of(transfers.begin(), transfers.end(), [](uint64_t c) { return c == 0; })) continue;
-      int blocked = -1;
-      for (int s = prev.step; s < next.step && blocked < 0; ++s) {
-        const bool poolFits = !pool.sizeBytes || poolLive[{r.pool, s}] + size <= *pool.sizeBytes;
-        const bool bankFits = r.bank < 0 || pool.bankSizeBytes == 0 || bankLive[{r.pool, r.bank, s}] + size <= pool.bankSizeBytes;
-        if (!poolFits || !bankFits) blocked = s;
-      }
+      const int blocked = firstBlockedStep(prev.step);
       if (blocked >= 0) {
         if (blockedBy.empty())
           blockedBy = fmt::format("'{}' ({} bytes do not fit '{}' beside what step {} ('{}') holds there)", g.nodes[static_cast<size_t>(next.step)].name,
@@ -165,7 +170,7 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
       }
       const LayerCost nextWith = estimate(i, getting);
       const int64_t saved = static_cast<int64_t>(cost[j].total + cost[i].total) - static_cast<int64_t>(prevWith.total + nextWith.total);
-      if (!best || saved > best->saved) best = Pair{j, n, prevWith, nextWith, inFlight, between, saved};
+      if (!best || saved > best->saved) best = Pair{j, n, prevWith, nextWith, inFlight, getting.firstReady, k > 0, saved};
     }
     if (!best) {
       if (!blockedBy.empty()) left.push_back(blockedBy);
@@ -184,9 +189,8 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
     prev.prefetchNext = next.step;
     prev.nextWeightsInFlight = best->inFlight;
     next.weightsPrefetchedCores = best->cores;
-    next.weightsReady.clear();
-    for (uint64_t f : best->inFlight) next.weightsReady.push_back(f > best->between ? f - best->between : 0);
-    if (best->between > 0) ++overDataFree;
+    next.weightsReady = best->ready;
+    if (best->overLayers) ++overDataFree;
     cost[best->issuer] = best->issuerWith;
     cost[i] = best->nextWith;
     for (size_t k : {best->issuer, i}) {

@@ -83,13 +83,7 @@ TEST(OperandBuffers, RowsOuterInputSingleLoadsEachRowBlockOnce) {
 
 TEST(OperandBuffers, CostModelOverlapsTheDoubledOperandsOnly) {
   const LayerShape s = convLayer();
-  Target t;
-  t.kind = TargetKind::Accelerator;
-  t.cores = 1;
-  t.macsPerCycle = 1;
-  t.dmaBytesPerCycle = 1;
-  t.dmaSetupCycles = 10;
-  t.dmaChannels = 2;
+  const Target t = testing::coresTarget(1, 1, 1, 10);
   const TileSchedule mixed = scheduleTiles(s, 2, 1, 1, kInputSingle, TileOrder::RowsOuter);
   const TileSchedule single = scheduleTiles(s, 2, 1, 1, OperandBuffers::uniform(false), TileOrder::RowsOuter);
   const LayerCost mixedCost = estimateLayer(t, s, mixed, kInputSingle);
@@ -154,8 +148,7 @@ TEST(OperandBuffers, Gap8KeepsOneInputHalfWhereTwoDoNotFitAndBeatsOneBuffer) {
 TEST(OperandBuffers, MixedLayersRunBitExactOnTheSimulator) {
   const Graph g = zooGraph("mobilenet-v1-0.25");
   const Board board = gap8();
-  CompileOptions o;
-  o.planner.timeLimitSeconds = 2;
+  const CompileOptions o = testing::quickPlannerOptions();
   auto onBoard = compileGraphOnBoard(g, board, o);
   ASSERT_TRUE(onBoard.ok()) << onBoard.error().render();
   int inputSingle = 0, rowsOuter = 0;

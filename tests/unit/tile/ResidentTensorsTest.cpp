@@ -68,8 +68,7 @@ TEST(ResidentTensors, ResNet8OnHexagonKeepsBlockActivationsInVtcm) {
   const Board board = testing::exampleBoard("hexagon-vtcm");
   const int vtcm = testing::poolIndex(board, "vtcm");
   ASSERT_GE(vtcm, 0);
-  CompileOptions o;
-  o.planner.timeLimitSeconds = 2;
+  const CompileOptions o = testing::quickPlannerOptions();
   auto resident = compileGraphOnBoard(g, board, o);
   ASSERT_TRUE(resident.ok()) << resident.error().render();
   const ProgramPlan& plan = resident->plan;
@@ -124,8 +123,7 @@ TEST(ResidentTensors, SmallLocalPoolAdmitsWhatFitsAndRulesAndGuardKeepMainMemory
   const int vtcm = testing::poolIndex(small, "vtcm");
   ASSERT_GE(vtcm, 0);
   const MemoryPool& pool = small.pools[static_cast<size_t>(vtcm)];
-  CompileOptions o;
-  o.planner.timeLimitSeconds = 2;
+  const CompileOptions o = testing::quickPlannerOptions();
   auto r = compileGraphOnBoard(g, small, o);
   ASSERT_TRUE(r.ok()) << r.error().render();
   const auto inVtcm = activationsIn(r->plan, vtcm);

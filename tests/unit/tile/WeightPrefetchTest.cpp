@@ -106,16 +106,9 @@ Result<CompileResult> compileResNet8On(const Graph& g, const std::string& boardN
   return compileGraphOnBoard(g, testing::exampleBoard(boardName), o);
 }
 
-/// Options with a 2 s planner limit.
-CompileOptions quickPlanner() {
-  CompileOptions o;
-  o.planner.timeLimitSeconds = 2;
-  return o;
-}
-
 void expectResNet8HandsWeightsOver(const std::string& boardName, int minPrefetched, const std::vector<std::string>& codeMarkers) {
   const Graph g = testing::foldedZooGraph("resnet8");
-  const CompileOptions o = quickPlanner();
+  const CompileOptions o = testing::quickPlannerOptions();
   auto r = compileResNet8On(g, boardName, o);
   ASSERT_TRUE(r.ok()) << r.error().render();
   const ProgramPlan& plan = r->plan;
@@ -197,7 +190,7 @@ TEST(WeightPrefetch, HexagonLoadsOverResidentAddsFromTheConvolutionBefore) {
   // to 32 cycles, too short to hide a weight load of 1,000+ cycles. The convolution after such an Add gets its
   // first weights from the layer before the Add, and they are there when it starts.
   const Graph g = testing::foldedZooGraph("resnet8");
-  auto r = compileResNet8On(g, "hexagon-vtcm", quickPlanner());
+  auto r = compileResNet8On(g, "hexagon-vtcm", testing::quickPlannerOptions());
   ASSERT_TRUE(r.ok()) << r.error().render();
   const ProgramPlan& plan = r->plan;
   int over = 0;
@@ -243,8 +236,7 @@ TEST(WeightPrefetch, SmallVtcmTakesOnlyThePairsThatFit) {
   const int vtcm = testing::poolIndex(small, "vtcm");
   ASSERT_GE(vtcm, 0);
   const MemoryPool& pool = small.pools[static_cast<size_t>(vtcm)];
-  CompileOptions o;
-  o.planner.timeLimitSeconds = 2;
+  const CompileOptions o = testing::quickPlannerOptions();
   auto r = compileGraphOnBoard(g, small, o);
   ASSERT_TRUE(r.ok()) << r.error().render();
   // Some weight buffers fit a layer early, others do not (a remark names them and the step in the way).

@@ -38,16 +38,27 @@ inline LayerShape smallConvLayer() {
   return s;
 }
 
-/// A cores-mode accelerator: 2 cores of 4 MACs per cycle, 2 DMA channels of 4 bytes per cycle after 100 setup cycles.
-inline Target smallCoresTarget() {
+/// A cores-mode accelerator with 2 DMA channels: `cores` cores of `macs` MACs per cycle, each channel moving
+/// `bytesPerCycle` bytes per cycle after `setup` cycles.
+inline Target coresTarget(int cores, int macs, int bytesPerCycle, int setup) {
   Target t;
   t.kind = TargetKind::Accelerator;
-  t.cores = 2;
-  t.macsPerCycle = 4;
-  t.dmaBytesPerCycle = 4;
-  t.dmaSetupCycles = 100;
+  t.cores = cores;
+  t.macsPerCycle = macs;
+  t.dmaBytesPerCycle = bytesPerCycle;
+  t.dmaSetupCycles = setup;
   t.dmaChannels = 2;
   return t;
+}
+
+/// A cores-mode accelerator: 2 cores of 4 MACs per cycle, 2 DMA channels of 4 bytes per cycle after 100 setup cycles.
+inline Target smallCoresTarget() { return coresTarget(2, 4, 4, 100); }
+
+/// Compile options with the planner held to 2 s (the tile tests' compiles of zoo models).
+inline CompileOptions quickPlannerOptions() {
+  CompileOptions o;
+  o.planner.timeLimitSeconds = 2;
+  return o;
 }
 
 /// The board examples/boards/<name>.toml.
