@@ -320,7 +320,8 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                    commentText(node.name), opName(node.op), commentText(target.name), layer.mode,
                    layer.cores > 1 ? fmt::format(", {} cores", layer.cores) : "", sched.tiles.size(), layer.rowTile, layer.channelTile,
                    operandBuffersText(buffers) + (layer.rowsOuter ? ", row blocks outer" : "") +
-                       (direct.any() ? ", " + directOperandsText(direct) + " in place" : ""));
+                       (direct.any() ? ", " + directOperandsText(direct) + " in place" : "") +
+                       (sched.weightsSplit ? ", weights on both DMA channels" : ""));
   d += fmt::format("static const {} {}_tiles[{}] = {{\n", type, base, sched.tiles.size());
   for (const TileDesc& t : sched.tiles)
     d += fmt::format("  {{{}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}, {}, {}, {}, {}, {}u, {}u, {}u,\n   {{{}}}}},\n", t.x.offset,
@@ -447,6 +448,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   // input and weights arrive in parallel (weights move once per channel block, stores once per tile).
   const int outChannel = target.dmaChannels > 1 ? 1 : 0;
   const int weightChannel = outChannel;
+  const bool splitWeights = sched.weightsSplit && target.dmaChannels > 1;
   d += fmt::format("static const uint32_t {}_chunks[{}] = {{", base, sched.chunkStart.size());
   for (size_t i = 0; i < sched.chunkStart.size(); ++i) d += fmt::format("{}{}u", i ? ", " : "", sched.chunkStart[i]);
   d += "};\n";
@@ -465,7 +467,23 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                          callOf(dmaStart, {{"channel", "0"}, {"dst", fmt::format("xl[{}->x_buf]", dd)}, {"src", fmt::format("a->x + {}->x_off", dd)},
                                            {"row_bytes", dd + "->x_row_bytes"}, {"rows", dd + "->x_rows"}, {"dst_stride", dd + "->x_row_bytes"},
                                            {"src_stride", dd + "->x_stride"}}));
-    if (buffers.doubled[1] == doubled && !direct.direct[1])
+    if (buffers.doubled[1] == doubled && !direct.direct[1] && splitWeights) {
+      // Two transfers (CostModel: TileSchedule::weightsSplit): the first half of the rows on the weight channel, the
+      // rest on the input channel; a prefetched first tile came whole (both tickets are its one).
+      const std::string prefetched =
+          weightTicket.empty() ? "" : fmt::format("if (t == first && core < {}) {{\n  tw[{}->w_buf] = tw2[{}->w_buf] = {}[core];\n}} else ",
+                                                  layer.weightsPrefetchedCores, dd, dd, prefetchTickets);
+      out += fmt::format("if ({0}->load_w) {{\n  {1}{{\n    const uint32_t h = ({0}->w_rows + 1u) / 2u;\n    tw[{0}->w_buf] = {2};\n"
+                         "    tw2[{0}->w_buf] = {0}->w_rows > h ? {3} : tw[{0}->w_buf];\n  }}\n  pw[{0}->w_buf] = 1;\n}}\n",
+                         dd, prefetched,
+                         callOf(dmaStart, {{"channel", std::to_string(weightChannel)}, {"dst", fmt::format("wl[{}->w_buf]", dd)},
+                                           {"src", fmt::format("a->w + {}->w_off", dd)}, {"row_bytes", dd + "->w_row_bytes"}, {"rows", "h"},
+                                           {"dst_stride", dd + "->w_row_bytes"}, {"src_stride", dd + "->w_stride"}}),
+                         callOf(dmaStart, {{"channel", "0"}, {"dst", fmt::format("wl[{0}->w_buf] + h * {0}->w_row_bytes", dd)},
+                                           {"src", fmt::format("a->w + {0}->w_off + h * {0}->w_stride", dd)}, {"row_bytes", dd + "->w_row_bytes"},
+                                           {"rows", fmt::format("{}->w_rows - h", dd)}, {"dst_stride", dd + "->w_row_bytes"},
+                                           {"src_stride", dd + "->w_stride"}}));
+    } else if (buffers.doubled[1] == doubled && !direct.direct[1])
       out += fmt::format("if ({0}->load_w) {{\n  tw[{0}->w_buf] = {2}{1};\n  pw[{0}->w_buf] = 1;\n}}\n", dd,
                          callOf(dmaStart, {{"channel", std::to_string(weightChannel)}, {"dst", fmt::format("wl[{}->w_buf]", dd)},
                                            {"src", fmt::format("a->w + {}->w_off", dd)}, {"row_bytes", dd + "->w_row_bytes"}, {"rows", dd + "->w_rows"},
@@ -506,6 +524,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                    halves(2, "core"));
   if (direct.any()) d += "  (void)xl;\n  (void)wl;\n  (void)yl;\n";
   d += "  stowage_dma_ticket tx[2] = {0u, 0u}, tw[2] = {0u, 0u}, ty[2] = {0u, 0u};\n  int px[2] = {0, 0}, pw[2] = {0, 0}, py[2] = {0, 0};\n";
+  if (splitWeights) d += "  stowage_dma_ticket tw2[2] = {0u, 0u};\n";
   d += fmt::format("  const uint32_t first = {0}_chunks[core], end = {0}_chunks[core + 1];\n  uint32_t t;\n", base);
   d += fmt::format("  for (t = first; t < end; ++t) {{\n    const {}* const d = &{}_tiles[t];\n", type, base);
   // The first tile's doubled operands; this tile's single ones (the previous compute, which read their one half, is
@@ -519,7 +538,8 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
     d += fmt::format("    if (t + 1u < end) {{\n      const {}* const n = d + 1;\n", type) + indentText(nextLoads, 6) + "    }\n";
   if (next != nullptr) d += fmt::format("    if (t + 1u == end) {}_load_next(a, ws, core);\n", base);
   d += fmt::format("    if (px[d->x_buf]) {{\n      {};\n      px[d->x_buf] = 0;\n    }}\n", wait("tx[d->x_buf]"));
-  d += fmt::format("    if (pw[d->w_buf]) {{\n      {};\n      pw[d->w_buf] = 0;\n    }}\n", wait("tw[d->w_buf]"));
+  d += fmt::format("    if (pw[d->w_buf]) {{\n      {};\n{}      pw[d->w_buf] = 0;\n    }}\n", wait("tw[d->w_buf]"),
+                   splitWeights ? "      " + wait("tw2[d->w_buf]") + ";\n" : std::string());
   d += fmt::format("    if (py[d->y_buf]) {{\n      {};\n      py[d->y_buf] = 0;\n    }}\n", wait("ty[d->y_buf]"));
   d += "    " + callOf(portable, computeArgs("d", "a->side")) + ";\n";
   d += fmt::format("    STOWAGE_SIM_COMPUTE(\"{}\", d->cycles);\n", cStringText(node.name));

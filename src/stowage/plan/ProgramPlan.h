@@ -114,6 +114,7 @@ struct OffloadedLayer {
   bool doubleBuffer = true;    ///< every operand has two buffer halves (see `doubled`)
   bool doubled[3] = {true, true, true};  ///< x, w, y: two buffer halves (ping-pong) or one
   bool rowsOuter = false;      ///< tile order: row blocks outer, channel blocks inner (else channel blocks outer)
+  bool weightsSplit = false;   ///< each weight load split over both DMA channels (TileSchedule::weightsSplit)
   /// x, w, y used in place where the tensor lives (a pool the target's cores reach directly: no tile buffer, no
   /// DMA; tile/ResidentTensors.h)
   bool direct[3] = {false, false, false};

@@ -49,7 +49,15 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
       compute += tileComputeCycles(target, s, t);
       if (t.loadX) loads += dmaCycles(target, t.x);
       const bool prefetched = i == schedule.chunkStart[c] && static_cast<int>(c) < cross.prefetchedCores;
-      if (t.loadW && !prefetched) (engine || sharedChannel ? loads : stores) += dmaCycles(target, t.w);
+      if (t.loadW && !prefetched) {
+        if (schedule.weightsSplit && !engine && !sharedChannel) {
+          const auto [part, rest] = weightLoadParts(t.w);
+          stores += dmaCycles(target, part);
+          loads += dmaCycles(target, rest);  // 0 for a copy that stayed one transfer
+        } else {
+          (engine || sharedChannel ? loads : stores) += dmaCycles(target, t.w);
+        }
+      }
       // A prefetched tile still in flight keeps the input channel busy for its rest.
       if (t.loadW && prefetched && c < cross.firstReady.size()) loads += cross.firstReady[c];
       if (t.storeY) stores += dmaCycles(target, t.y);
@@ -82,8 +90,9 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
     // Queue free times; stores share the load channel when the target has one channel.
     uint64_t loadFree = 0, storeFree = 0, execFree = 0, now = 0;
     const bool sharedChannel = !engine && target.dmaChannels < 2;
-    // Cores with two channels load weights on the store channel (TiledLayerEmitter).
+    // Cores with two channels load weights on the store channel (TiledLayerEmitter), or split over both.
     const bool weightsOnStoreChannel = !engine && !sharedChannel;
+    const bool weightsSplit = schedule.weightsSplit && weightsOnStoreChannel;
     uint64_t xReady[2] = {0, 0}, wReady[2] = {0, 0};      // when each half's data has arrived
     uint64_t xFreed[2] = {0, 0}, wFreed[2] = {0, 0};      // when the last compute reading each half ended
     uint64_t yStored[2] = {0, 0};                         // when the last store out of each y half ended
@@ -122,7 +131,18 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
         ready[buf] = queue;
       };
       if (buffers.doubled[0] == doubled) one(t.loadX, t.x, t.xBuf, xReady, xFreed, loadFree);
-      if (buffers.doubled[1] == doubled) one(t.loadW, t.w, t.wBuf, wReady, wFreed, weightsOnStoreChannel ? storeFree : loadFree);
+      if (buffers.doubled[1] != doubled) return;
+      if (weightsSplit && t.loadW && !(prefetched && i == first)) {
+        // Two transfers, the first part on the weight (store) channel, the rest on the input channel; the tile
+        // waits for both.
+        const auto [part, rest] = weightLoadParts(t.w);
+        uint64_t partReady[2] = {0, 0}, restReady[2] = {0, 0};
+        one(true, part, t.wBuf, partReady, wFreed, storeFree);
+        if (rest.rows > 0) one(true, rest, t.wBuf, restReady, wFreed, loadFree);
+        wReady[t.wBuf] = std::max(partReady[t.wBuf], restReady[t.wBuf]);
+        return;
+      }
+      one(t.loadW, t.w, t.wBuf, wReady, wFreed, weightsOnStoreChannel ? storeFree : loadFree);
     };
     for (size_t i = first; i < end; ++i) {
       const TileDesc& t = schedule.tiles[i];

@@ -60,6 +60,7 @@ std::optional<TileChoice> chooseCpuTiles(const Board& budget, int cpu, const Lay
       c.scratch = std::move(*layout);
       c.schedule = scheduleTiles(s, th, tn, 1, doubleBuffer);
       c.cost = estimateLayer(target, s, c.schedule, doubleBuffer);
+      splitWeightsWhenFaster(target, s, c);
       fitting.push_back(std::move(c));
     }
   if (fitting.empty()) return std::nullopt;

@@ -38,7 +38,18 @@ DirectOperands directOperandsOf(const OffloadedLayer& layer) { return {{layer.di
 TileSchedule offloadedSchedule(const LayerShape& s, const OffloadedLayer& layer) {
   TileSchedule schedule = scheduleTiles(s, layer.rowTile, layer.channelTile, layer.cores, operandBuffersOf(layer), tileOrderOf(layer));
   applyDirectOperands(schedule, directOperandsOf(layer));
+  if (layer.weightsSplit) splitWeightLoads(schedule);
   return schedule;
+}
+
+void splitWeightsWhenFaster(const Target& target, const LayerShape& s, TileChoice& c) {
+  if (target.engineDim > 0 || target.dmaChannels < 2 || c.direct.direct[1]) return;
+  TileSchedule split = c.schedule;
+  splitWeightLoads(split);
+  LayerCost cost = estimateLayer(target, s, split, c.buffers);
+  if (cost.total >= c.cost.total) return;
+  c.schedule = std::move(split);
+  c.cost = std::move(cost);
 }
 
 std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const LayerShape& s, const std::vector<int>& pools, int step,
@@ -102,6 +113,7 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
       c.direct = direct;
       c.schedule = schedule ? std::move(*schedule) : scheduleTiles(s, th, tn, cores, buffers, order);
       c.cost = estimateLayer(target, s, c.schedule, buffers);
+      splitWeightsWhenFaster(target, s, c);
       auto better = [](const TileChoice& a, const TileChoice& b) {
         if (a.cost.total != b.cost.total) return a.cost.total < b.cost.total;
         if (a.direct.any() != b.direct.any()) return a.direct.any();

@@ -35,6 +35,10 @@ TileOrder tileOrderOf(const OffloadedLayer& layer);
 DirectOperands directOperandsOf(const OffloadedLayer& layer);
 TileSchedule offloadedSchedule(const LayerShape& s, const OffloadedLayer& layer);
 
+/// Splits `c`'s weight loads over both DMA channels (splitWeightLoads) when the target's cores have two channels and
+/// the cost model says the layer gets faster; else leaves `c` as it is.
+void splitWeightsWhenFaster(const Target& target, const LayerShape& s, TileChoice& c);
+
 /// Operands whose tensors live in a pool the target's cores reach directly (`resident`), and the bytes those
 /// tensors hold in the scratch pools at this step (`reservedBytes`, kept free of tile buffers).
 struct ResidentOperands {

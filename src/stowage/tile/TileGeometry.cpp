@@ -555,6 +555,26 @@ bool copiesContiguous(const TileSchedule& schedule, int op) {
   return true;
 }
 
+void splitWeightLoads(TileSchedule& schedule) {
+  schedule.weightsSplit = true;
+  for (TileDesc& t : schedule.tiles) {
+    TileCopy& w = t.w;
+    if (w.rows == 1 && w.rowBytes % 8 == 0) {
+      w.rows = 2;
+      w.rowBytes /= 2;
+      w.stride = w.rowBytes;
+    }
+  }
+}
+
+std::pair<TileCopy, TileCopy> weightLoadParts(const TileCopy& w) {
+  TileCopy first = w, rest = w;
+  first.rows = (w.rows + 1) / 2;
+  rest.rows = w.rows - first.rows;
+  rest.offset = w.offset + first.rows * w.stride;
+  return {first, rest};
+}
+
 void applyDirectOperands(TileSchedule& schedule, const DirectOperands& d) {
   if (!d.any()) return;
   for (TileDesc& t : schedule.tiles) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stowage/codegen/KernelCall.h"
@@ -137,10 +138,21 @@ enum class TileOrder { ChannelsOuter, RowsOuter };
 struct TileSchedule {
   std::vector<TileDesc> tiles;
   std::vector<size_t> chunkStart;  ///< cores + 1 entries
+  /// Cores mode with two DMA channels: each weight load is two transfers, its first part on the weight channel (1)
+  /// and the rest on the input channel (0), so a big weight tile arrives in about half the time (splitWeightLoads).
+  bool weightsSplit = false;
 };
 TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, bool doubleBuffer);
 TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, const OperandBuffers& buffers,
                            TileOrder order);
+
+/// Splits every weight load of `schedule` over both DMA channels (TileSchedule::weightsSplit). A contiguous
+/// one-row weight copy becomes two rows of half its bytes when that keeps each half a multiple of 4 bytes (the
+/// packed local buffer is the same), so that it has two parts; a copy that cannot be split stays one transfer.
+void splitWeightLoads(TileSchedule& schedule);
+/// The two transfers of a split weight load `w`: its first ceil(rows / 2) rows (weight channel) and the rest (input
+/// channel; rows 0 for a one-row copy), which lands `w.rowBytes * first.rows` bytes into the local buffer.
+std::pair<TileCopy, TileCopy> weightLoadParts(const TileCopy& w);
 
 /// Per operand (x, w, y): used in place where its tensor lives (a pool the target's cores reach directly, see
 /// tile/ResidentTensors.h): the kernel reads or writes the tensor at the tile's offset, with no tile buffer and no

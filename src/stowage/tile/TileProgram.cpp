@@ -53,6 +53,7 @@ void recordTiledLayer(TiledProgram& r, int step, int target, const std::string& 
   for (int op = 0; op < 3; ++op) L.doubled[op] = choice.buffers.doubled[op];
   for (int op = 0; op < 3; ++op) L.direct[op] = choice.direct.direct[op];
   L.rowsOuter = choice.order == TileOrder::RowsOuter;
+  L.weightsSplit = choice.schedule.weightsSplit;
   L.xBytes = choice.bytes.x;
   L.wBytes = choice.bytes.w;
   L.yBytes = choice.bytes.y;
