@@ -86,10 +86,16 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
     cost[i] = {layers[i].computeCycles, layers[i].dmaCycles, layers[i].totalCycles, {}};
     shapes[i] = layerShapeOf(g, g.nodes[static_cast<size_t>(layers[i].step)]).shape;
   }
-  auto estimate = [&](size_t i, const CrossLayerWeights& cross) {
-    const OffloadedLayer& L = layers[i];
+  // Layer i with `cross`, its weight loads split over both DMA channels or not (`split`).
+  auto estimate = [&](size_t i, const CrossLayerWeights& cross, bool split) {
+    OffloadedLayer L = layers[i];
+    L.weightsSplit = split;
     return estimateLayer(board.targets[static_cast<size_t>(L.target)], *shapes[i], offloadedSchedule(*shapes[i], L), operandBuffersOf(L), cross);
   };
+  // A layer the tiler gave split weight loads (chosen on its own) is also tried without: the transfer the issuer
+  // adds to its input channel queues behind the split's second parts there. Unsplit first: it stays on a tie (a
+  // layer whose only weight tiles come with the layer before splits nothing).
+  auto splitOptions = [](const OffloadedLayer& L) { return L.weightsSplit ? std::vector<bool>{false, true} : std::vector<bool>{false}; };
   int taken = 0, notFaster = 0, overDataFree = 0;
   size_t takenBytes = 0;
   std::vector<std::string> left;
@@ -134,6 +140,7 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
       std::vector<uint64_t> ready;     ///< per core: arrival counted from `next`'s start
       bool overLayers;                 ///< layers that move no data run in between
       int64_t saved;
+      bool issuerSplit, nextSplit;     ///< weight loads split over both channels (TileSchedule::weightsSplit)
     };
     std::optional<Pair> best;
     uint64_t between = 0;  // cycles of the layers between the candidate and `next` (they move no data)
@@ -160,17 +167,22 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
       issuing.prefetchedCores = prev.weightsPrefetchedCores;
       issuing.firstReady = prev.weightsReady;
       issuing.issueNext = transfers;
-      const LayerCost prevWith = estimate(j, issuing);
-      CrossLayerWeights getting;
-      getting.prefetchedCores = n;
-      std::vector<uint64_t> inFlight;
-      for (uint64_t ready : prevWith.nextReady) {
-        inFlight.push_back(ready > prevWith.total ? ready - prevWith.total : 0);
-        getting.firstReady.push_back(inFlight.back() > between ? inFlight.back() - between : 0);
+      for (bool issuerSplit : splitOptions(prev)) {
+        const LayerCost prevWith = estimate(j, issuing, issuerSplit);
+        CrossLayerWeights getting;
+        getting.prefetchedCores = n;
+        std::vector<uint64_t> inFlight;
+        for (uint64_t ready : prevWith.nextReady) {
+          inFlight.push_back(ready > prevWith.total ? ready - prevWith.total : 0);
+          getting.firstReady.push_back(inFlight.back() > between ? inFlight.back() - between : 0);
+        }
+        for (bool nextSplit : splitOptions(next)) {
+          const LayerCost nextWith = estimate(i, getting, nextSplit);
+          const int64_t saved = static_cast<int64_t>(cost[j].total + cost[i].total) - static_cast<int64_t>(prevWith.total + nextWith.total);
+          if (!best || saved > best->saved)
+            best = Pair{j, n, prevWith, nextWith, inFlight, getting.firstReady, k > 0, saved, issuerSplit, nextSplit};
+        }
       }
-      const LayerCost nextWith = estimate(i, getting);
-      const int64_t saved = static_cast<int64_t>(cost[j].total + cost[i].total) - static_cast<int64_t>(prevWith.total + nextWith.total);
-      if (!best || saved > best->saved) best = Pair{j, n, prevWith, nextWith, inFlight, getting.firstReady, k > 0, saved};
     }
     if (!best) {
       if (!blockedBy.empty()) left.push_back(blockedBy);
@@ -188,6 +200,8 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
     r.firstStep = prev.step;
     prev.prefetchNext = next.step;
     prev.nextWeightsInFlight = best->inFlight;
+    prev.weightsSplit = best->issuerSplit;
+    next.weightsSplit = best->nextSplit;
     next.weightsPrefetchedCores = best->cores;
     next.weightsReady = best->ready;
     if (best->overLayers) ++overDataFree;

@@ -118,5 +118,40 @@ TEST(WeightSplit, AutoencoderOnDspClusterSplitsItsWeightLoadsAndRunsAsEstimated)
   testing::expectSameHostOutputs(*r, *onCpu, inputs);
 }
 
+TEST(WeightSplit, PrefetchIssuerDropsItsSplitWhereThePairIsFasterSo) {
+  // hexagon-vtcm, autoencoder: on its own encoder1.fc loads its weights faster split over both channels, but then
+  // the next layer's weights, which it loads on the input channel during its last tile, queue behind the split's
+  // second parts; the weight prefetch pass tries the pair both ways and keeps the faster one.
+  const Graph g = testing::foldedZooGraph("autoencoder");
+  const Board board = testing::exampleBoard("hexagon-vtcm");
+  CompileOptions own = testing::quickPlannerOptions();
+  own.prefetchWeights = false;
+  auto alone = compileGraphOnBoard(g, board, own);
+  ASSERT_TRUE(alone.ok()) << alone.error().render();
+  auto r = compileGraphOnBoard(g, board, testing::quickPlannerOptions());
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  auto find = [](const CompileResult& c, const std::string& name) -> const OffloadedLayer* {
+    for (const OffloadedLayer& l : c.plan.offloaded)
+      if (c.graph.nodes[static_cast<size_t>(l.step)].name == name) return &l;
+    return nullptr;
+  };
+  const OffloadedLayer* before = find(*alone, "encoder1.fc");
+  const OffloadedLayer* issuer = find(*r, "encoder1.fc");
+  const OffloadedLayer* next = find(*r, "encoder2.fc");
+  ASSERT_TRUE(before && issuer && next);
+  EXPECT_TRUE(before->weightsSplit) << "chosen on its own";
+  EXPECT_EQ(issuer->prefetchNext, next->step);
+  EXPECT_FALSE(issuer->weightsSplit) << "the pair is faster with the issuer's weights on one channel";
+  EXPECT_LT(issuer->totalCycles + next->totalCycles, before->totalCycles + find(*alone, "encoder2.fc")->totalCycles);
+
+  HostSimReport sim;
+  HostRunOptions run;
+  run.simReport = &sim;
+  ASSERT_TRUE(runOnHost(*r, testing::patternInputs(g), run).ok());
+  std::map<std::string, uint64_t> spans;
+  for (const auto& [name, cycles] : sim.layerSpans()) spans[name] = cycles;
+  for (const OffloadedLayer& l : r->plan.offloaded) EXPECT_EQ(spans[r->graph.nodes[static_cast<size_t>(l.step)].name], l.totalCycles);
+}
+
 }  // namespace
 }  // namespace stowage
