@@ -121,11 +121,17 @@ TEST(Accelerator, SummaryReportAndFallbackRemarks) {
   auto r = runCommand(cli() + " compile " + shellQuote(c.model.string()) + " -o " + shellQuote((work / "hx").string()) + " --board " +
                       shellQuote(board("hexagon-vtcm")));
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_NE(r.out.find("offloaded layers: 13"), std::string::npos) << r.out;  // 9 convs, the FC and 3 residual Adds
+  EXPECT_NE(r.out.find("offloaded layers: 14"), std::string::npos) << r.out;  // 9 convs, the FC, 3 residual Adds, the AveragePool
   EXPECT_NE(r.out.find("on 'hvx': cores"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("remark: fallback: node 'pool' (AveragePool) runs on 'cpu' instead of 'hvx': no tiled lowering"),
+  EXPECT_NE(r.out.find("step 12 'pool' (AveragePool) on 'hvx': cores x4 cores"), std::string::npos) << r.out;
+  // A node the board lists for the target but that has no tiled lowering runs on the CPU, with a remark saying why
+  // (unfused, the Relus are such nodes).
+  auto unfused = runCommand(cli() + " compile " + shellQuote(c.model.string()) + " -o " + shellQuote((work / "hx_unfused").string()) +
+                            " --no-fuse --board " + shellQuote(board("hexagon-vtcm")));
+  ASSERT_EQ(unfused.exitCode, 0) << unfused.err;
+  EXPECT_NE(unfused.out.find("remark: fallback: node 'stem.relu' (Relu) runs on 'cpu' instead of 'hvx': no tiled lowering for this op"),
             std::string::npos)
-      << r.out;
+      << unfused.out;
   // The Relu after each conv and after each residual Add is fused into it.
   EXPECT_NE(r.out.find("remark: 7 Relu/Clip fused into the Conv, Gemm, Add, Sub or Mul before them"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("'stem.relu' into 'stem.conv'"), std::string::npos) << r.out;

@@ -30,8 +30,8 @@ struct SideOperand {
   char offset = 0;   ///< 0, 'c' (d->ch_off) or 'r' (d->row_off)
 };
 
-/// The compute call's arguments: names of input and weights, C element types of input and output, side operands
-/// in the kernel's (and the lowered call's) order.
+/// The compute call's arguments: names of input and weights (no weights: wArg empty), C element types of input
+/// and output, side operands in the kernel's (and the lowered call's) order.
 struct KernelArgs {
   std::string xArg = "x", wArg = "w", xType, yType;
   std::vector<SideOperand> sides;
@@ -63,6 +63,14 @@ KernelArgs kernelArgs(const LayerShape& s) {
       break;
     case TileKernel::QAddS8:
       a = {"a", "b", "int8_t", "int8_t", {}};
+      break;
+    case TileKernel::AvgPoolF32:
+    case TileKernel::MaxPoolF32:
+      a = {"x", "", "float", "float", {}};
+      break;
+    case TileKernel::QAvgPoolS8:
+    case TileKernel::QMaxPoolS8:
+      a = {"x", "", "int8_t", "int8_t", {}};
       break;
     case TileKernel::QLinearConv:
     case TileKernel::ConvInteger: {
@@ -140,6 +148,22 @@ std::string paramsText(TileKernel k, const TileDesc& t) {
       QuantCall c;
       c.kernel = QuantKernel::Add;
       c.params = t.qbinary;
+      return quantParamsInitializer(c);
+    }
+    case TileKernel::AvgPoolF32:
+    case TileKernel::MaxPoolF32: {
+      const auto& p = t.pool;
+      return fmt::format(".n = {}, .c = {}, .h = {}, .w = {}, .oh = {}, .ow = {}, .kh = {}, .kw = {}, .stride_h = {}, .stride_w = {}, "
+                         ".pad_top = {}, .pad_left = {}, .pad_bottom = {}, .pad_right = {}, .dil_h = {}, .dil_w = {}, "
+                         ".count_include_pad = {}",
+                         p.n, p.c, p.h, p.w, p.oh, p.ow, p.kh, p.kw, p.stride_h, p.stride_w, p.pad_top, p.pad_left, p.pad_bottom,
+                         p.pad_right, p.dil_h, p.dil_w, p.count_include_pad);
+    }
+    case TileKernel::QAvgPoolS8:
+    case TileKernel::QMaxPoolS8: {
+      QuantCall c;
+      c.kernel = k == TileKernel::QAvgPoolS8 ? QuantKernel::AvgPool2d : QuantKernel::MaxPool2d;
+      c.params = t.qpool;
       return quantParamsInitializer(c);
     }
     case TileKernel::MatMulF32:
@@ -289,7 +313,7 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
 }
 
 Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, const OffloadedLayer& layer, const CSymbols& syms,
-                                      const std::vector<std::string>& operands, const std::string& nextWeights) {
+                                      const std::vector<std::string>& callOperands, const std::string& nextWeights) {
   const Node& node = g.nodes[static_cast<size_t>(layer.step)];
   const LayerShapeResult shape = layerShapeOf(g, node);
   if (!shape.shape) return makeError(fmt::format("node '{}'", node.name), "was offloaded but cannot be tiled: " + shape.whyNot);
@@ -306,6 +330,10 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   const std::string base = fmt::format("{}_s{}", p, layer.step);
   const std::string type = descType(syms, k);
   const KernelArgs kargs = kernelArgs(s);
+  // A kernel without weights (pooling) gets NULL in their place: every layer has x, w, sides..., y.
+  const bool hasWeights = !kargs.wArg.empty();
+  std::vector<std::string> operands = callOperands;
+  if (!hasWeights && !operands.empty()) operands.insert(operands.begin() + 1, "NULL");
   const size_t expected = 3 + kargs.sides.size();
   if (operands.size() != expected || kargs.sides.size() > kMaxSideOperands)
     return makeError(fmt::format("node '{}'", node.name), fmt::format("tiled layer expects {} operands, got {}", expected, operands.size()));
@@ -336,8 +364,9 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
     std::vector<std::pair<std::string, std::string>> a;
     a.emplace_back(kargs.xArg, direct.direct[0] ? fmt::format("(const {}*)(const void*)(a->x + {}->x_off)", kargs.xType, dd)
                                                 : fmt::format("(const {}*)(const void*)xl[{}->x_buf]", kargs.xType, dd));
-    a.emplace_back(kargs.wArg, direct.direct[1] ? fmt::format("(const {}*)(const void*)(a->w + {}->w_off)", kargs.xType, dd)
-                                                : fmt::format("(const {}*)(const void*)wl[{}->w_buf]", kargs.xType, dd));
+    if (hasWeights)
+      a.emplace_back(kargs.wArg, direct.direct[1] ? fmt::format("(const {}*)(const void*)(a->w + {}->w_off)", kargs.xType, dd)
+                                                  : fmt::format("(const {}*)(const void*)wl[{}->w_buf]", kargs.xType, dd));
     for (size_t i = 0; i < kargs.sides.size(); ++i) {
       const SideOperand& so = kargs.sides[i];
       if (operands[2 + i] == "NULL") {
@@ -362,7 +391,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
       if (def.intrinsic == tileKernelIntrinsic(k)) portable.args = def.args;
   }
   auto halves = [&](int op, const std::string& core) {
-    if (direct.direct[op]) return std::string("{NULL, NULL}");  // used in place: no tile buffer
+    if (direct.direct[op] || layer.buffers[op][0].empty()) return std::string("{NULL, NULL}");  // in place, or no weights: no tile buffer
     const std::string& h0 = layer.buffers[op][0];
     const std::string& h1 = layer.buffers[op][1].empty() ? h0 : layer.buffers[op][1];
     return fmt::format("{{{}, {}}}", localPointer(plan, syms, h0, layer.coreStride[op], core),
@@ -467,7 +496,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                          callOf(dmaStart, {{"channel", "0"}, {"dst", fmt::format("xl[{}->x_buf]", dd)}, {"src", fmt::format("a->x + {}->x_off", dd)},
                                            {"row_bytes", dd + "->x_row_bytes"}, {"rows", dd + "->x_rows"}, {"dst_stride", dd + "->x_row_bytes"},
                                            {"src_stride", dd + "->x_stride"}}));
-    if (buffers.doubled[1] == doubled && !direct.direct[1] && splitWeights) {
+    if (buffers.doubled[1] == doubled && !direct.direct[1] && hasWeights && splitWeights) {
       // Two transfers (CostModel: TileSchedule::weightsSplit): the first half of the rows on the weight channel, the
       // rest on the input channel; a prefetched first tile came whole (both tickets are its one).
       const std::string prefetched =
@@ -483,7 +512,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                                            {"src", fmt::format("a->w + {0}->w_off + h * {0}->w_stride", dd)}, {"row_bytes", dd + "->w_row_bytes"},
                                            {"rows", fmt::format("{}->w_rows - h", dd)}, {"dst_stride", dd + "->w_row_bytes"},
                                            {"src_stride", dd + "->w_stride"}}));
-    } else if (buffers.doubled[1] == doubled && !direct.direct[1])
+    } else if (buffers.doubled[1] == doubled && !direct.direct[1] && hasWeights)
       out += fmt::format("if ({0}->load_w) {{\n  tw[{0}->w_buf] = {2}{1};\n  pw[{0}->w_buf] = 1;\n}}\n", dd,
                          callOf(dmaStart, {{"channel", std::to_string(weightChannel)}, {"dst", fmt::format("wl[{}->w_buf]", dd)},
                                            {"src", fmt::format("a->w + {}->w_off", dd)}, {"row_bytes", dd + "->w_row_bytes"}, {"rows", dd + "->w_rows"},
@@ -522,7 +551,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   d += "  (void)ws;\n";
   d += fmt::format("  uint8_t* const xl[2] = {};\n  uint8_t* const wl[2] = {};\n  uint8_t* const yl[2] = {};\n", halves(0, "core"), halves(1, "core"),
                    halves(2, "core"));
-  if (direct.any()) d += "  (void)xl;\n  (void)wl;\n  (void)yl;\n";
+  if (direct.any() || !hasWeights) d += "  (void)xl;\n  (void)wl;\n  (void)yl;\n";
   d += "  stowage_dma_ticket tx[2] = {0u, 0u}, tw[2] = {0u, 0u}, ty[2] = {0u, 0u};\n  int px[2] = {0, 0}, pw[2] = {0, 0}, py[2] = {0, 0};\n";
   if (splitWeights) d += "  stowage_dma_ticket tw2[2] = {0u, 0u};\n";
   d += fmt::format("  const uint32_t first = {0}_chunks[core], end = {0}_chunks[core + 1];\n  uint32_t t;\n", base);

@@ -15,6 +15,7 @@
 #include "stowage/plan/analysis/MergeCheck.h"
 #include "stowage/plan/PlanProgram.h"
 #include "stowage/tile/TileProgram.h"
+#include "stowage/tile/WeightPrefetch.h"
 
 namespace stowage {
 
@@ -85,6 +86,8 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const
   if (!plan) return plan.error();
   r.plan = std::move(*plan);
   r.plan.offloaded = tiled.offloaded;
+  // Weight transfers handed over across CPU steps (or other targets' layers) arrive that much earlier.
+  settlePrefetchArrivals(graph, r.plan);
   r.plan.remarks.insert(r.plan.remarks.end(), fusionRemarks.begin(), fusionRemarks.end());
   STOWAGE_ASSIGN_OR_RETURN(r.code, timeStage(timings, "emit-c", [&] { return emitC(graph, r.plan, options.name, emit); }));
 

@@ -20,6 +20,10 @@ const char* tileKernelIntrinsic(TileKernel k) {
     case TileKernel::MatMulInteger: return "matmul_integer";
     case TileKernel::AddF32: return "add_f32";
     case TileKernel::QAddS8: return "qadd_s8";
+    case TileKernel::AvgPoolF32: return "avgpool2d_f32";
+    case TileKernel::MaxPoolF32: return "maxpool2d_f32";
+    case TileKernel::QAvgPoolS8: return "qavgpool2d_s8";
+    case TileKernel::QMaxPoolS8: return "qmaxpool2d_s8";
   }
   return "";
 }
@@ -38,6 +42,10 @@ const char* tileKernelFunction(TileKernel k) {
     case TileKernel::MatMulInteger: return "stowage_matmul_integer";
     case TileKernel::AddF32: return "stowage_add_f32";
     case TileKernel::QAddS8: return "stowage_qadd_s8";
+    case TileKernel::AvgPoolF32: return "stowage_avgpool2d_f32";
+    case TileKernel::MaxPoolF32: return "stowage_maxpool2d_f32";
+    case TileKernel::QAvgPoolS8: return "stowage_qavgpool2d_s8";
+    case TileKernel::QMaxPoolS8: return "stowage_qmaxpool2d_s8";
   }
   return "";
 }
@@ -56,16 +64,28 @@ const char* tileKernelParamsType(TileKernel k) {
     case TileKernel::MatMulInteger: return "stowage_qlinear_matmul_params";
     case TileKernel::AddF32: return "stowage_broadcast_params";
     case TileKernel::QAddS8: return "stowage_qbinary_params";
+    case TileKernel::AvgPoolF32:
+    case TileKernel::MaxPoolF32: return "stowage_pool2d_params";
+    case TileKernel::QAvgPoolS8:
+    case TileKernel::QMaxPoolS8: return "stowage_qpool_params";
   }
   return "";
 }
 
 const char* tileKernelDtype(TileKernel k) {
-  return k == TileKernel::Conv2dF32 || k == TileKernel::GemmF32 || k == TileKernel::MatMulF32 || k == TileKernel::AddF32 ? "float32"
-                                                                                                                    : "int8";
+  return k == TileKernel::Conv2dF32 || k == TileKernel::GemmF32 || k == TileKernel::MatMulF32 || k == TileKernel::AddF32 ||
+                 k == TileKernel::AvgPoolF32 || k == TileKernel::MaxPoolF32
+             ? "float32"
+             : "int8";
 }
 
 bool isElementwiseTileKernel(TileKernel k) { return k == TileKernel::AddF32 || k == TileKernel::QAddS8; }
+
+bool isPoolTileKernel(TileKernel k) {
+  return k == TileKernel::AvgPoolF32 || k == TileKernel::MaxPoolF32 || k == TileKernel::QAvgPoolS8 || k == TileKernel::QMaxPoolS8;
+}
+
+bool runsOnCoresOnly(TileKernel k) { return isElementwiseTileKernel(k) || isPoolTileKernel(k); }
 
 namespace {
 
@@ -86,7 +106,14 @@ struct ConvDims {
 
 ConvDims convDims(const LayerShape& s) {
   ConvDims d{};
-  if (s.kernel == TileKernel::Conv2dF32) {
+  if (s.kernel == TileKernel::AvgPoolF32 || s.kernel == TileKernel::MaxPoolF32) {
+    // A pooling layer reads its windows as a depthwise convolution does (one input channel per output channel).
+    const auto& p = std::get<PoolCall>(s.call.params).params;
+    d = {p.c, p.h, p.w, p.c, p.kh, p.kw, p.oh, p.ow, p.stride_h, p.dil_h, p.pad_top, p.c, 1, true};
+  } else if (s.kernel == TileKernel::QAvgPoolS8 || s.kernel == TileKernel::QMaxPoolS8) {
+    const auto& p = std::get<stowage_qpool_params>(std::get<QuantCall>(s.call.params).params);
+    d = {p.c, p.h, p.w, p.c, p.kh, p.kw, p.oh, p.ow, p.stride_h, 1, p.pad_top, p.c, 1, false};
+  } else if (s.kernel == TileKernel::Conv2dF32) {
     const auto& p = std::get<ConvCall>(s.call.params).params;
     d = {p.c, p.h, p.w, p.m, p.kh, p.kw, p.oh, p.ow, p.stride_h, p.dil_h, p.pad_top, p.group, p.c / p.group, true};
   } else if (isQLinear(s.kernel)) {
@@ -186,6 +213,48 @@ TileDesc convTile(const LayerShape& s, int64_t batch, int64_t oy0, int64_t th, i
   }
   t.x.offset += xImage;
   t.y.offset += yImage;
+  return t;
+}
+
+/// A tile of image `batch` of a pooling layer: the input rows its output rows read of its channels (NCHW: one run
+/// per channel; NHWC: the channels of every pixel), no weights. The tile's h, pad_top (and pad_bottom where the
+/// tile does not reach the image's last row: its windows end inside the loaded rows) describe the loaded rows.
+TileDesc poolTile(const LayerShape& s, int64_t batch, int64_t oy0, int64_t th, int64_t n0, int64_t tn) {
+  const ConvDims d = convDims(s);
+  const size_t e = s.elemBytes;
+  const RowSpan rs = inputRows(d, oy0, oy0 + th);
+  const int64_t ih = rs.end - rs.first;
+  TileDesc t;
+  t.outRows = th;
+  t.channels = tn;
+  t.channelOffset = n0;
+  t.macs = th * d.ow * tn * s.reduction;  // one add or compare per tap
+  if (d.nchw) {
+    const size_t xImage = static_cast<size_t>(batch * d.c * d.h * d.w) * e, yImage = static_cast<size_t>(batch * d.c * d.oh * d.ow) * e;
+    t.x = copy2d(xImage + static_cast<size_t>((n0 * d.h + rs.first) * d.w) * e, static_cast<size_t>(tn), static_cast<size_t>(ih * d.w) * e,
+                 static_cast<size_t>(d.h * d.w) * e);
+    t.y = copy2d(yImage + static_cast<size_t>((n0 * d.oh + oy0) * d.ow) * e, static_cast<size_t>(tn), static_cast<size_t>(th * d.ow) * e,
+                 static_cast<size_t>(d.oh * d.ow) * e);
+    t.pool = std::get<PoolCall>(s.call.params).params;
+    t.pool.n = 1;
+    t.pool.c = static_cast<int32_t>(tn);
+    t.pool.h = static_cast<int32_t>(ih);
+    t.pool.oh = static_cast<int32_t>(th);
+    t.pool.pad_top = static_cast<int32_t>(rs.padTop);
+    if (rs.end < d.h) t.pool.pad_bottom = 0;
+  } else {
+    const size_t xImage = static_cast<size_t>(batch * d.h * d.w * d.c), yImage = static_cast<size_t>(batch * d.oh * d.ow * d.c);
+    t.x = copy2d(xImage + static_cast<size_t>(rs.first * d.w * d.c + n0), static_cast<size_t>(ih * d.w), static_cast<size_t>(tn),
+                 static_cast<size_t>(d.c));
+    t.y = copy2d(yImage + static_cast<size_t>(oy0 * d.ow * d.c + n0), static_cast<size_t>(th * d.ow), static_cast<size_t>(tn),
+                 static_cast<size_t>(d.c));
+    t.qpool = std::get<stowage_qpool_params>(std::get<QuantCall>(s.call.params).params);
+    t.qpool.n = 1;
+    t.qpool.c = static_cast<int32_t>(tn);
+    t.qpool.h = static_cast<int32_t>(ih);
+    t.qpool.oh = static_cast<int32_t>(th);
+    t.qpool.pad_top = static_cast<int32_t>(rs.padTop);
+  }
   return t;
 }
 
@@ -292,6 +361,7 @@ TileDesc addTile(const LayerShape& s, int64_t r0, int64_t tr) {
 
 TileDesc makeTile(const LayerShape& s, int64_t batch, int64_t r0, int64_t tr, int64_t n0, int64_t tn) {
   TileDesc t = isElementwiseTileKernel(s.kernel) ? addTile(s, r0, tr)
+               : isPoolTileKernel(s.kernel)   ? poolTile(s, batch, r0, tr, n0, tn)
                : isConv(s.kernel)             ? convTile(s, batch, r0, tr, n0, tn)
                                               : matrixTile(s, batch, r0, tr, n0, tn);
   t.batch = batch;
@@ -357,6 +427,15 @@ LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
       s.rows = p.batches;
       s.channels = p.m;
       s.reduction = p.k;
+    } else if (q->kernel == QuantKernel::AvgPool2d || q->kernel == QuantKernel::MaxPool2d) {
+      // AVERAGE_POOL_2D / MAX_POOL_2D, NHWC: output rows by channels, kh x kw taps per output.
+      const auto& p = std::get<stowage_qpool_params>(q->params);
+      s.kernel = q->kernel == QuantKernel::AvgPool2d ? TileKernel::QAvgPoolS8 : TileKernel::QMaxPoolS8;
+      s.batches = p.n;
+      s.rows = p.oh;
+      s.rowPixels = p.ow;
+      s.channels = p.c;
+      s.reduction = static_cast<int64_t>(p.kh) * p.kw;
     } else if (q->kernel == QuantKernel::Add) {
       // ADD of two int8 tensors of the output's shape (no broadcast): rows of the last dim, as the float Add.
       const auto& p = std::get<stowage_qbinary_params>(q->params);
@@ -424,6 +503,20 @@ LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
       r.whyNot = "no tiled lowering for this op";
       return r;
     }
+  } else if (const auto* pc = std::get_if<PoolCall>(&s.call.params)) {
+    // MaxPool / AveragePool, 2-D (or 1-D as one row), NCHW: output rows by channels, kh x kw taps per output.
+    const stowage_pool2d_params& p = pc->params;
+    if (node.outputs.size() > 1 && node.outputs[1] != kNoTensor) {
+      r.whyNot = "MaxPool's Indices output has no tiled lowering";
+      return r;
+    }
+    s.kernel = pc->max ? TileKernel::MaxPoolF32 : TileKernel::AvgPoolF32;
+    s.elemBytes = 4;
+    s.batches = p.n;
+    s.rows = p.oh;
+    s.rowPixels = p.ow;
+    s.channels = p.c;
+    s.reduction = static_cast<int64_t>(p.kh) * p.kw;
   } else if (const auto* bc = std::get_if<BinaryCall>(&s.call.params)) {
     // Add of two tensors of the output's shape (no broadcast): rows of the last dim, one add per element.
     const stowage_broadcast_params& p = bc->params;

@@ -20,7 +20,8 @@ namespace stowage {
 /// TFLite int8 NHWC (QConv2d .. QFullyConnected), float32 NCHW (Conv2dF32, GemmF32, MatMulF32), the ONNX
 /// integer ops, NCHW with int8 / uint8 operands (QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger), and the
 /// element-wise Add of two same-shape tensors (AddF32 float, QAddS8 TFLite int8: cores mode only; rows of the
-/// tensor's last dim).
+/// tensor's last dim), and 2-D pooling (AvgPoolF32 / MaxPoolF32 float NCHW, QAvgPoolS8 / QMaxPoolS8 TFLite int8
+/// NHWC: cores mode only; no weights; tiles of output rows by channels, as a depthwise convolution's).
 enum class TileKernel {
   QConv2d,
   QDepthwiseConv2d,
@@ -33,15 +34,22 @@ enum class TileKernel {
   QLinearMatMul,
   MatMulInteger,
   AddF32,
-  QAddS8
+  QAddS8,
+  AvgPoolF32,
+  MaxPoolF32,
+  QAvgPoolS8,
+  QMaxPoolS8
 };
 inline constexpr TileKernel kAllTileKernels[] = {TileKernel::QConv2d,     TileKernel::QDepthwiseConv2d, TileKernel::QFullyConnected,
                                                  TileKernel::Conv2dF32,   TileKernel::GemmF32,          TileKernel::MatMulF32,
                                                  TileKernel::QLinearConv, TileKernel::ConvInteger,      TileKernel::QLinearMatMul,
-                                                 TileKernel::MatMulInteger, TileKernel::AddF32,       TileKernel::QAddS8};
+                                                 TileKernel::MatMulInteger, TileKernel::AddF32,       TileKernel::QAddS8,
+                                                 TileKernel::AvgPoolF32,  TileKernel::MaxPoolF32,       TileKernel::QAvgPoolS8,
+                                                 TileKernel::QMaxPoolS8};
 
 /// "qconv2d_s8", "qdepthwise_conv2d_s8", "qfully_connected_s8", "conv2d_f32", "gemm_f32", "matmul_f32",
-/// "qlinear_conv", "conv_integer", "qlinear_matmul", "matmul_integer", "add_f32", "qadd_s8".
+/// "qlinear_conv", "conv_integer", "qlinear_matmul", "matmul_integer", "add_f32", "qadd_s8", "avgpool2d_f32",
+/// "maxpool2d_f32", "qavgpool2d_s8", "qmaxpool2d_s8".
 const char* tileKernelIntrinsic(TileKernel k);
 /// The portable kernel: "stowage_qconv2d_s8", ...
 const char* tileKernelFunction(TileKernel k);
@@ -102,10 +110,16 @@ struct TileDesc {
   stowage_qlinear_matmul_params qlmatmul{};
   stowage_broadcast_params binary{};
   stowage_qbinary_params qbinary{};
+  stowage_pool2d_params pool{};
+  stowage_qpool_params qpool{};
 };
 
-/// True for the element-wise kernels (AddF32, QAddS8): run by a target's cores, never by a matrix engine.
+/// True for the element-wise kernels (AddF32, QAddS8).
 bool isElementwiseTileKernel(TileKernel k);
+/// True for the pooling kernels (AvgPoolF32, MaxPoolF32, QAvgPoolS8, QMaxPoolS8): no weights.
+bool isPoolTileKernel(TileKernel k);
+/// True for the kernels a target's cores run and a matrix engine does not (element-wise and pooling).
+bool runsOnCoresOnly(TileKernel k);
 
 /// Bytes of the largest input, weight and output tile for tiles of `rowTile` rows by `channelTile` channels.
 struct TileBytes {

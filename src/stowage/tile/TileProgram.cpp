@@ -109,8 +109,9 @@ TiledProgram tilePass(const Graph& g, const Board& board, const TileOptions& opt
     }
     // The kernel's data type: int8 for the TFLite and ONNX integer kernels (int8 / uint8 operands), else float32.
     const std::string dtype = tileKernelDtype(shape.shape->kernel);
-    if (target.engineDim > 0 && isElementwiseTileKernel(shape.shape->kernel)) {
-      fallback("the matrix engine runs no element-wise Add (it is tiled for targets that run layers on their cores)");
+    if (target.engineDim > 0 && runsOnCoresOnly(shape.shape->kernel)) {
+      fallback(fmt::format("the matrix engine runs no {} (it is tiled for targets that run layers on their cores)",
+                           isPoolTileKernel(shape.shape->kernel) ? "pooling" : "element-wise Add"));
       continue;
     }
     if (target.engineDim > 0 && !target.engineRuns(dtype)) {

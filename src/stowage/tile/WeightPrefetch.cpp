@@ -9,6 +9,8 @@
 #include <optional>
 #include <tuple>
 
+#include "stowage/codegen/KernelCall.h"
+#include "stowage/plan/CpuLayerCost.h"
 #include "stowage/plan/MemoryPlan.h"
 #include "stowage/tile/ResidentTensors.h"
 #include "stowage/tile/TileChoice.h"
@@ -31,9 +33,10 @@ std::vector<uint64_t> firstWeightTransfers(const Board& board, const LayerShape&
 /// Layers the issuer search looks back over: the layer before `next` on its target and up to 3 before it.
 constexpr size_t kMaxIssuerLookBack = 4;
 
-/// A cores-mode layer whose cores start no transfer: input, weights and output used in place (tile/ResidentTensors.h).
+/// A cores-mode layer whose cores start no transfer: input, weights (if it has any) and output used in place
+/// (tile/ResidentTensors.h).
 bool movesNoData(const OffloadedLayer& layer) {
-  return layer.direct[0] && layer.direct[1] && layer.direct[2] && layer.prefetchNext < 0;
+  return layer.direct[0] && (layer.direct[1] || layer.buffers[1][0].empty()) && layer.direct[2] && layer.prefetchNext < 0;
 }
 
 }  // namespace
@@ -230,6 +233,46 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
     tiled.remarks.push_back(fmt::format("prefetch: {} layer(s) load their first weight tiles themselves: loading them during the layer "
                                         "before would not be faster under the cost model",
                                         notFaster));
+}
+
+void settlePrefetchArrivals(const Graph& g, ProgramPlan& plan) {
+  std::vector<OffloadedLayer>& layers = plan.offloaded;
+  const Board& board = plan.board;
+  auto stepCycles = [&](size_t step) -> uint64_t {
+    if (const OffloadedLayer* o = offloadedAtStep(layers, static_cast<int>(step))) return o->totalCycles;
+    const Node& n = g.nodes[step];
+    const auto lowered = lowerNode(g, n);
+    if (!lowered.ok() || lowered->empty() || step >= plan.nodeTargets.size()) return 0;
+    return cpuLayerCycles(g, n, plan, plan.nodeTargets[step]);
+  };
+  auto reestimate = [&](size_t i) {
+    OffloadedLayer& L = layers[i];
+    const auto shape = layerShapeOf(g, g.nodes[static_cast<size_t>(L.step)]).shape;
+    if (!shape) return LayerCost{};
+    const LayerCost c = estimateLayer(board.targets[static_cast<size_t>(L.target)], *shape, offloadedSchedule(*shape, L), operandBuffersOf(L),
+                                      crossLayerTransfers(g, board, layers, i));
+    L.computeCycles = c.compute;
+    L.dmaCycles = c.dma;
+    L.totalCycles = c.total;
+    return c;
+  };
+  for (size_t i = 0; i < layers.size(); ++i) {
+    OffloadedLayer& issuer = layers[i];
+    if (issuer.prefetchNext < 0) continue;
+    size_t r = i + 1;
+    while (r < layers.size() && layers[r].step != issuer.prefetchNext) ++r;
+    if (r == layers.size()) continue;
+    uint64_t gap = 0;
+    for (int s = issuer.step + 1; s < issuer.prefetchNext; ++s) gap += stepCycles(static_cast<size_t>(s));
+    // The issuer's own estimate may have changed (it received weights over a gap itself): its remainder in flight.
+    const LayerCost own = reestimate(i);
+    for (size_t c = 0; c < issuer.nextWeightsInFlight.size() && c < own.nextReady.size(); ++c)
+      issuer.nextWeightsInFlight[c] = own.nextReady[c] > own.total ? own.nextReady[c] - own.total : 0;
+    OffloadedLayer& receiver = layers[r];
+    for (size_t c = 0; c < receiver.weightsReady.size() && c < issuer.nextWeightsInFlight.size(); ++c)
+      receiver.weightsReady[c] = issuer.nextWeightsInFlight[c] > gap ? issuer.nextWeightsInFlight[c] - gap : 0;
+    reestimate(r);
+  }
 }
 
 }  // namespace stowage

@@ -25,6 +25,13 @@ struct TiledProgram;
 /// estimates of the layers involved are redone with the transfers moved (estimateLayer's CrossLayerWeights).
 void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled);
 
+/// After planning: a pair whose layers are not adjacent (CPU layers, layers of other targets, or layers that move
+/// no data run in between) has its receiver's arrival times (OffloadedLayer::weightsReady) counted from the issuer's
+/// end minus the cycles of every step in between (CPU steps by cpuLayerCycles in their planned pools, as the
+/// simulator charges them); the tiler counted only the data-free layers of the target, as it runs before the plan.
+/// The receivers' estimates are redone with them, and each issuer's in-flight remainder with its own estimate.
+void settlePrefetchArrivals(const Graph& g, ProgramPlan& plan);
+
 /// The first weight copy of each of the first `n` core chunks of `schedule` (rows 0 when that chunk loads none): the
 /// transfers a layer before on the target makes for it.
 std::vector<TileCopy> firstWeightCopies(const TileSchedule& schedule, int n);
