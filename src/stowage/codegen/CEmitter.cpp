@@ -99,15 +99,7 @@ std::string paramsInitializer(const KernelCall& call) {
             return fmt::format(".rank = {}, .shape = {}, .a_stride = {}, .b_stride = {}{}", p.rank, intList(p.shape, r),
                                intList(p.a_stride, r), intList(p.b_stride, r), clampFields(p));
           },
-          [](const PoolCall& c) {
-            const auto& p = c.params;
-            return fmt::format(
-                ".n = {}, .c = {}, .h = {}, .w = {}, .oh = {}, .ow = {}, .kh = {}, .kw = {}, .stride_h = {}, .stride_w = {},\n"
-                "  .pad_top = {}, .pad_left = {}, .pad_bottom = {}, .pad_right = {}, .dil_h = {}, .dil_w = {},\n"
-                "  .count_include_pad = {}",
-                p.n, p.c, p.h, p.w, p.oh, p.ow, p.kh, p.kw, p.stride_h, p.stride_w, p.pad_top, p.pad_left, p.pad_bottom,
-                p.pad_right, p.dil_h, p.dil_w, p.count_include_pad);
-          },
+          [](const PoolCall& c) { return poolParamsInitializer(c.params); },
           [](const GatherCall& c) {
             const auto& p = c.params;
             const int32_t r = std::max(1, p.rank);

@@ -132,6 +132,8 @@ struct KernelCall {
   TensorId output = kNoTensor;
 };
 
+/// Designated-initializer body of a pooling call's stowage_pool2d_params (the CPU call's and a pooling tile's).
+std::string poolParamsInitializer(const stowage_pool2d_params& p);
 /// C function a call invokes ("stowage_conv2d_f32", ..., "memcpy").
 std::string kernelFunctionName(const KernelCall& call);
 /// ", .clamp = 1, .clamp_min = ..., .clamp_max = ..." for a conv, Gemm or binary op with a fused activation, else "" (for

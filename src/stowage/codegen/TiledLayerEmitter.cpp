@@ -115,20 +115,16 @@ std::string descType(const CSymbols& syms, TileKernel k) { return fmt::format("{
 
 /// Designated initializer of the tile's kernel parameters.
 std::string paramsText(TileKernel k, const TileDesc& t) {
+  auto quant = [](QuantKernel kernel, const auto& params) {
+    QuantCall c;
+    c.kernel = kernel;
+    c.params = params;
+    return quantParamsInitializer(c);
+  };
   switch (k) {
-    case TileKernel::QConv2d:
-    case TileKernel::QDepthwiseConv2d: {
-      QuantCall c;
-      c.kernel = k == TileKernel::QConv2d ? QuantKernel::Conv2d : QuantKernel::DepthwiseConv2d;
-      c.params = t.qconv;
-      return quantParamsInitializer(c);
-    }
-    case TileKernel::QFullyConnected: {
-      QuantCall c;
-      c.kernel = QuantKernel::FullyConnected;
-      c.params = t.qfc;
-      return quantParamsInitializer(c);
-    }
+    case TileKernel::QConv2d: return quant(QuantKernel::Conv2d, t.qconv);
+    case TileKernel::QDepthwiseConv2d: return quant(QuantKernel::DepthwiseConv2d, t.qconv);
+    case TileKernel::QFullyConnected: return quant(QuantKernel::FullyConnected, t.qfc);
     case TileKernel::Conv2dF32: {
       const auto& p = t.conv;
       return fmt::format(".n = {}, .c = {}, .h = {}, .w = {}, .m = {}, .kh = {}, .kw = {}, .oh = {}, .ow = {}, .stride_h = {}, "
@@ -144,28 +140,11 @@ std::string paramsText(TileKernel k, const TileDesc& t) {
     }
     case TileKernel::AddF32:
       return fmt::format(".rank = 1, .shape = {{{}}}, .a_stride = {{1}}, .b_stride = {{1}}{}", t.binary.shape[0], clampFields(t.binary));
-    case TileKernel::QAddS8: {
-      QuantCall c;
-      c.kernel = QuantKernel::Add;
-      c.params = t.qbinary;
-      return quantParamsInitializer(c);
-    }
+    case TileKernel::QAddS8: return quant(QuantKernel::Add, t.qbinary);
     case TileKernel::AvgPoolF32:
-    case TileKernel::MaxPoolF32: {
-      const auto& p = t.pool;
-      return fmt::format(".n = {}, .c = {}, .h = {}, .w = {}, .oh = {}, .ow = {}, .kh = {}, .kw = {}, .stride_h = {}, .stride_w = {}, "
-                         ".pad_top = {}, .pad_left = {}, .pad_bottom = {}, .pad_right = {}, .dil_h = {}, .dil_w = {}, "
-                         ".count_include_pad = {}",
-                         p.n, p.c, p.h, p.w, p.oh, p.ow, p.kh, p.kw, p.stride_h, p.stride_w, p.pad_top, p.pad_left, p.pad_bottom,
-                         p.pad_right, p.dil_h, p.dil_w, p.count_include_pad);
-    }
-    case TileKernel::QAvgPoolS8:
-    case TileKernel::QMaxPoolS8: {
-      QuantCall c;
-      c.kernel = k == TileKernel::QAvgPoolS8 ? QuantKernel::AvgPool2d : QuantKernel::MaxPool2d;
-      c.params = t.qpool;
-      return quantParamsInitializer(c);
-    }
+    case TileKernel::MaxPoolF32: return poolParamsInitializer(t.pool);
+    case TileKernel::QAvgPoolS8: return quant(QuantKernel::AvgPool2d, t.qpool);
+    case TileKernel::QMaxPoolS8: return quant(QuantKernel::MaxPool2d, t.qpool);
     case TileKernel::MatMulF32:
       // One matrix product per tile (the tiles walk the batch).
       return fmt::format(".batch_rank = 0, .m = {}, .n = {}, .k = {}", t.matmul.m, t.matmul.n, t.matmul.k);

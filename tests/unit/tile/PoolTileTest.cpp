@@ -27,6 +27,20 @@ void scatter(std::vector<uint8_t>& tensor, const TileCopy& copy, const std::vect
   for (size_t r = 0; r < copy.rows; ++r) std::memcpy(tensor.data() + copy.offset + r * copy.stride, local.data() + r * copy.rowBytes, copy.rowBytes);
 }
 
+/// The tiler's view of a pooling call: oh rows of ow outputs by c channels, kh * kw taps each.
+LayerShape poolShape(TileKernel kernel, KernelParams call, int64_t batches, int64_t oh, int64_t ow, int64_t c, int64_t taps, size_t elemBytes) {
+  LayerShape s;
+  s.kernel = kernel;
+  s.call = KernelCall{std::move(call), {}, kNoTensor};
+  s.batches = batches;
+  s.rows = oh;
+  s.rowPixels = ow;
+  s.channels = c;
+  s.reduction = taps;
+  s.elemBytes = s.outElemBytes = elemBytes;
+  return s;
+}
+
 /// Float pooling: x [2, 3, 9, 7], 3x2 windows, stride 2 x 1, pads top 1 / bottom 2 (a last window past the image,
 /// as ceil mode gives), left 1 / right 0, dilation 2 x 1.
 LayerShape floatPool(bool max, bool countIncludePad) {
@@ -39,16 +53,7 @@ LayerShape floatPool(bool max, bool countIncludePad) {
   p.oh = (p.h + p.pad_top + p.pad_bottom - ((p.kh - 1) * p.dil_h + 1)) / p.stride_h + 1;
   p.ow = (p.w + p.pad_left + p.pad_right - ((p.kw - 1) * p.dil_w + 1)) / p.stride_w + 1;
   p.count_include_pad = countIncludePad ? 1 : 0;
-  LayerShape s;
-  s.kernel = max ? TileKernel::MaxPoolF32 : TileKernel::AvgPoolF32;
-  s.call = KernelCall{c, {}, kNoTensor};
-  s.batches = p.n;
-  s.rows = p.oh;
-  s.rowPixels = p.ow;
-  s.channels = p.c;
-  s.reduction = p.kh * p.kw;
-  s.elemBytes = s.outElemBytes = 4;
-  return s;
+  return poolShape(max ? TileKernel::MaxPoolF32 : TileKernel::AvgPoolF32, c, p.n, p.oh, p.ow, p.c, p.kh * p.kw, 4);
 }
 
 void expectFloatTilesMatch(bool max, bool countIncludePad) {
@@ -95,14 +100,7 @@ TEST(PoolTiles, Int8NhwcPoolTilesGiveTheUntiledOutputs) {
     p.n = 1, p.h = 8, p.w = 6, p.c = 5, p.kh = 3, p.kw = 3, p.stride_h = 2, p.stride_w = 2, p.pad_top = 1, p.pad_left = 1;
     p.oh = 4, p.ow = 3, p.act_min = -100, p.act_max = 90;
     c.params = p;
-    LayerShape s;
-    s.kernel = max ? TileKernel::QMaxPoolS8 : TileKernel::QAvgPoolS8;
-    s.call = KernelCall{c, {}, kNoTensor};
-    s.rows = p.oh;
-    s.rowPixels = p.ow;
-    s.channels = p.c;
-    s.reduction = p.kh * p.kw;
-    s.elemBytes = s.outElemBytes = 1;
+    const LayerShape s = poolShape(max ? TileKernel::QMaxPoolS8 : TileKernel::QAvgPoolS8, c, p.n, p.oh, p.ow, p.c, p.kh * p.kw, 1);
     std::vector<uint8_t> x(static_cast<size_t>(p.h * p.w * p.c));
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>((i * 53) % 256);
     std::vector<uint8_t> want(static_cast<size_t>(p.oh * p.ow * p.c));

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -145,19 +144,8 @@ void expectResNet8HandsWeightsOver(const std::string& boardName, int minPrefetch
 
   // On the simulator: every offloaded layer takes the cycles the compiler estimated, the outputs are those of the
   // CPU, and the model is faster than with each layer loading its own first weights.
-  HostSimReport sim;
-  HostRunOptions run;
-  run.simReport = &sim;
   const std::vector<Tensor> inputs = testing::patternInputs(g);
-  auto outputs = runOnHost(*r, inputs, run);
-  ASSERT_TRUE(outputs.ok()) << outputs.error().render();
-  std::map<std::string, uint64_t> spans;
-  for (const auto& [name, cycles] : sim.layerSpans()) spans[name] = cycles;
-  for (const OffloadedLayer& l : plan.offloaded) {
-    const std::string& name = r->graph.nodes[static_cast<size_t>(l.step)].name;
-    ASSERT_TRUE(spans.count(name)) << name;
-    EXPECT_EQ(spans[name], l.totalCycles) << name;
-  }
+  const uint64_t with = testing::expectLayersRunAsEstimated(*r, inputs);
   CompileOptions own = o;
   own.prefetchWeights = false;
   auto without = compileResNet8On(g, boardName, own);
@@ -167,9 +155,10 @@ void expectResNet8HandsWeightsOver(const std::string& boardName, int minPrefetch
     EXPECT_EQ(l.weightsPrefetchedCores, 0);
   }
   HostSimReport simWithout;
+  HostRunOptions run;
   run.simReport = &simWithout;
   ASSERT_TRUE(runOnHost(*without, inputs, run).ok());
-  EXPECT_LT(sim.totalCycles(), simWithout.totalCycles());
+  EXPECT_LT(with, simWithout.totalCycles());
   auto onCpu = compileGraph(g, o);
   ASSERT_TRUE(onCpu.ok()) << onCpu.error().render();
   testing::expectSameHostOutputs(*r, *onCpu, inputs);
@@ -220,14 +209,7 @@ TEST(WeightPrefetch, HexagonLoadsOverResidentAddsFromTheConvolutionBefore) {
   EXPECT_TRUE(remark);
   // The simulator agrees with the estimates and the outputs are the CPU's (as in the test above, which runs the
   // same compile).
-  HostSimReport sim;
-  HostRunOptions run;
-  run.simReport = &sim;
-  const std::vector<Tensor> inputs = testing::patternInputs(g);
-  ASSERT_TRUE(runOnHost(*r, inputs, run).ok());
-  std::map<std::string, uint64_t> spans;
-  for (const auto& [name, cycles] : sim.layerSpans()) spans[name] = cycles;
-  for (const OffloadedLayer& l : plan.offloaded) EXPECT_EQ(spans[r->graph.nodes[static_cast<size_t>(l.step)].name], l.totalCycles);
+  testing::expectLayersRunAsEstimated(*r, testing::patternInputs(g));
 }
 
 TEST(WeightPrefetch, SmallVtcmTakesOnlyThePairsThatFit) {

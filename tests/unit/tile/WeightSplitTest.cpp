@@ -3,7 +3,6 @@
 // split, running it on the simulator in the cycles the compiler estimated, with the CPU's outputs.
 #include <gtest/gtest.h>
 
-#include <map>
 
 #include "ZooTestGraphs.h"
 #include "stowage/driver/Compiler.h"
@@ -101,18 +100,8 @@ TEST(WeightSplit, AutoencoderOnDspClusterSplitsItsWeightLoadsAndRunsAsEstimated)
   EXPECT_GE(split, 4) << "the autoencoder's 128x128 FC layers load 8 KiB of weights per 16-channel tile";
   EXPECT_NE(r->code.source.text.find("tw2[d->w_buf]"), std::string::npos);
 
-  HostSimReport sim;
-  HostRunOptions run;
-  run.simReport = &sim;
   const std::vector<Tensor> inputs = testing::patternInputs(g);
-  ASSERT_TRUE(runOnHost(*r, inputs, run).ok());
-  std::map<std::string, uint64_t> spans;
-  for (const auto& [name, cycles] : sim.layerSpans()) spans[name] = cycles;
-  for (const OffloadedLayer& l : plan.offloaded) {
-    const std::string& name = r->graph.nodes[static_cast<size_t>(l.step)].name;
-    ASSERT_TRUE(spans.count(name)) << name;
-    EXPECT_EQ(spans[name], l.totalCycles) << name;
-  }
+  testing::expectLayersRunAsEstimated(*r, inputs);
   auto onCpu = compileGraph(g, o);
   ASSERT_TRUE(onCpu.ok()) << onCpu.error().render();
   testing::expectSameHostOutputs(*r, *onCpu, inputs);
@@ -144,13 +133,7 @@ TEST(WeightSplit, PrefetchIssuerDropsItsSplitWhereThePairIsFasterSo) {
   EXPECT_FALSE(issuer->weightsSplit) << "the pair is faster with the issuer's weights on one channel";
   EXPECT_LT(issuer->totalCycles + next->totalCycles, before->totalCycles + find(*alone, "encoder2.fc")->totalCycles);
 
-  HostSimReport sim;
-  HostRunOptions run;
-  run.simReport = &sim;
-  ASSERT_TRUE(runOnHost(*r, testing::patternInputs(g), run).ok());
-  std::map<std::string, uint64_t> spans;
-  for (const auto& [name, cycles] : sim.layerSpans()) spans[name] = cycles;
-  for (const OffloadedLayer& l : r->plan.offloaded) EXPECT_EQ(spans[r->graph.nodes[static_cast<size_t>(l.step)].name], l.totalCycles);
+  testing::expectLayersRunAsEstimated(*r, testing::patternInputs(g));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,25 @@ inline void expectSameHostOutputs(const CompileResult& a, const CompileResult& r
     EXPECT_FALSE((*rb)[i].data.empty());
     EXPECT_EQ((*ra)[i].data, (*rb)[i].data) << "output " << (*rb)[i].name;
   }
+}
+
+/// Runs `r` on the host simulator with `inputs`, expects every offloaded layer's simulated span to be the compiler's
+/// estimate, and returns the simulated total (0 when the run failed).
+inline uint64_t expectLayersRunAsEstimated(const CompileResult& r, const std::vector<Tensor>& inputs) {
+  HostSimReport sim;
+  HostRunOptions run;
+  run.simReport = &sim;
+  auto outputs = runOnHost(r, inputs, run);
+  EXPECT_TRUE(outputs.ok()) << (outputs.ok() ? "" : outputs.error().render());
+  if (!outputs.ok()) return 0;
+  std::map<std::string, uint64_t> spans;
+  for (const auto& [name, cycles] : sim.layerSpans()) spans[name] = cycles;
+  for (const OffloadedLayer& l : r.plan.offloaded) {
+    const std::string& name = r.graph.nodes[static_cast<size_t>(l.step)].name;
+    EXPECT_TRUE(spans.count(name)) << name;
+    EXPECT_EQ(spans[name], l.totalCycles) << name;
+  }
+  return sim.totalCycles();
 }
 
 }  // namespace stowage::testing
