@@ -44,11 +44,14 @@ TileSchedule offloadedSchedule(const LayerShape& s, const OffloadedLayer& layer)
 
 void splitWeightsWhenFaster(const Target& target, const LayerShape& s, TileChoice& c) {
   if (target.engineDim > 0 || target.dmaChannels < 2 || c.direct.direct[1]) return;
-  TileSchedule split = c.schedule;
-  splitWeightLoads(split);
-  LayerCost cost = estimateLayer(target, s, split, c.buffers);
-  if (cost.total >= c.cost.total) return;
-  c.schedule = std::move(split);
+  // The flag is all the estimate needs (weightLoadParts splits one-row copies itself): no copy of the schedule.
+  c.schedule.weightsSplit = true;
+  LayerCost cost = estimateLayer(target, s, c.schedule, c.buffers);
+  if (cost.total >= c.cost.total) {
+    c.schedule.weightsSplit = false;
+    return;
+  }
+  splitWeightLoads(c.schedule);  // the copies as the emitter issues them
   c.cost = std::move(cost);
 }
 

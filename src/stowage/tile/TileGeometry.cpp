@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <tuple>
 
 namespace stowage {
 
@@ -153,25 +154,48 @@ TileCopy copy2d(size_t offset, size_t rows, size_t rowBytes, size_t stride) {
   return TileCopy{offset, rows, rowBytes, rows <= 1 ? rowBytes : stride};
 }
 
-/// A tile of image `batch` of a conv: its input and output copies start at that image (the kernel sees batch 1).
-TileDesc convTile(const LayerShape& s, int64_t batch, int64_t oy0, int64_t th, int64_t n0, int64_t tn) {
-  const ConvDims d = convDims(s);
+/// What a tile of image `batch` of a windowed layer (conv or pool) is whatever its kernel: the input rows its output
+/// rows read (`rs`) of the input channels its output channels read (`tcin` of them), its output block, its MACs.
+/// The copies start at that image (the kernel sees batch 1).
+TileDesc windowTile(const LayerShape& s, const ConvDims& d, int64_t batch, int64_t oy0, int64_t th, int64_t n0, int64_t tn, RowSpan& rs,
+                    int64_t& tcin) {
   const size_t e = s.elemBytes, ye = s.outElemBytes;
   const size_t xImage = static_cast<size_t>(batch * d.c * d.h * d.w) * e, yImage = static_cast<size_t>(batch * d.m * d.oh * d.ow) * ye;
-  const RowSpan rs = inputRows(d, oy0, oy0 + th);
+  rs = inputRows(d, oy0, oy0 + th);
   const int64_t ih = rs.end - rs.first;
-  auto [cin0, tcin] = inputChannels(d, n0, tn);
+  int64_t cin0 = 0;
+  std::tie(cin0, tcin) = inputChannels(d, n0, tn);
   TileDesc t;
   t.outRows = th;
   t.channels = tn;
   t.channelOffset = n0;
-  t.macs = th * d.ow * tn * s.reduction;
+  t.macs = th * d.ow * tn * s.reduction;  // pools: one add or compare per tap
   if (d.nchw) {
     t.x = copy2d(static_cast<size_t>((cin0 * d.h + rs.first) * d.w) * e, static_cast<size_t>(tcin), static_cast<size_t>(ih * d.w) * e,
                  static_cast<size_t>(d.h * d.w) * e);
-    t.w = copy2d(static_cast<size_t>(n0 * s.reduction) * e, 1, static_cast<size_t>(tn * s.reduction) * e, 0);
     t.y = copy2d(static_cast<size_t>((n0 * d.oh + oy0) * d.ow) * ye, static_cast<size_t>(tn), static_cast<size_t>(th * d.ow) * ye,
                  static_cast<size_t>(d.oh * d.ow) * ye);
+  } else {
+    t.x = copy2d(static_cast<size_t>(rs.first * d.w * d.c + cin0), static_cast<size_t>(ih * d.w), static_cast<size_t>(tcin),
+                 static_cast<size_t>(d.c));
+    t.y = copy2d(static_cast<size_t>(oy0 * d.ow * d.m + n0), static_cast<size_t>(th * d.ow), static_cast<size_t>(tn),
+                 static_cast<size_t>(d.m));
+  }
+  t.x.offset += xImage;
+  t.y.offset += yImage;
+  return t;
+}
+
+/// A tile of image `batch` of a conv: the window tile, its output channels' weights and kernel parameters.
+TileDesc convTile(const LayerShape& s, int64_t batch, int64_t oy0, int64_t th, int64_t n0, int64_t tn) {
+  const ConvDims d = convDims(s);
+  const size_t e = s.elemBytes;
+  RowSpan rs;
+  int64_t tcin = 0;
+  TileDesc t = windowTile(s, d, batch, oy0, th, n0, tn, rs, tcin);
+  const int64_t ih = rs.end - rs.first;
+  if (d.nchw) {
+    t.w = copy2d(static_cast<size_t>(n0 * s.reduction) * e, 1, static_cast<size_t>(tn * s.reduction) * e, 0);
     const int32_t group = static_cast<int32_t>(d.groups == 1 ? 1 : tn / (d.m / d.groups));
     if (isQLinear(s.kernel)) {
       t.qlconv = std::get<stowage_qlinear_conv_params>(std::get<QLinearCall>(s.call.params).params);
@@ -195,14 +219,10 @@ TileDesc convTile(const LayerShape& s, int64_t batch, int64_t oy0, int64_t th, i
       t.conv.n = 1;
     }
   } else {
-    t.x = copy2d(static_cast<size_t>(rs.first * d.w * d.c + cin0), static_cast<size_t>(ih * d.w), static_cast<size_t>(tcin),
-                 static_cast<size_t>(d.c));
     if (s.kernel == TileKernel::QDepthwiseConv2d)
       t.w = copy2d(static_cast<size_t>(n0), static_cast<size_t>(d.kh * d.kw), static_cast<size_t>(tn), static_cast<size_t>(d.m));
     else
       t.w = copy2d(static_cast<size_t>(n0 * s.reduction), 1, static_cast<size_t>(tn * s.reduction), 0);
-    t.y = copy2d(static_cast<size_t>(oy0 * d.ow * d.m + n0), static_cast<size_t>(th * d.ow), static_cast<size_t>(tn),
-                 static_cast<size_t>(d.m));
     t.qconv = std::get<stowage_qconv_params>(std::get<QuantCall>(s.call.params).params);
     t.qconv.c = static_cast<int32_t>(tcin);
     t.qconv.h = static_cast<int32_t>(ih);
@@ -211,47 +231,31 @@ TileDesc convTile(const LayerShape& s, int64_t batch, int64_t oy0, int64_t th, i
     t.qconv.pad_top = static_cast<int32_t>(rs.padTop);
     t.qconv.n = 1;
   }
-  t.x.offset += xImage;
-  t.y.offset += yImage;
   return t;
 }
 
-/// A tile of image `batch` of a pooling layer: the input rows its output rows read of its channels (NCHW: one run
-/// per channel; NHWC: the channels of every pixel), no weights. The tile's h, pad_top (and pad_bottom where the
-/// tile does not reach the image's last row: its windows end inside the loaded rows) describe the loaded rows.
+/// A tile of image `batch` of a pooling layer: the window tile (one input channel per output channel; no weights)
+/// and its kernel parameters. The tile's h, pad_top (and pad_bottom, kept only where the tile reaches the image's
+/// last row: elsewhere its windows end inside the loaded rows) describe the loaded rows.
 TileDesc poolTile(const LayerShape& s, int64_t batch, int64_t oy0, int64_t th, int64_t n0, int64_t tn) {
   const ConvDims d = convDims(s);
-  const size_t e = s.elemBytes;
-  const RowSpan rs = inputRows(d, oy0, oy0 + th);
-  const int64_t ih = rs.end - rs.first;
-  TileDesc t;
-  t.outRows = th;
-  t.channels = tn;
-  t.channelOffset = n0;
-  t.macs = th * d.ow * tn * s.reduction;  // one add or compare per tap
+  RowSpan rs;
+  int64_t tcin = 0;
+  TileDesc t = windowTile(s, d, batch, oy0, th, n0, tn, rs, tcin);
+  const int32_t ih = static_cast<int32_t>(rs.end - rs.first);
   if (d.nchw) {
-    const size_t xImage = static_cast<size_t>(batch * d.c * d.h * d.w) * e, yImage = static_cast<size_t>(batch * d.c * d.oh * d.ow) * e;
-    t.x = copy2d(xImage + static_cast<size_t>((n0 * d.h + rs.first) * d.w) * e, static_cast<size_t>(tn), static_cast<size_t>(ih * d.w) * e,
-                 static_cast<size_t>(d.h * d.w) * e);
-    t.y = copy2d(yImage + static_cast<size_t>((n0 * d.oh + oy0) * d.ow) * e, static_cast<size_t>(tn), static_cast<size_t>(th * d.ow) * e,
-                 static_cast<size_t>(d.oh * d.ow) * e);
     t.pool = std::get<PoolCall>(s.call.params).params;
     t.pool.n = 1;
     t.pool.c = static_cast<int32_t>(tn);
-    t.pool.h = static_cast<int32_t>(ih);
+    t.pool.h = ih;
     t.pool.oh = static_cast<int32_t>(th);
     t.pool.pad_top = static_cast<int32_t>(rs.padTop);
     if (rs.end < d.h) t.pool.pad_bottom = 0;
   } else {
-    const size_t xImage = static_cast<size_t>(batch * d.h * d.w * d.c), yImage = static_cast<size_t>(batch * d.oh * d.ow * d.c);
-    t.x = copy2d(xImage + static_cast<size_t>(rs.first * d.w * d.c + n0), static_cast<size_t>(ih * d.w), static_cast<size_t>(tn),
-                 static_cast<size_t>(d.c));
-    t.y = copy2d(yImage + static_cast<size_t>(oy0 * d.ow * d.c + n0), static_cast<size_t>(th * d.ow), static_cast<size_t>(tn),
-                 static_cast<size_t>(d.c));
     t.qpool = std::get<stowage_qpool_params>(std::get<QuantCall>(s.call.params).params);
     t.qpool.n = 1;
     t.qpool.c = static_cast<int32_t>(tn);
-    t.qpool.h = static_cast<int32_t>(ih);
+    t.qpool.h = ih;
     t.qpool.oh = static_cast<int32_t>(th);
     t.qpool.pad_top = static_cast<int32_t>(rs.padTop);
   }
@@ -648,19 +652,22 @@ bool copiesContiguous(const TileSchedule& schedule, int op) {
   return true;
 }
 
+namespace {
+/// A contiguous one-row copy as two rows of half its bytes, when each half stays a multiple of 4 bytes.
+std::optional<TileCopy> asTwoRows(const TileCopy& w) {
+  if (w.rows != 1 || w.rowBytes % 8 != 0) return std::nullopt;
+  return TileCopy{w.offset, 2, w.rowBytes / 2, w.rowBytes / 2};
+}
+}  // namespace
+
 void splitWeightLoads(TileSchedule& schedule) {
   schedule.weightsSplit = true;
-  for (TileDesc& t : schedule.tiles) {
-    TileCopy& w = t.w;
-    if (w.rows == 1 && w.rowBytes % 8 == 0) {
-      w.rows = 2;
-      w.rowBytes /= 2;
-      w.stride = w.rowBytes;
-    }
-  }
+  for (TileDesc& t : schedule.tiles)
+    if (auto two = asTwoRows(t.w)) t.w = *two;
 }
 
 std::pair<TileCopy, TileCopy> weightLoadParts(const TileCopy& w) {
+  if (auto two = asTwoRows(w)) return weightLoadParts(*two);
   TileCopy first = w, rest = w;
   first.rows = (w.rows + 1) / 2;
   rest.rows = w.rows - first.rows;

@@ -165,7 +165,9 @@ TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channel
 /// packed local buffer is the same), so that it has two parts; a copy that cannot be split stays one transfer.
 void splitWeightLoads(TileSchedule& schedule);
 /// The two transfers of a split weight load `w`: its first ceil(rows / 2) rows (weight channel) and the rest (input
-/// channel; rows 0 for a one-row copy), which lands `w.rowBytes * first.rows` bytes into the local buffer.
+/// channel), which lands `w.rowBytes * first.rows` bytes into the local buffer; a one-row copy as splitWeightLoads
+/// describes it (two rows of half its bytes, or one transfer: rest.rows 0). The cost model needs only
+/// TileSchedule::weightsSplit, the emitter the copies splitWeightLoads rewrote.
 std::pair<TileCopy, TileCopy> weightLoadParts(const TileCopy& w);
 
 /// Per operand (x, w, y): used in place where its tensor lives (a pool the target's cores reach directly, see

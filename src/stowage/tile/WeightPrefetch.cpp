@@ -256,22 +256,26 @@ void settlePrefetchArrivals(const Graph& g, ProgramPlan& plan) {
     L.totalCycles = c.total;
     return c;
   };
+  std::vector<std::optional<LayerCost>> redone(layers.size());  // the estimates this pass redid
   for (size_t i = 0; i < layers.size(); ++i) {
     OffloadedLayer& issuer = layers[i];
     if (issuer.prefetchNext < 0) continue;
     size_t r = i + 1;
     while (r < layers.size() && layers[r].step != issuer.prefetchNext) ++r;
     if (r == layers.size()) continue;
+    // Adjacent layers whose issuer is as the tiler estimated it: the tiler's arrival times stand.
+    if (issuer.step + 1 == issuer.prefetchNext && !redone[i]) continue;
     uint64_t gap = 0;
     for (int s = issuer.step + 1; s < issuer.prefetchNext; ++s) gap += stepCycles(static_cast<size_t>(s));
-    // The issuer's own estimate may have changed (it received weights over a gap itself): its remainder in flight.
-    const LayerCost own = reestimate(i);
-    for (size_t c = 0; c < issuer.nextWeightsInFlight.size() && c < own.nextReady.size(); ++c)
-      issuer.nextWeightsInFlight[c] = own.nextReady[c] > own.total ? own.nextReady[c] - own.total : 0;
+    if (const auto& own = redone[i]) {
+      // The issuer received weights over a gap itself: its remainder in flight changed with its estimate.
+      for (size_t c = 0; c < issuer.nextWeightsInFlight.size() && c < own->nextReady.size(); ++c)
+        issuer.nextWeightsInFlight[c] = own->nextReady[c] > own->total ? own->nextReady[c] - own->total : 0;
+    }
     OffloadedLayer& receiver = layers[r];
     for (size_t c = 0; c < receiver.weightsReady.size() && c < issuer.nextWeightsInFlight.size(); ++c)
       receiver.weightsReady[c] = issuer.nextWeightsInFlight[c] > gap ? issuer.nextWeightsInFlight[c] - gap : 0;
-    reestimate(r);
+    redone[r] = reestimate(r);
   }
 }
 
