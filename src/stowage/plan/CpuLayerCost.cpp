@@ -26,10 +26,21 @@ uint64_t trafficCycles(const Graph& g, const ProgramPlan& plan, TensorId t, bool
   return ceilDiv(static_cast<double>(g.tensor(t).byteSize()), write ? p.writeBytesPerCycle : p.readBytesPerCycle);
 }
 
+/// True when view `n` (a Reshape) was planned with its output on its input's bytes: it runs no code.
+bool viewSharesBuffer(const Node& n, const ProgramPlan& plan) {
+  if (n.op != OpKind::Reshape || n.inputs.empty() || n.outputs.empty()) return false;
+  const int a = plan.bufferOf(n.inputs[0]), b = plan.bufferOf(n.outputs[0]);
+  if (a < 0 || b < 0) return false;
+  const PlacedBuffer &x = plan.buffers[static_cast<size_t>(a)], &y = plan.buffers[static_cast<size_t>(b)];
+  return (x.aliasOf != kNoTensor || y.aliasOf != kNoTensor) && x.slot == y.slot && x.offset == y.offset && x.aliasRunBytes == 0 &&
+         y.aliasRunBytes == 0;
+}
+
 }  // namespace
 
 uint64_t cpuLayerCycles(const Graph& g, const Node& n, const ProgramPlan& plan, int target) {
   if (target < 0 || static_cast<size_t>(target) >= plan.board.targets.size()) return 0;
+  if (viewSharesBuffer(n, plan)) return 0;
   const Target& cpu = plan.board.targets[static_cast<size_t>(target)];
   int64_t ops = macCount(g, n);
   if (ops <= 0) {

@@ -402,7 +402,7 @@ Result<ProgramPlan> planProgram(const Graph& g, const Board& board, const PlanOp
   plan.nodeTargets = targets.targetOf;
   plan.remarks = board.notes;
   plan.remarks.insert(plan.remarks.end(), targets.remarks.begin(), targets.remarks.end());
-  STOWAGE_ASSIGN_OR_RETURN(plan.buffers, analyzeBuffers(g, board, targets, options.ioInPools));
+  STOWAGE_ASSIGN_OR_RETURN(plan.buffers, analyzeBuffers(g, board, targets, options.ioInPools, options.aliasing));
   for (const ResidentTensor& r : options.resident) {
     const int i = plan.bufferOf(r.tensor);
     if (i < 0) return makeError(fmt::format("tensor '{}'", g.tensor(r.tensor).name), "is resident in a local pool but has no buffer");
@@ -428,6 +428,7 @@ Result<ProgramPlan> planProgram(const Graph& g, const Board& board, const PlanOp
       if (req.step >= 0 && static_cast<size_t>(req.step) < stepOnCpu.size()) stepOnCpu[static_cast<size_t>(req.step)] = false;
     AliasSummary aliases = assignAliases(g, plan.buffers, options.concatSlices, stepOnCpu);
     plan.remarks.insert(plan.remarks.end(), aliases.remarks.begin(), aliases.remarks.end());
+    STOWAGE_TRY(restrictCopyingViews(g, board, targets, plan.buffers));
   }
   Planner planner(g, plan.board, options, plan);
   STOWAGE_TRY(planner.run());

@@ -98,6 +98,9 @@ struct ResidentTensor {
   TensorId tensor = kNoTensor;
   int pool = -1;    ///< index into Board::pools
   int target = -1;  ///< index into Board::targets: the target whose layers make and read it
+  /// kNoTensor, or the resident tensor this one is a view of (a Reshape's output planned on its input's bytes,
+  /// read by layers of the same target): it holds no bytes of its own.
+  TensorId viewOf = kNoTensor;
 };
 
 /// One layer the tiler (tile/) offloaded: where it runs, its tiles and the cost model's estimate. The C

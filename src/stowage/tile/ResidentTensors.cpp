@@ -52,7 +52,7 @@ struct TensorUses {
 
 }  // namespace
 
-std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& board, const TiledProgram& tiled) {
+std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& board, const TiledProgram& tiled, bool throughViews) {
   std::vector<ResidentTensor> out;
   const size_t steps = g.nodes.size();
   // Layers that may use a resident tensor: run in cores mode by an accelerator (each with its tile kernel's shape).
@@ -65,11 +65,15 @@ std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& b
     shapeAt[step] = layerShapeOf(g, g.nodes[step]).shape;
     if (shapeAt[step]) layerAt[step] = &L;
   }
-  // The pools the planner may give each activation under this partition (access, rules, pins).
+  // The pools the planner may give each activation under this partition (access, rules, pins; a view touches no
+  // memory when the planner shares its input's buffer with its output).
   NodeTargets targets;
   targets.targetOf = tiled.nodeTargets;
-  auto buffers = analyzeBuffers(g, board, targets);
+  auto buffers = analyzeBuffers(g, board, targets, false, throughViews);
   if (!buffers) return out;
+  std::vector<const PlacedBuffer*> bufferOf(g.tensors.size(), nullptr);
+  for (const PlacedBuffer& b : *buffers)
+    if (b.role == BufferRole::Activation && b.tensor != kNoTensor) bufferOf[static_cast<size_t>(b.tensor)] = &b;
   // Tile buffer bytes per (pool, step) of the first tiling.
   std::map<std::pair<int, int>, size_t> scratchAt, residentAt;
   for (const ScratchRequest& r : tiled.scratch)
@@ -83,23 +87,39 @@ std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& b
     const int target = layerAt[static_cast<size_t>(p)]->target;
     bool ok = operandOf(*shapeAt[static_cast<size_t>(p)], b.tensor) == 2;
     std::vector<int> pools = scratchPoolsFor(board, target, g.nodes[static_cast<size_t>(p)]);
-    for (int r : uses.readers[ti]) {
-      const size_t rs = static_cast<size_t>(r);
-      if (!ok || !layerAt[rs] || layerAt[rs]->target != target) {
-        ok = false;
-        break;
+    // The tensor, then its views (with throughViews): every reader is a layer of the target using it as x or w, or
+    // a view whose output is read likewise.
+    std::vector<const PlacedBuffer*> group = {&b};
+    for (size_t k = 0; k < group.size() && ok; ++k) {
+      const TensorId t = group[k]->tensor;
+      for (int r : uses.readers[static_cast<size_t>(t)]) {
+        const size_t rs = static_cast<size_t>(r);
+        const Node& rn = g.nodes[rs];
+        if (throughViews && rn.op == OpKind::Reshape && !layerAt[rs] && rn.outputs.size() == 1) {
+          const PlacedBuffer* view = bufferOf[static_cast<size_t>(rn.outputs[0])];  // none for a graph output
+          ok = view != nullptr && !uses.readers[static_cast<size_t>(view->tensor)].empty();
+          if (!ok) break;
+          group.push_back(view);
+          continue;
+        }
+        if (!layerAt[rs] || layerAt[rs]->target != target) {
+          ok = false;
+          break;
+        }
+        const int op = operandOf(*shapeAt[rs], t);
+        if (op != 0 && op != 1) ok = false;
+        const std::vector<int> mine = scratchPoolsFor(board, target, rn);
+        std::erase_if(pools, [&](int pi) { return std::find(mine.begin(), mine.end(), pi) == mine.end(); });
       }
-      const int op = operandOf(*shapeAt[rs], b.tensor);
-      if (op != 0 && op != 1) ok = false;
-      const std::vector<int> mine = scratchPoolsFor(board, target, g.nodes[rs]);
-      std::erase_if(pools, [&](int pi) { return std::find(mine.begin(), mine.end(), pi) == mine.end(); });
     }
     if (!ok) continue;
     int pool = -1;
     for (int pi : pools) {
       const MemoryPool& mp = board.pools[static_cast<size_t>(pi)];
       if (mp.kind == PoolKind::Workspace && mp.perCoreStride == 0 && mp.sizeBytes &&
-          std::find(b.candidates.begin(), b.candidates.end(), pi) != b.candidates.end()) {
+          std::all_of(group.begin(), group.end(), [&](const PlacedBuffer* m) {
+            return std::find(m->candidates.begin(), m->candidates.end(), pi) != m->candidates.end();
+          })) {
         pool = pi;
         break;
       }
@@ -107,11 +127,17 @@ std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& b
     if (pool < 0) continue;
     const MemoryPool& mp = board.pools[static_cast<size_t>(pool)];
     const size_t size = alignUp(b.sizeBytes, mp.alignment), budget = *mp.sizeBytes / 2;
+    int first = b.firstStep, end = b.endStep;
+    for (const PlacedBuffer* m : group) {
+      first = std::min(first, m->firstStep);
+      end = std::max(end, m->endStep);
+    }
     bool fits = true;
-    for (int s = b.firstStep; s < b.endStep && fits; ++s) fits = residentAt[{pool, s}] + size + scratchAt[{pool, s}] <= budget;
+    for (int s = first; s < end && fits; ++s) fits = residentAt[{pool, s}] + size + scratchAt[{pool, s}] <= budget;
     if (!fits) continue;
-    for (int s = b.firstStep; s < b.endStep; ++s) residentAt[{pool, s}] += size;
+    for (int s = first; s < end; ++s) residentAt[{pool, s}] += size;
     out.push_back({b.tensor, pool, target});
+    for (size_t k = 1; k < group.size(); ++k) out.push_back({group[k]->tensor, pool, target, b.tensor});
   }
   return out;
 }
@@ -120,7 +146,13 @@ std::map<std::pair<int, int>, size_t> residentBytesByPoolAndStep(const Graph& g,
   std::map<std::pair<int, int>, size_t> bytes;
   const TensorUses uses(g);
   for (const ResidentTensor& r : resident) {
-    const std::vector<int> steps = uses.touching(r.tensor);
+    if (r.viewOf != kNoTensor) continue;  // counted with the tensor it views
+    std::vector<int> steps = uses.touching(r.tensor);
+    for (const ResidentTensor& v : resident)
+      if (v.viewOf == r.tensor) {
+        const std::vector<int> more = uses.touching(v.tensor);
+        steps.insert(steps.end(), more.begin(), more.end());
+      }
     const int end = *std::max_element(steps.begin(), steps.end()) + 1;
     const size_t size = alignUp(g.tensor(r.tensor).byteSize(), board.pools[static_cast<size_t>(r.pool)].alignment);
     for (int s = steps.front(); s < end; ++s) bytes[{r.pool, s}] += size;
@@ -148,13 +180,27 @@ std::vector<ResidentTensor> residentsStillOffloaded(const Graph& g, const TiledP
   std::vector<bool> offloaded(g.nodes.size(), false);
   for (const OffloadedLayer& L : tiled.offloaded) offloaded[static_cast<size_t>(L.step)] = true;
   const TensorUses uses(g);
+  // The steps of the views among them copy nothing and run no layer.
+  std::vector<bool> view(g.nodes.size(), false);
+  for (const ResidentTensor& v : resident)
+    if (v.viewOf != kNoTensor) view[static_cast<size_t>(uses.producer[static_cast<size_t>(v.tensor)])] = true;
+  auto layersStay = [&](const ResidentTensor& r) {
+    const std::vector<int> steps = uses.touching(r.tensor);
+    return std::all_of(steps.begin(), steps.end(), [&](int s) {
+      const size_t st = static_cast<size_t>(s);
+      return view[st] || (offloaded[st] && tiled.nodeTargets[st] == r.target);
+    });
+  };
   std::vector<ResidentTensor> kept;
   for (const ResidentTensor& r : resident) {
-    const std::vector<int> steps = uses.touching(r.tensor);
-    if (std::all_of(steps.begin(), steps.end(), [&](int s) {
-          return offloaded[static_cast<size_t>(s)] && tiled.nodeTargets[static_cast<size_t>(s)] == r.target;
-        }))
-      kept.push_back(r);
+    if (r.viewOf != kNoTensor) continue;
+    bool stays = layersStay(r);
+    for (const ResidentTensor& v : resident)
+      if (v.viewOf == r.tensor) stays = stays && layersStay(v);
+    if (!stays) continue;
+    kept.push_back(r);
+    for (const ResidentTensor& v : resident)
+      if (v.viewOf == r.tensor) kept.push_back(v);
   }
   return kept;
 }

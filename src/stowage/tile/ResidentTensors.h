@@ -20,19 +20,22 @@ struct TiledProgram;
 /// that the planner may use for the tensor (pool access, rules and pins allow it) and that is one shared region
 /// (no per_core_stride). Admitted in graph order while, at every step of the tensor's life, the resident bytes
 /// plus that step's tile buffers use at most half of the pool (the rest leaves room for alignment, banks and
-/// the retiling).
-std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& board, const TiledProgram& tiled);
+/// the retiling). With `throughViews` (the planner shares a view's input buffer with its output) a reader may also
+/// be a view (Reshape, on any target: it runs no code) whose output is read likewise: the output stays too, as a
+/// ResidentTensor with `viewOf` set, after the tensor it views.
+std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& board, const TiledProgram& tiled, bool throughViews);
 
 /// Bytes the tensors of `resident` hold (each aligned to its pool) per (pool, node step), from the step that makes
-/// each to the last that reads it.
+/// each to the last that reads it or one of its views (a view holds no bytes of its own).
 std::map<std::pair<int, int>, size_t> residentBytesByPoolAndStep(const Graph& g, const Board& board, const std::vector<ResidentTensor>& resident);
 
 /// Per node step, the operands of its layer that are resident and the resident bytes live in the scratch pools at
 /// that step (what chooseTiles needs to use them in place).
 std::map<int, ResidentOperands> residentOperandsByStep(const Graph& g, const Board& board, const std::vector<ResidentTensor>& resident);
 
-/// The tensors of `resident` whose producer and readers all are still offloaded to their target in `tiled` (a
-/// retiling that reserves their bytes may push a layer back to the CPU).
+/// The tensors of `resident` whose producer and readers all (views aside) are still offloaded to their target in
+/// `tiled` (a retiling that reserves their bytes may push a layer back to the CPU); a tensor and its views stay or
+/// go together.
 std::vector<ResidentTensor> residentsStillOffloaded(const Graph& g, const TiledProgram& tiled, const std::vector<ResidentTensor>& resident);
 
 }  // namespace stowage

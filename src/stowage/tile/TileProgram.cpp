@@ -146,7 +146,7 @@ TiledProgram tilePass(const Graph& g, const Board& board, const TileOptions& opt
 TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOptions& options) {
   TiledProgram first = tilePass(g, board, options, {});
   if (!options.resident) return first;
-  std::vector<ResidentTensor> resident = chooseResidentTensors(g, board, first);
+  std::vector<ResidentTensor> resident = chooseResidentTensors(g, board, first, options.viewsShareBuffers);
   // The second tiling reserves the residents' bytes; a layer that no longer fits falls back to the CPU, and the
   // tensors it touches go back to main memory (a few rounds at most: each drops at least one).
   for (int round = 0; round < 4 && !resident.empty(); ++round) {
@@ -159,6 +159,10 @@ TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOpt
       std::map<std::pair<int, int>, std::pair<std::vector<std::string>, size_t>> groups;
       for (const ResidentTensor& t : resident) {
         auto& [names, bytes] = groups[{t.pool, t.target}];
+        if (t.viewOf != kNoTensor) {
+          names.push_back(fmt::format("'{}' (a view of '{}')", g.tensor(t.tensor).name, g.tensor(t.viewOf).name));
+          continue;
+        }
         names.push_back("'" + g.tensor(t.tensor).name + "'");
         bytes += g.tensor(t.tensor).byteSize();
       }

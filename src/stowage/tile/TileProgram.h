@@ -18,6 +18,7 @@ struct TileOptions {
   bool doubleBuffer = true;  ///< `--no-double-buffer` turns it off
   bool resident = true;      ///< activations stay in an accelerator's local pool between its layers (`--no-resident`)
   bool prefetchWeights = true;  ///< a layer's cores load the next layer's first weight tiles (`--no-weight-prefetch`)
+  bool viewsShareBuffers = true;  ///< the planner aliases views (PlanOptions::aliasing): residents may pass through them
 };
 
 struct TiledProgram {

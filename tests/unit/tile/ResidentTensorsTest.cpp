@@ -1,12 +1,15 @@
 // Unit tests of resident activations (tile/ResidentTensors.h): which tile copies can be used in place, the cost
 // model without their DMA, the zoo ResNet-8 on hexagon-vtcm keeping its block activations in VTCM (pinned, only
 // between layers the HVX cores run, used in place, bit-exact on the simulator, faster than through DDR), a small
-// VTCM admitting only what fits, and rules, guard mode and --no-resident keeping activations in main memory.
+// VTCM admitting only what fits, and rules, guard mode and --no-resident keeping activations in main memory; a view
+// (Reshape) between two HVX layers keeps the tensor resident, and a view that copies keeps its target's access.
 #include <gtest/gtest.h>
 
 #include <cstring>
 
+#include "../codegen/TestGraphs.h"
 #include "ZooTestGraphs.h"
+#include "stowage/plan/CpuLayerCost.h"
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
 #include "stowage/target/Board.h"
@@ -83,7 +86,9 @@ TEST(ResidentTensors, ResNet8OnHexagonKeepsBlockActivationsInVtcm) {
       for (const PlacedBuffer& m : plan.buffers)  // members of its alias group too
         if (m.aliasOf == b->tensor && std::find(n.inputs.begin(), n.inputs.end(), m.tensor) != n.inputs.end()) touches = true;
       if (std::find(n.inputs.begin(), n.inputs.end(), b->tensor) != n.inputs.end()) touches = true;
-      if (touches) {
+      // (A view planned on its input's bytes, 'flatten' before the FC, runs no code.)
+      const bool view = n.op == OpKind::Reshape && plan.buffers[static_cast<size_t>(plan.bufferOf(n.outputs[0]))].aliasOf != kNoTensor;
+      if (touches && !view) {
         EXPECT_NE(plan.offloadedAt(static_cast<int>(step)), nullptr) << n.name << " touches " << resident->graph.tensor(b->tensor).name;
       }
     }
@@ -162,6 +167,109 @@ TEST(ResidentTensors, SmallLocalPoolAdmitsWhatFitsAndRulesAndGuardKeepMainMemory
   auto withGuard = compileGraphOnBoard(g, testing::exampleBoard("hexagon-vtcm"), guarded);
   ASSERT_TRUE(withGuard.ok()) << withGuard.error().render();
   EXPECT_TRUE(activationsIn(withGuard->plan, vtcm).empty());
+}
+
+const PlacedBuffer& bufferOfTensor(const CompileResult& r, const std::string& name) {
+  for (const PlacedBuffer& b : r.plan.buffers)
+    if (b.tensor != kNoTensor && r.graph.tensor(b.tensor).name == name) return b;
+  throw std::runtime_error("no buffer " + name);
+}
+
+const OffloadedLayer& layerNamed(const CompileResult& r, const std::string& name) {
+  for (const OffloadedLayer& l : r.plan.offloaded)
+    if (r.graph.nodes[static_cast<size_t>(l.step)].name == name) return l;
+  throw std::runtime_error("no offloaded layer " + name);
+}
+
+TEST(ResidentTensors, ViewBetweenHvxLayersKeepsTheTensorInVtcm) {
+  // ResNet-8: pool (HVX) -> flatten (a Reshape, on the CPU) -> fc (HVX). The view shares the pool's buffer and runs
+  // no code, so the pool's output stays in VTCM and the FC reads it in place: no store to DDR, no load back.
+  const Graph g = testing::foldedZooGraph("resnet8");
+  const Board board = testing::exampleBoard("hexagon-vtcm");
+  const int vtcm = testing::poolIndex(board, "vtcm");
+  const CompileOptions o = testing::quickPlannerOptions();
+  auto r = compileGraphOnBoard(g, board, o);
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  const PlacedBuffer& pooled = bufferOfTensor(*r, "pool");
+  const PlacedBuffer& flat = bufferOfTensor(*r, "flatten");
+  EXPECT_EQ(pooled.slot.pool, vtcm);
+  EXPECT_NE(pooled.pinOrigin.find("resident in 'vtcm'"), std::string::npos) << pooled.pinOrigin;
+  EXPECT_EQ(flat.aliasOf, pooled.tensor);
+  EXPECT_EQ(flat.offset, pooled.offset);
+  EXPECT_TRUE(layerNamed(*r, "pool").direct[2]) << "the pool writes its output in place";
+  EXPECT_TRUE(layerNamed(*r, "fc").direct[0]) << "the FC reads its input in place";
+  // The view costs nothing and emits no copy.
+  int flatten = -1;
+  for (size_t i = 0; i < r->graph.nodes.size(); ++i)
+    if (r->graph.nodes[i].name == "flatten") flatten = static_cast<int>(i);
+  ASSERT_GE(flatten, 0);
+  EXPECT_EQ(cpuLayerCycles(r->graph, r->graph.nodes[static_cast<size_t>(flatten)], r->plan, r->plan.nodeTargets[static_cast<size_t>(flatten)]), 0u);
+  EXPECT_NE(r->code.source.text.find("a view: the output shares its input's buffer"), std::string::npos);
+  bool remark = false;
+  for (const std::string& s : r->plan.remarks) remark = remark || s.find("'flatten' (a view of 'pool')") != std::string::npos;
+  EXPECT_TRUE(remark);
+  const auto inputs = testing::patternInputs(g);
+  const uint64_t resident = testing::expectLayersRunAsEstimated(*r, inputs);
+
+  // Without aliasing the view is a copy on the CPU, which cannot reach VTCM: both tensors go through DDR.
+  CompileOptions copies = o;
+  copies.planner.aliasing = false;
+  auto c = compileGraphOnBoard(g, board, copies);
+  ASSERT_TRUE(c.ok()) << c.error().render();
+  EXPECT_NE(bufferOfTensor(*c, "pool").slot.pool, vtcm);
+  EXPECT_NE(bufferOfTensor(*c, "flatten").slot.pool, vtcm);
+  EXPECT_FALSE(layerNamed(*c, "fc").direct[0]);
+  EXPECT_GT(cpuLayerCycles(c->graph, c->graph.nodes[static_cast<size_t>(flatten)], c->plan, c->plan.nodeTargets[static_cast<size_t>(flatten)]), 0u);
+  const uint64_t copied = testing::expectLayersRunAsEstimated(*c, inputs);
+  EXPECT_LT(resident + 1000, copied) << "one DDR store and load of ~1,000 cycles each fewer";
+  auto onCpu = compileGraph(g, o);
+  ASSERT_TRUE(onCpu.ok()) << onCpu.error().render();
+  testing::expectSameHostOutputs(*r, *onCpu, inputs);
+  testing::expectSameHostOutputs(*c, *onCpu, inputs);
+}
+
+/// x[1,4,4,4] (graph input) -> flatten (Reshape) -> flat[1,64] -> fc (Gemm) -> y[1,8].
+Graph viewOfInputNet() {
+  Graph g;
+  g.name = "view_of_input";
+  const TensorId x = testing::addInput(g, "x", {1, 4, 4, 4});
+  std::vector<float> w(8 * 64);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.01f * static_cast<float>(static_cast<int>(i % 11) - 5);
+  const TensorId fw = testing::addConstant(g, "fc.w", {8, 64}, w);
+  const TensorId flat = testing::addTensor(g, "flat", {1, 64});
+  const TensorId y = testing::addTensor(g, "y", {1, 8});
+  Attributes ra;
+  ra.set("shape", std::vector<int64_t>{1, 64});
+  testing::addNode(g, "flatten", OpKind::Reshape, {x}, flat, ra);
+  Attributes ga;
+  ga.set("transB", int64_t{1});
+  testing::addNode(g, "fc", OpKind::Gemm, {flat, fw}, y, ga);
+  g.outputs = {y};
+  return g;
+}
+
+TEST(ResidentTensors, AViewThatCopiesKeepsItsTargetsAccess) {
+  // The graph input has no buffer (the application passes it), so the view copies it on the CPU: its output may
+  // not go to VTCM even though the HVX layer reading it could reach it there.
+  const Graph g = viewOfInputNet();
+  Board board = testing::exampleBoard("hexagon-vtcm");
+  const int vtcm = testing::poolIndex(board, "vtcm");
+  auto r = compileGraphOnBoard(g, board, testing::quickPlannerOptions());
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  EXPECT_NE(bufferOfTensor(*r, "flat").slot.pool, vtcm);
+  EXPECT_NE(r->code.source.text.find("memcpy("), std::string::npos);
+  auto onCpu = compileGraph(g, testing::quickPlannerOptions());
+  ASSERT_TRUE(onCpu.ok()) << onCpu.error().render();
+  testing::expectSameHostOutputs(*r, *onCpu, testing::patternInputs(g));
+
+  // Pinned there anyway: a clear error naming the view, the tensor and the pool.
+  board.pins.push_back(PoolPin{"flat", "vtcm", "--pin flat=vtcm"});
+  auto pinned = compileGraphOnBoard(g, board, testing::quickPlannerOptions());
+  ASSERT_FALSE(pinned.ok());
+  const std::string text = pinned.error().render();
+  EXPECT_NE(text.find("node 'flatten'"), std::string::npos) << text;
+  EXPECT_NE(text.find("tensor 'flat'"), std::string::npos) << text;
+  EXPECT_NE(text.find("pinned pool 'vtcm'"), std::string::npos) << text;
 }
 
 }  // namespace

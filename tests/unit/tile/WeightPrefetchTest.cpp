@@ -192,16 +192,16 @@ TEST(WeightPrefetch, HexagonLoadsOverResidentAddsFromTheConvolutionBefore) {
       const OffloadedLayer& mid = plan.offloaded[k];
       if (mid.target != issuer.target) continue;
       const std::string& name = r->graph.nodes[static_cast<size_t>(mid.step)].name;
-      EXPECT_TRUE(mid.direct[0] && mid.direct[1] && mid.direct[2]) << name;
+      EXPECT_TRUE(mid.direct[0] && (mid.direct[1] || mid.buffers[1][0].empty()) && mid.direct[2]) << name;
       EXPECT_EQ(mid.prefetchNext, -1) << name;
       EXPECT_EQ(mid.mode, "cores") << name;
-      ++over;
-      ASSERT_LT(k + 1, plan.offloaded.size());
-      const OffloadedLayer& receiver = plan.offloaded[k + 1];
-      EXPECT_EQ(receiver.step, issuer.prefetchNext) << "one Add between";
-      for (uint64_t ready : receiver.weightsReady) EXPECT_EQ(ready, 0u) << r->graph.nodes[static_cast<size_t>(receiver.step)].name;
     }
     ASSERT_LT(k, plan.offloaded.size());
+    const OffloadedLayer& receiver = plan.offloaded[k];
+    if (k == i + 1 || r->graph.nodes[static_cast<size_t>(receiver.step)].op != OpKind::Conv) continue;
+    ++over;
+    EXPECT_EQ(k, i + 2) << "one Add between";
+    for (uint64_t ready : receiver.weightsReady) EXPECT_EQ(ready, 0u) << r->graph.nodes[static_cast<size_t>(receiver.step)].name;
   }
   EXPECT_GE(over, 2) << "stack2.block0.conv1 and stack3.block0.conv1 follow resident Adds";
   bool remark = false;

@@ -40,7 +40,7 @@ const std::vector<std::string>* ruleList(const PlacementRule& rule, BufferRole r
 }  // namespace
 
 Result<std::vector<PlacedBuffer>> analyzeBuffers(const Graph& g, const Board& board, const NodeTargets& targets,
-                                                 bool ioInPools) {
+                                                 bool ioInPools, bool viewsShareBuffers) {
   const std::vector<int> producer = g.producers();
   std::vector<std::vector<int>> readers(g.tensors.size());
   for (size_t step = 0; step < g.nodes.size(); ++step)
@@ -108,7 +108,8 @@ Result<std::vector<PlacedBuffer>> analyzeBuffers(const Graph& g, const Board& bo
     for (const auto& [step, isOutput] : touches) {
       const Node& n = g.nodes[static_cast<size_t>(step)];
       const Target& target = board.targets[static_cast<size_t>(targets.targetOf[static_cast<size_t>(step)])];
-      for (size_t pi = 0; pi < board.pools.size(); ++pi)
+      const bool touchesNoMemory = viewsShareBuffers && n.op == OpKind::Reshape;
+      for (size_t pi = 0; pi < board.pools.size() && !touchesNoMemory; ++pi)
         if (!board.pools[pi].canAccess(target.name))
           ex.exclude(pi, fmt::format("target '{}' (which runs node '{}') cannot access it", target.name, n.name));
       for (const PlacementRule& rule : board.rules) {
@@ -163,6 +164,50 @@ Result<std::vector<PlacedBuffer>> analyzeBuffers(const Graph& g, const Board& bo
       return d;
     }
   return buffers;
+}
+
+Status restrictCopyingViews(const Graph& g, const Board& board, const NodeTargets& targets, std::vector<PlacedBuffer>& buffers) {
+  std::vector<int> index(g.tensors.size(), -1);
+  for (size_t i = 0; i < buffers.size(); ++i)
+    if (buffers[i].role == BufferRole::Activation && buffers[i].tensor != kNoTensor) index[static_cast<size_t>(buffers[i].tensor)] = static_cast<int>(i);
+  auto rootOf = [&](TensorId id) {
+    int i = index[static_cast<size_t>(id)];
+    while (i >= 0 && buffers[static_cast<size_t>(i)].aliasOf != kNoTensor) i = index[static_cast<size_t>(buffers[static_cast<size_t>(i)].aliasOf)];
+    return i;
+  };
+  for (size_t step = 0; step < g.nodes.size(); ++step) {
+    const Node& n = g.nodes[step];
+    if (n.op != OpKind::Reshape || n.inputs.empty() || n.outputs.empty()) continue;
+    const TensorId in = n.inputs[0], out = n.outputs[0];
+    const int ri = rootOf(in), ro = rootOf(out);
+    if (ri >= 0 && ri == ro) {
+      const PlacedBuffer &x = buffers[static_cast<size_t>(index[static_cast<size_t>(in)])],
+                         &y = buffers[static_cast<size_t>(index[static_cast<size_t>(out)])];
+      if (x.aliasOffset == y.aliasOffset && x.aliasRunBytes == 0 && y.aliasRunBytes == 0) continue;  // the same bytes: no copy
+    }
+    const Target& target = board.targets[static_cast<size_t>(targets.targetOf[step])];
+    for (const auto& [tensor, root] : {std::pair{in, ri}, std::pair{out, ro}}) {
+      if (root < 0) continue;
+      PlacedBuffer& b = buffers[static_cast<size_t>(root)];
+      std::vector<std::string> lost;
+      std::erase_if(b.candidates, [&](int pi) {
+        const bool no = !board.pools[static_cast<size_t>(pi)].canAccess(target.name);
+        if (no) lost.push_back(board.pools[static_cast<size_t>(pi)].name);
+        return no;
+      });
+      const bool pinLost = b.pinnedPool >= 0 && !board.pools[static_cast<size_t>(b.pinnedPool)].canAccess(target.name);
+      if (!b.candidates.empty() && !pinLost) continue;
+      Diagnostic d = makeError(fmt::format("node '{}'", n.name),
+                               fmt::format("this view could not share its input's buffer, so target '{}' copies tensor '{}' "
+                                           "(placed with '{}'), but it cannot access {}",
+                                           target.name, g.tensor(tensor).name, g.tensor(b.tensor).name,
+                                           pinLost ? "its pinned pool '" + board.pools[static_cast<size_t>(b.pinnedPool)].name + "'"
+                                                   : "any pool left for it " + listText(lost)));
+      d.hint = "let the view's input and output share a pool (rules, pins), or give target '" + target.name + "' access to one";
+      return d;
+    }
+  }
+  return {};
 }
 
 }  // namespace stowage

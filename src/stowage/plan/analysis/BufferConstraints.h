@@ -20,8 +20,15 @@ namespace stowage {
 /// the tensor and why each pool was excluded), a pin naming a pool the tensor cannot use, a pin that matches
 /// no tensor. With `ioInPools` (--io-in-pools) graph inputs and outputs are activation buffers too: an input is
 /// live from step 0 (the application writes it before the run) to its last reader, an output from its producer
-/// to the end of the run (the application reads it after).
+/// to the end of the run (the application reads it after). With `viewsShareBuffers` (the planner aliases views,
+/// analysis/Aliasing.h) a view (Reshape) touches no memory: its target's access excludes no pool for its input or
+/// output (its rules still apply); restrictCopyingViews puts the exclusions back for the views that copy after all.
 Result<std::vector<PlacedBuffer>> analyzeBuffers(const Graph& g, const Board& board, const NodeTargets& targets,
-                                                 bool ioInPools = false);
+                                                 bool ioInPools = false, bool viewsShareBuffers = false);
+
+/// After assignAliases on buffers analyzed with `viewsShareBuffers`: a view whose output did not join its input's
+/// group copies the bytes on its target, so both groups keep only the pools that target can access. Error (naming
+/// the view, the tensor and the pools) when a group has none left or is pinned to one it cannot access.
+Status restrictCopyingViews(const Graph& g, const Board& board, const NodeTargets& targets, std::vector<PlacedBuffer>& buffers);
 
 }  // namespace stowage
