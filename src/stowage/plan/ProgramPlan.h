@@ -122,16 +122,19 @@ struct OffloadedLayer {
   /// DMA; tile/ResidentTensors.h)
   bool direct[3] = {false, false, false};
   /// Weight prefetch across layers (tile/WeightPrefetch.h): the step of the next layer on this target whose first
-  /// weight tiles this layer's cores load during their last tile (-1: none; only layers that move no data may run
-  /// in between), and how many of this layer's cores found their first weight tile loaded by an earlier layer on
+  /// weight tiles this layer's cores load during their last tile (-1: none; in cores mode other layers may run in
+  /// between, their input transfers queued behind it: inputChannelBusy), and how many of this layer's cores found their first weight tile loaded by an earlier layer on
   /// the target (0: it loads them itself).
   int prefetchNext = -1;
   int weightsPrefetchedCores = 0;
   /// Per prefetched core: cycles after this layer starts that its first weight tile arrives (0: before it starts).
   std::vector<uint64_t> weightsReady;
   /// Per core issuing the layer at `prefetchNext`'s first weight tile: cycles of that transfer still in flight
-  /// when this layer ends (0: done before). The two layers may have layers in between that move no data.
+  /// when this layer ends (0: done before). The two layers may have layers in between.
   std::vector<uint64_t> nextWeightsInFlight;
+  /// Cores mode, per core: cycles from this layer's start during which its input DMA channel still carries weight
+  /// transfers earlier layers issued (for this layer, or for a later one passing over it); empty: none.
+  std::vector<uint64_t> inputChannelBusy;
   size_t xBytes = 0, wBytes = 0, yBytes = 0;  ///< largest input / weight / output tile
   uint64_t computeCycles = 0;  ///< estimated: compute of every tile (busiest core in cores mode)
   uint64_t dmaCycles = 0;      ///< estimated: every transfer (busiest core in cores mode)

@@ -44,6 +44,9 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
   const bool sharedChannel = !engine && target.dmaChannels < 2;
   for (size_t c = 0; c + 1 < schedule.chunkStart.size(); ++c) {
     uint64_t compute = 0, loads = 0, stores = 0;
+    // Transfers issued by earlier layers still on the input channel when this layer starts: the prefetched first
+    // weight tile's rest, or one for a later layer passing over this one (it queued after, so it ends later).
+    uint64_t carried = c < cross.inputBusy.size() ? cross.inputBusy[c] : 0;
     for (size_t i = schedule.chunkStart[c]; i < schedule.chunkStart[c + 1]; ++i) {
       const TileDesc& t = schedule.tiles[i];
       compute += tileComputeCycles(target, s, t);
@@ -59,9 +62,10 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
         }
       }
       // A prefetched tile still in flight keeps the input channel busy for its rest.
-      if (t.loadW && prefetched && c < cross.firstReady.size()) loads += cross.firstReady[c];
+      if (t.loadW && prefetched && c < cross.firstReady.size()) carried = std::max(carried, cross.firstReady[c]);
       if (t.storeY) stores += dmaCycles(target, t.y);
     }
+    loads += carried;
     if (c < cross.issueNext.size()) {
       const uint64_t rest = c < cross.nextInFlight.size() ? cross.nextInFlight[c] : 0;
       loads += cross.issueNext[c] - std::min(cross.issueNext[c], rest);
@@ -107,19 +111,20 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
       if (sharedChannel) storeFree = std::max(storeFree, loadFree);
       cost.nextReady[c] = loadFree;
     };
-    uint64_t ownLoads = 0;  // the input channel's end without the next layer's transfer
+    uint64_t ownLoads = 0;     // the input channel's end without the next layer's transfer
+    uint64_t ownInputEnd = 0;  // the end of this layer's own transfers on the input channel
     // A prefetched first weight tile still in flight keeps the input channel (the layer before's) busy.
-    if (prefetched && c < cross.firstReady.size()) {
-      loadFree = cross.firstReady[c];
-      if (sharedChannel) storeFree = loadFree;
-    }
+    if (prefetched && c < cross.firstReady.size()) loadFree = cross.firstReady[c];
+    // So do transfers for later layers issued before this one (CrossLayerWeights::inputBusy).
+    if (!engine && c < cross.inputBusy.size()) loadFree = std::max(loadFree, cross.inputBusy[c]);
+    if (sharedChannel) storeFree = loadFree;
     if (first == end) issueNext(0);
     // Loads of tile i's operands with two halves (`doubled`) or with one (!doubled).
     auto issueLoads = [&](size_t i, uint64_t at, bool doubled) {
       const TileDesc& t = schedule.tiles[i];
       auto one = [&](bool load, const TileCopy& cp, int buf, uint64_t* ready, uint64_t* freed, uint64_t& queue) {
         if (!load) return;
-        if (prefetched && i == first && ready == wReady) {  // loaded by the previous layer
+        if (prefetched && i == first && ready == wReady) {  // loaded by an earlier layer
           ready[buf] = c < cross.firstReady.size() ? cross.firstReady[c] : 0;
           return;
         }
@@ -127,6 +132,7 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
         dma += d;
         const uint64_t start = std::max({at, queue, freed[buf]});
         queue = start + d;
+        if (&queue == &loadFree) ownInputEnd = std::max(ownInputEnd, queue);
         if (sharedChannel) storeFree = std::max(storeFree, loadFree);
         ready[buf] = queue;
       };
@@ -154,7 +160,7 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
       issueLoads(i, engine ? 0 : now, false);
       if (i + 1 < end) issueLoads(i + 1, engine ? 0 : now, true);
       if (i + 1 == end) {
-        ownLoads = loadFree;
+        ownLoads = ownInputEnd;
         issueNext(now);
       }
       const uint64_t cyc = tileComputeCycles(target, s, t);

@@ -41,6 +41,9 @@ struct CrossLayerWeights {
   std::vector<uint64_t> issueNext;
   /// Per core: the part of its issueNext transfer still in flight when this layer ends (layerBounds counts the rest).
   std::vector<uint64_t> nextInFlight;
+  /// Cores mode, per core: cycles from this layer's start during which its input channel still carries weight
+  /// transfers earlier layers issued (for this layer or a later one): the core's own transfers there queue behind.
+  std::vector<uint64_t> inputBusy;
 };
 /// Lower bounds of a layer under the cost model: `compute` = the busiest core's compute (engine: every tile's),
 /// `dma` = the busiest DMA queue's transfers (engine: the load or the store queue; cores: per core, channel 0
@@ -55,7 +58,8 @@ struct LayerBounds {
 };
 /// With `cross`, a transfer moved across layers counts in each layer with the part its span contains: a prefetched
 /// first weight tile with what is still in flight when the layer starts (CrossLayerWeights::firstReady), the next
-/// layer's with what is done before this layer ends (issueNext - nextInFlight); both on the input channel.
+/// layer's with what is done before this layer ends (issueNext - nextInFlight); both on the input channel, as is
+/// CrossLayerWeights::inputBusy (a transfer for a later layer passing over this one).
 LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSchedule& schedule, const CrossLayerWeights& cross = {});
 
 /// The estimate of running `schedule` on `target`: per core chunk, loads, compute and stores as queues with the

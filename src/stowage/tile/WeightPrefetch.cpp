@@ -5,6 +5,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
+#include <functional>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -21,17 +23,127 @@ namespace stowage {
 
 namespace {
 
-/// Cycles of the first weight transfer of each of the first `n` core chunks of `layer` (shape `s`; 0 when a chunk
-/// loads none).
-std::vector<uint64_t> firstWeightTransfers(const Board& board, const LayerShape& s, const OffloadedLayer& layer, int n) {
-  const Target& target = board.targets[static_cast<size_t>(layer.target)];
-  std::vector<uint64_t> out;
-  for (const TileCopy& w : firstWeightCopies(offloadedSchedule(s, layer), n)) out.push_back(dmaCycles(target, w));
-  return out;
-}
-
 /// Layers the issuer search looks back over: the layer before `next` on its target and up to 3 before it.
 constexpr size_t kMaxIssuerLookBack = 4;
+
+uint64_t minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+/// The layers of a program (`layers`, by step) with their tile shapes and schedules (weights split or not) built
+/// once, estimated in program order with the weight transfers that cross layers (see runTimeline).
+class LayerTimeline {
+ public:
+  /// `stepCycles(step)`: the cycles of a step that is not an offloaded layer (CPU steps; 0 before planning).
+  LayerTimeline(const Graph& g, const Board& board, std::vector<OffloadedLayer>& layers, std::function<uint64_t(size_t)> stepCycles)
+      : g_(g), board_(board), layers_(layers), stepCycles_(std::move(stepCycles)), shapes_(layers.size()), schedules_(layers.size()) {
+    for (size_t i = 0; i < layers.size(); ++i) {
+      shapes_[i] = layerShapeOf(g, g.nodes[static_cast<size_t>(layers[i].step)]).shape;
+      indexOf_[layers[i].step] = i;
+    }
+  }
+
+  const std::optional<LayerShape>& shape(size_t i) const { return shapes_[i]; }
+  std::optional<size_t> indexOfStep(int step) const {
+    const auto it = indexOf_.find(step);
+    return it == indexOf_.end() ? std::nullopt : std::optional<size_t>(it->second);
+  }
+
+  /// Layer i's schedule with its current weightsSplit.
+  const TileSchedule& schedule(size_t i) {
+    auto& slot = schedules_[i][layers_[i].weightsSplit ? 1 : 0];
+    if (!slot) slot = offloadedSchedule(*shapes_[i], layers_[i]);
+    return *slot;
+  }
+
+  /// Cycles of the first weight transfer of each of the first `n` core chunks of layer i (0 when one loads none).
+  std::vector<uint64_t> firstWeightTransfers(size_t i, int n) {
+    const Target& target = board_.targets[static_cast<size_t>(layers_[i].target)];
+    std::vector<uint64_t> out;
+    for (const TileCopy& w : firstWeightCopies(schedule(i), n)) out.push_back(dmaCycles(target, w));
+    return out;
+  }
+
+  /// What one layer gets from the run: its estimate and the cross-layer times it was estimated with.
+  struct Entry {
+    LayerCost cost;
+    CrossLayerWeights cross;
+  };
+
+  /// Estimates every layer in program order under the current pairs (prefetchNext, weightsPrefetchedCores,
+  /// weightsSplit): a receiver's first weight tiles arrive when its issuer's transfers end, counted on one clock
+  /// across the steps in between (their cycles: offloaded layers' estimates, other steps' stepCycles); in cores mode
+  /// each core's input channel carries the transfer until then, so a layer in between starts its own input
+  /// transfers behind it. Returns the entries by layer index and the clock at the end.
+  std::pair<std::vector<Entry>, uint64_t> run() {
+    std::vector<Entry> out(layers_.size());
+    std::map<size_t, std::vector<uint64_t>> arrival;       // by receiver index, per core: absolute time
+    std::map<int, std::vector<uint64_t>> inputChannelFree;  // by target, per core: absolute time
+    uint64_t clock = 0;
+    for (size_t step = 0; step < g_.nodes.size(); ++step) {
+      const auto idx = indexOfStep(static_cast<int>(step));
+      if (!idx || !shapes_[*idx]) {
+        clock += idx ? layers_[*idx].totalCycles : stepCycles_(step);
+        continue;
+      }
+      const size_t i = *idx;
+      const OffloadedLayer& L = layers_[i];
+      const Target& target = board_.targets[static_cast<size_t>(L.target)];
+      const bool cores = L.mode == "cores";
+      CrossLayerWeights x;
+      x.prefetchedCores = L.weightsPrefetchedCores;
+      const auto a = arrival.find(i);
+      for (int c = 0; c < L.weightsPrefetchedCores; ++c)
+        x.firstReady.push_back(a != arrival.end() && static_cast<size_t>(c) < a->second.size() ? minus(a->second[static_cast<size_t>(c)], clock) : 0);
+      std::vector<uint64_t>& free = inputChannelFree[L.target];
+      if (cores) {
+        free.resize(std::max(free.size(), static_cast<size_t>(std::max(1, L.cores))), 0);
+        bool any = false;
+        for (int c = 0; c < L.cores; ++c) {
+          x.inputBusy.push_back(minus(free[static_cast<size_t>(c)], clock));
+          any = any || x.inputBusy.back() > 0;
+        }
+        if (!any) x.inputBusy.clear();
+      }
+      const auto r = L.prefetchNext >= 0 ? indexOfStep(L.prefetchNext) : std::nullopt;
+      if (r) x.issueNext = firstWeightTransfers(*r, layers_[*r].weightsPrefetchedCores);
+      LayerCost cost = estimateLayer(target, *shapes_[i], schedule(i), operandBuffersOf(L), x);
+      if (r) {
+        std::vector<uint64_t>& to = arrival[*r];
+        for (size_t c = 0; c < cost.nextReady.size(); ++c) {
+          to.push_back(clock + cost.nextReady[c]);
+          x.nextInFlight.push_back(minus(cost.nextReady[c], cost.total));
+          if (cores && c < free.size()) free[c] = std::max(free[c], clock + cost.nextReady[c]);
+        }
+      }
+      clock += cost.total;
+      out[i] = {std::move(cost), std::move(x)};
+    }
+    return {std::move(out), clock};
+  }
+
+  /// Writes a run's estimates and cross-layer times into the layers.
+  void apply(const std::vector<Entry>& entries) {
+    for (size_t i = 0; i < layers_.size(); ++i) {
+      if (!shapes_[i]) continue;
+      OffloadedLayer& L = layers_[i];
+      const Entry& e = entries[i];
+      L.computeCycles = e.cost.compute;
+      L.dmaCycles = e.cost.dma;
+      L.totalCycles = e.cost.total;
+      L.weightsReady = e.cross.firstReady;
+      L.nextWeightsInFlight = e.cross.nextInFlight;
+      L.inputChannelBusy = e.cross.inputBusy;
+    }
+  }
+
+ private:
+  const Graph& g_;
+  const Board& board_;
+  std::vector<OffloadedLayer>& layers_;
+  std::function<uint64_t(size_t)> stepCycles_;
+  std::vector<std::optional<LayerShape>> shapes_;
+  std::vector<std::array<std::optional<TileSchedule>, 2>> schedules_;
+  std::map<int, size_t> indexOf_;
+};
 
 /// A cores-mode layer whose cores start no transfer: input, weights (if it has any) and output used in place
 /// (tile/ResidentTensors.h).
@@ -55,9 +167,11 @@ CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const 
   const OffloadedLayer& L = offloaded[index];
   x.prefetchedCores = L.weightsPrefetchedCores;
   x.firstReady = L.weightsReady;
+  x.inputBusy = L.inputChannelBusy;
   const OffloadedLayer* next = L.prefetchNext >= 0 ? offloadedAtStep(offloaded, L.prefetchNext) : nullptr;
   if (const auto shape = next ? layerShapeOf(g, g.nodes[static_cast<size_t>(next->step)]).shape : std::nullopt) {
-    x.issueNext = firstWeightTransfers(board, *shape, *next, next->weightsPrefetchedCores);
+    const Target& target = board.targets[static_cast<size_t>(next->target)];
+    for (const TileCopy& w : firstWeightCopies(offloadedSchedule(*shape, *next), next->weightsPrefetchedCores)) x.issueNext.push_back(dmaCycles(target, w));
     x.nextInFlight = L.nextWeightsInFlight;
   }
   return x;
@@ -80,203 +194,206 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
   }
   for (const auto& [poolStep, size] : residentBytesByPoolAndStep(g, board, tiled.resident)) poolLive[poolStep] += size;
 
-  // Current estimates (with the pairs taken so far), by index; a pair is taken only when the cost model says the two
-  // layers together get faster (a transfer on the input channel can delay the next layer's input loads).
-  // Each layer's tile shape, lowered once.
-  std::vector<LayerCost> cost(layers.size());
-  std::vector<std::optional<LayerShape>> shapes(layers.size());
-  for (size_t i = 0; i < layers.size(); ++i) {
-    cost[i] = {layers[i].computeCycles, layers[i].dmaCycles, layers[i].totalCycles, {}};
-    shapes[i] = layerShapeOf(g, g.nodes[static_cast<size_t>(layers[i].step)]).shape;
-  }
-  // Layer i with `cross`, its weight loads split over both DMA channels or not (`split`).
-  auto estimate = [&](size_t i, const CrossLayerWeights& cross, bool split) {
-    OffloadedLayer L = layers[i];
-    L.weightsSplit = split;
-    return estimateLayer(board.targets[static_cast<size_t>(L.target)], *shapes[i], offloadedSchedule(*shapes[i], L), operandBuffersOf(L), cross);
+  LayerTimeline timeline(g, board, layers, [](size_t) { return uint64_t{0}; });
+  // The layers that may receive their first weight tiles: tiled on an accelerator, with constant weights (an Add's
+  // or MatMul's second operand may be made by the layer before, still being written) loaded into a tile buffer. The
+  // issuer: the layer before on the target or, in cores mode, one up to 3 further back: the transfer then runs across
+  // the layers in between (their input transfers queue behind it), which hides more of it when the layer before is
+  // short. Engine mode: the layer before (its fence waits for every transfer it issued).
+  struct Receiver {
+    size_t index;
+    std::vector<size_t> candidates;
+    size_t request;  ///< its first weight buffer (half 0) in tiled.scratch
+    size_t size;
   };
-  // A layer the tiler gave split weight loads (chosen on its own) is also tried without: the transfer the issuer
-  // adds to its input channel queues behind the split's second parts there. Unsplit first: it stays on a tie (a
-  // layer whose only weight tiles come with the layer before splits nothing).
-  auto splitOptions = [](const OffloadedLayer& L) { return L.weightsSplit ? std::vector<bool>{false, true} : std::vector<bool>{false}; };
-  int taken = 0, notFaster = 0, overDataFree = 0;
-  size_t takenBytes = 0;
-  std::vector<std::string> left;
+  std::vector<Receiver> receivers;
   for (size_t i = 0; i < layers.size(); ++i) {
-    OffloadedLayer& next = layers[i];
+    const OffloadedLayer& next = layers[i];
     const Target& target = board.targets[static_cast<size_t>(next.target)];
     const bool tiledMode = next.mode == "cores" || next.mode == "engine";
     if (!tiledMode || target.kind != TargetKind::Accelerator || next.direct[1] || next.buffers[1][0].empty()) continue;
-    // Only constant weights: an Add's or MatMul's second operand may be made by the layer before (still being written).
-    const auto& shape = shapes[i];
+    const auto& shape = timeline.shape(i);
     if (!shape || shape->call.inputs.size() < 2 || shape->call.inputs[1] == kNoTensor || !g.tensor(shape->call.inputs[1]).isConstant())
       continue;
-    // The issuer: the layer before on the target, or, when that one moves no data (cores mode: every operand in
-    // place, so its cores start no transfer and the channel is free), one before it: a layer of a few cycles hides
-    // little of the transfer, the one before it more. Each candidate is estimated; the fastest pair is taken.
-    std::vector<size_t> candidates;
-    for (size_t j = i; j > 0 && candidates.size() < kMaxIssuerLookBack;) {
+    const auto req = requestOf.find(next.buffers[1][0]);
+    if (req == requestOf.end()) continue;
+    Receiver rc{i, {}, req->second, aligned(tiled.scratch[req->second].pool, tiled.scratch[req->second].sizeBytes)};
+    for (size_t j = i; j > 0 && rc.candidates.size() < kMaxIssuerLookBack;) {
       --j;
       if (layers[j].target != next.target) continue;
-      candidates.push_back(j);
-      if (next.mode != "cores" || !movesNoData(layers[j])) break;
+      if (layers[j].mode == next.mode && timeline.shape(j)) rc.candidates.push_back(j);
+      if (next.mode != "cores") break;
     }
-    const auto req = requestOf.find(next.buffers[1][0]);
-    if (candidates.empty() || req == requestOf.end()) continue;
-    ScratchRequest& r = tiled.scratch[req->second];
-    const MemoryPool& pool = board.pools[static_cast<size_t>(r.pool)];
-    const size_t size = aligned(r.pool, r.sizeBytes);
-    // The first step in [from, next.step) at which the weight buffer does not fit its pool or bank, or -1.
-    auto firstBlockedStep = [&](int from) {
-      for (int s = from; s < next.step; ++s) {
-        const bool poolFits = !pool.sizeBytes || poolLive[{r.pool, s}] + size <= *pool.sizeBytes;
-        const bool bankFits = r.bank < 0 || pool.bankSizeBytes == 0 || bankLive[{r.pool, r.bank, s}] + size <= pool.bankSizeBytes;
-        if (!poolFits || !bankFits) return s;
-      }
-      return -1;
-    };
-    struct Pair {
-      size_t issuer;
-      int cores;
-      LayerCost issuerWith, nextWith;
-      std::vector<uint64_t> inFlight;  ///< per core: still in flight when the issuer ends
-      std::vector<uint64_t> ready;     ///< per core: arrival counted from `next`'s start
-      bool overLayers;                 ///< layers that move no data run in between
-      int64_t saved;
-      bool issuerSplit, nextSplit;     ///< weight loads split over both channels (TileSchedule::weightsSplit)
-    };
-    std::optional<Pair> best;
-    uint64_t between = 0;  // cycles of the layers between the candidate and `next` (they move no data)
-    std::string blockedBy;
-    for (size_t k = 0; k < candidates.size(); ++k) {
-      const size_t j = candidates[k];
-      if (k > 0) between += cost[candidates[k - 1]].total;
-      OffloadedLayer& prev = layers[j];
-      if (prev.mode != next.mode || prev.prefetchNext >= 0 || !shapes[j]) continue;
-      const int n = std::min(prev.cores, next.cores);
-      const std::vector<uint64_t> transfers = firstWeightTransfers(board, *shape, next, n);
-      if (std::all_of(transfers.begin(), transfers.end(), [](uint64_t c) { return c == 0; })) continue;
-      const int blocked = firstBlockedStep(prev.step);
-      if (blocked >= 0) {
-        if (blockedBy.empty())
-          blockedBy = fmt::format("'{}' ({} bytes do not fit '{}' beside what step {} ('{}') holds there)", g.nodes[static_cast<size_t>(next.step)].name,
-                                  size, pool.name, blocked, g.nodes[static_cast<size_t>(blocked)].name);
-        continue;
-      }
-      // The two layers with the transfer moved: the next layer's first weights arrive when the transfer ends, counted
-      // from its start (the issuer's end plus the layers between when nothing else runs in between; later
-      // otherwise, which only helps).
-      CrossLayerWeights issuing;
-      issuing.prefetchedCores = prev.weightsPrefetchedCores;
-      issuing.firstReady = prev.weightsReady;
-      issuing.issueNext = transfers;
-      for (bool issuerSplit : splitOptions(prev)) {
-        const LayerCost prevWith = estimate(j, issuing, issuerSplit);
-        CrossLayerWeights getting;
-        getting.prefetchedCores = n;
-        std::vector<uint64_t> inFlight;
-        for (uint64_t ready : prevWith.nextReady) {
-          inFlight.push_back(ready > prevWith.total ? ready - prevWith.total : 0);
-          getting.firstReady.push_back(inFlight.back() > between ? inFlight.back() - between : 0);
-        }
-        for (bool nextSplit : splitOptions(next)) {
-          const LayerCost nextWith = estimate(i, getting, nextSplit);
-          const int64_t saved = static_cast<int64_t>(cost[j].total + cost[i].total) - static_cast<int64_t>(prevWith.total + nextWith.total);
-          if (!best || saved > best->saved)
-            best = Pair{j, n, prevWith, nextWith, inFlight, getting.firstReady, k > 0, saved, issuerSplit, nextSplit};
-        }
-      }
-    }
-    if (!best) {
-      if (!blockedBy.empty()) left.push_back(blockedBy);
-      continue;
-    }
-    if (best->saved <= 0) {
-      ++notFaster;
-      continue;
-    }
-    OffloadedLayer& prev = layers[best->issuer];
-    for (int s = prev.step; s < next.step; ++s) {
-      poolLive[{r.pool, s}] += size;
-      if (r.bank >= 0) bankLive[{r.pool, r.bank, s}] += size;
-    }
-    r.firstStep = prev.step;
-    prev.prefetchNext = next.step;
-    prev.nextWeightsInFlight = best->inFlight;
-    prev.weightsSplit = best->issuerSplit;
-    next.weightsSplit = best->nextSplit;
-    next.weightsPrefetchedCores = best->cores;
-    next.weightsReady = best->ready;
-    if (best->overLayers) ++overDataFree;
-    cost[best->issuer] = best->issuerWith;
-    cost[i] = best->nextWith;
-    for (size_t k : {best->issuer, i}) {
-      layers[k].computeCycles = cost[k].compute;
-      layers[k].dmaCycles = cost[k].dma;
-      layers[k].totalCycles = cost[k].total;
-    }
-    ++taken;
-    takenBytes += size;
+    if (!rc.candidates.empty()) receivers.push_back(std::move(rc));
   }
+
+  // The pairs: issuer of each receiver (index into receivers -> layer index), with the weight splits chosen with them.
+  // A layer the tiler gave split weight loads (chosen on its own) is also tried without: the transfer an issuer adds
+  // to its input channel queues behind the split's second parts there. Unsplit first: it stays on a tie.
+  std::vector<bool> maySplit(layers.size());
+  for (size_t i = 0; i < layers.size(); ++i) maySplit[i] = layers[i].weightsSplit;
+  auto splitOptions = [&](size_t i) { return maySplit[i] ? std::vector<bool>{false, true} : std::vector<bool>{false}; };
+  std::vector<std::optional<size_t>> issuerOf(receivers.size());
+  // The first step in [issuer's step, receiver's step) at which receiver k's weight buffer, live from the issuer's
+  // step, does not fit its pool or bank beside the other pairs' early buffers (except those in `ignore`), or -1.
+  auto firstBlockedStep = [&](size_t k, size_t issuer, const std::vector<size_t>& ignore) {
+    const ScratchRequest& r = tiled.scratch[receivers[k].request];
+    const MemoryPool& pool = board.pools[static_cast<size_t>(r.pool)];
+    for (int s = layers[issuer].step; s < layers[receivers[k].index].step; ++s) {
+      size_t inPool = poolLive[{r.pool, s}] + receivers[k].size, inBank = bankLive[{r.pool, r.bank, s}] + receivers[k].size;
+      for (size_t o = 0; o < receivers.size(); ++o) {
+        if (o == k || !issuerOf[o] || std::find(ignore.begin(), ignore.end(), o) != ignore.end()) continue;
+        const ScratchRequest& other = tiled.scratch[receivers[o].request];
+        if (other.pool != r.pool || s < layers[*issuerOf[o]].step || s >= layers[receivers[o].index].step) continue;
+        inPool += receivers[o].size;
+        if (other.bank == r.bank) inBank += receivers[o].size;
+      }
+      if ((pool.sizeBytes && inPool > *pool.sizeBytes) || (r.bank >= 0 && pool.bankSizeBytes > 0 && inBank > pool.bankSizeBytes)) return s;
+    }
+    return -1;
+  };
+  // The pairing fields of every layer, to try a move and take it back.
+  struct Fields {
+    int prefetchNext, prefetchedCores;
+    bool split;
+  };
+  auto save = [&] {
+    std::vector<Fields> f;
+    for (const OffloadedLayer& L : layers) f.push_back({L.prefetchNext, L.weightsPrefetchedCores, L.weightsSplit});
+    return std::make_pair(f, issuerOf);
+  };
+  auto restore = [&](const std::pair<std::vector<Fields>, std::vector<std::optional<size_t>>>& st) {
+    for (size_t i = 0; i < layers.size(); ++i) {
+      layers[i].prefetchNext = st.first[i].prefetchNext;
+      layers[i].weightsPrefetchedCores = st.first[i].prefetchedCores;
+      layers[i].weightsSplit = st.first[i].split;
+    }
+    issuerOf = st.second;
+  };
+  auto unpair = [&](size_t k) {
+    if (!issuerOf[k]) return;
+    layers[*issuerOf[k]].prefetchNext = -1;
+    layers[receivers[k].index].weightsPrefetchedCores = 0;
+    issuerOf[k].reset();
+  };
+  auto receiverIssuedBy = [&](size_t j) -> std::optional<size_t> {
+    for (size_t o = 0; o < receivers.size(); ++o)
+      if (issuerOf[o] == j) return o;
+    return std::nullopt;
+  };
+
+  // Local search on the program's estimated cycles (CPU steps count 0: they are not planned yet): for each receiver
+  // in turn, every move - no pair, or a pair with one of its candidates (taking it from the receiver it served, if
+  // any), each with the split options of both layers - is estimated over the whole run, and the fastest taken when
+  // it beats the current pairs. Rounds until nothing improves (at most 4): a first round alone is the greedy pass in
+  // layer order, and later rounds undo its early choices that block better later ones.
+  uint64_t current = timeline.run().second;
+  std::vector<std::string> blockedBy(receivers.size());
+  for (int round = 0; round < 4; ++round) {
+    bool improved = false;
+    for (size_t k = 0; k < receivers.size(); ++k) {
+      const size_t i = receivers[k].index;
+      const auto before = save();
+      std::optional<decltype(save())> best;
+      uint64_t bestTotal = current;
+      auto consider = [&] {
+        const uint64_t total = timeline.run().second;
+        if (total < bestTotal) {
+          bestTotal = total;
+          best = save();
+        }
+      };
+      for (bool si : splitOptions(i)) {  // no pair
+        unpair(k);
+        layers[i].weightsSplit = si;
+        consider();
+        restore(before);
+      }
+      for (size_t j : receivers[k].candidates) {
+        const auto served = receiverIssuedBy(j);
+        std::vector<size_t> ignore = {k};
+        if (served) ignore.push_back(*served);
+        const int blocked = firstBlockedStep(k, j, ignore);
+        if (blocked >= 0) {
+          if (blockedBy[k].empty())
+            blockedBy[k] = fmt::format("'{}' ({} bytes do not fit '{}' beside what step {} ('{}') holds there)", g.nodes[static_cast<size_t>(layers[i].step)].name,
+                                       receivers[k].size, board.pools[static_cast<size_t>(tiled.scratch[receivers[k].request].pool)].name, blocked,
+                                       g.nodes[static_cast<size_t>(blocked)].name);
+          continue;
+        }
+        for (bool sj : splitOptions(j))
+          for (bool si : splitOptions(i)) {
+            unpair(k);
+            if (served) unpair(*served);
+            layers[j].prefetchNext = layers[i].step;
+            layers[j].weightsSplit = sj;
+            layers[i].weightsPrefetchedCores = std::min(layers[j].cores, layers[i].cores);
+            layers[i].weightsSplit = si;
+            issuerOf[k] = j;
+            const std::vector<uint64_t> transfers = timeline.firstWeightTransfers(i, layers[i].weightsPrefetchedCores);
+            if (std::any_of(transfers.begin(), transfers.end(), [](uint64_t c) { return c > 0; })) consider();
+            restore(before);
+          }
+      }
+      if (best) {
+        restore(*best);
+        current = bestTotal;
+        improved = true;
+      }
+    }
+    if (!improved) break;
+  }
+
+  int taken = 0, notFaster = 0, overLayers = 0, overMoving = 0;
+  size_t takenBytes = 0;
+  std::vector<std::string> left;
+  for (size_t k = 0; k < receivers.size(); ++k) {
+    const size_t i = receivers[k].index;
+    if (!issuerOf[k]) {
+      if (blockedBy[k].empty()) ++notFaster;
+      else left.push_back(blockedBy[k]);
+      continue;
+    }
+    const size_t j = *issuerOf[k];
+    tiled.scratch[receivers[k].request].firstStep = layers[j].step;
+    ++taken;
+    takenBytes += receivers[k].size;
+    bool between = false, moving = false;
+    for (size_t m = j + 1; m < i; ++m)
+      if (layers[m].target == layers[i].target) {
+        between = true;
+        moving = moving || !movesNoData(layers[m]);
+      }
+    overLayers += between;
+    overMoving += moving;
+  }
+  timeline.apply(timeline.run().first);
   if (taken > 0)
     tiled.remarks.push_back(fmt::format(
-        "prefetch: {} layer(s) find their first weight tiles loaded by the previous layer on their target, during its last "
+        "prefetch: {} layer(s) find their first weight tiles loaded by an earlier layer on their target, during its last "
         "tile ({} bytes of weight buffers live from that layer's step; --no-weight-prefetch turns it off)",
         taken, takenBytes));
-  if (overDataFree > 0)
-    tiled.remarks.push_back(fmt::format("prefetch: {} of them from a layer further back, over layers that move no data (all their operands in "
-                                        "place) and are too short to hide the transfer",
-                                        overDataFree));
+  if (overLayers > 0)
+    tiled.remarks.push_back(fmt::format("prefetch: {} of them from a layer further back, the transfer running across the layers in between "
+                                        "({} over layers that move data of their own, queued behind it)",
+                                        overLayers, overMoving));
   if (!left.empty())
     tiled.remarks.push_back(fmt::format("prefetch: {} layer(s) load their first weight tiles themselves: {}", left.size(), fmt::join(left, "; ")));
   if (notFaster > 0)
-    tiled.remarks.push_back(fmt::format("prefetch: {} layer(s) load their first weight tiles themselves: loading them during the layer "
-                                        "before would not be faster under the cost model",
+    tiled.remarks.push_back(fmt::format("prefetch: {} layer(s) load their first weight tiles themselves: loading them during an earlier layer "
+                                        "would not be faster under the cost model",
                                         notFaster));
 }
 
 void settlePrefetchArrivals(const Graph& g, ProgramPlan& plan) {
-  std::vector<OffloadedLayer>& layers = plan.offloaded;
-  const Board& board = plan.board;
-  auto stepCycles = [&](size_t step) -> uint64_t {
-    if (const OffloadedLayer* o = offloadedAtStep(layers, static_cast<int>(step))) return o->totalCycles;
+  if (std::none_of(plan.offloaded.begin(), plan.offloaded.end(), [](const OffloadedLayer& L) { return L.prefetchNext >= 0; })) return;
+  LayerTimeline timeline(g, plan.board, plan.offloaded, [&](size_t step) -> uint64_t {
     const Node& n = g.nodes[step];
     const auto lowered = lowerNode(g, n);
     if (!lowered.ok() || lowered->empty() || step >= plan.nodeTargets.size()) return 0;
     return cpuLayerCycles(g, n, plan, plan.nodeTargets[step]);
-  };
-  auto reestimate = [&](size_t i) {
-    OffloadedLayer& L = layers[i];
-    const auto shape = layerShapeOf(g, g.nodes[static_cast<size_t>(L.step)]).shape;
-    if (!shape) return LayerCost{};
-    const LayerCost c = estimateLayer(board.targets[static_cast<size_t>(L.target)], *shape, offloadedSchedule(*shape, L), operandBuffersOf(L),
-                                      crossLayerTransfers(g, board, layers, i));
-    L.computeCycles = c.compute;
-    L.dmaCycles = c.dma;
-    L.totalCycles = c.total;
-    return c;
-  };
-  std::vector<std::optional<LayerCost>> redone(layers.size());  // the estimates this pass redid
-  for (size_t i = 0; i < layers.size(); ++i) {
-    OffloadedLayer& issuer = layers[i];
-    if (issuer.prefetchNext < 0) continue;
-    size_t r = i + 1;
-    while (r < layers.size() && layers[r].step != issuer.prefetchNext) ++r;
-    if (r == layers.size()) continue;
-    // Adjacent layers whose issuer is as the tiler estimated it: the tiler's arrival times stand.
-    if (issuer.step + 1 == issuer.prefetchNext && !redone[i]) continue;
-    uint64_t gap = 0;
-    for (int s = issuer.step + 1; s < issuer.prefetchNext; ++s) gap += stepCycles(static_cast<size_t>(s));
-    if (const auto& own = redone[i]) {
-      // The issuer received weights over a gap itself: its remainder in flight changed with its estimate.
-      for (size_t c = 0; c < issuer.nextWeightsInFlight.size() && c < own->nextReady.size(); ++c)
-        issuer.nextWeightsInFlight[c] = own->nextReady[c] > own->total ? own->nextReady[c] - own->total : 0;
-    }
-    OffloadedLayer& receiver = layers[r];
-    for (size_t c = 0; c < receiver.weightsReady.size() && c < issuer.nextWeightsInFlight.size(); ++c)
-      receiver.weightsReady[c] = issuer.nextWeightsInFlight[c] > gap ? issuer.nextWeightsInFlight[c] - gap : 0;
-    redone[r] = reestimate(r);
-  }
+  });
+  timeline.apply(timeline.run().first);
 }
 
 }  // namespace stowage

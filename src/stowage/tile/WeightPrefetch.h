@@ -1,5 +1,5 @@
-// Weight prefetch across layers: the cores of an accelerator load the first weight tile of the next layer they run
-// during their last tile of the current one, so the next layer starts computing without its first weight load.
+// Weight prefetch across layers: the cores of an accelerator load the first weight tile of a later layer they run
+// during their last tile of the current one, so that layer starts computing without its first weight load.
 #pragma once
 
 #include <vector>
@@ -13,23 +13,25 @@ namespace stowage {
 
 struct TiledProgram;
 
-/// Pairs each layer of `tiled` run by an accelerator with the layer before it that the same target runs in the same
-/// mode (constant weights not used in place). Cores mode: core c < min(cores of both) of the first loads the
-/// second's first weight tile of core c during its last tile; engine mode: the first layer's last mvin (before its
-/// fence, after its own loads) is the second's first weight block. In cores mode the issuer may be up to 3 layers
-/// further back when the layers in between move no data (every operand in place: a resident Add of a few cycles
-/// would hide little of the transfer); the candidate whose pair the cost model finds fastest is taken. The tile goes
-/// into the second's weight buffer's half 0, which then lives from the issuer's step
-/// (ScratchRequest::firstStep). A pair is taken only when that buffer fits its pool (and bank) beside the tile
-/// buffers and resident tensors live at every step in between; a remark names each one left out and why. The
-/// estimates of the layers involved are redone with the transfers moved (estimateLayer's CrossLayerWeights).
+/// Pairs layers of `tiled` run by an accelerator with an earlier layer that the same target runs in the same mode
+/// (constant weights not used in place), at most one pair per issuer and per receiver. Cores mode: core c <
+/// min(cores of both) of the issuer loads the receiver's first weight tile of core c during its last tile, on its
+/// input channel; the issuer is the layer before on the target or up to 3 further back, the transfer then running
+/// across the layers in between (their own input transfers queue behind it: OffloadedLayer::inputChannelBusy).
+/// Engine mode: the layer before, whose last mvin (before its fence, after its own loads) is the receiver's first
+/// weight block. The tile goes into the receiver's weight buffer's half 0, which then lives from the issuer's step
+/// (ScratchRequest::firstStep); a pair is possible only when that buffer fits its pool (and bank) beside the tile
+/// buffers, resident tensors and the other pairs' early buffers at every step in between (a remark names each
+/// layer left out and why). The pairs are chosen by local search on the program's estimated cycles, every layer
+/// estimated in program order with the transfers crossing it (estimateLayer's CrossLayerWeights): for each receiver
+/// in turn the fastest of no pair or a pair with each candidate (taken from the receiver it served), with or
+/// without each layer's weight split, while the total improves (at most 4 rounds).
 void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled);
 
-/// After planning: a pair whose layers are not adjacent (CPU layers, layers of other targets, or layers that move
-/// no data run in between) has its receiver's arrival times (OffloadedLayer::weightsReady) counted from the issuer's
-/// end minus the cycles of every step in between (CPU steps by cpuLayerCycles in their planned pools, as the
-/// simulator charges them); the tiler counted only the data-free layers of the target, as it runs before the plan.
-/// The receivers' estimates are redone with them, and each issuer's in-flight remainder with its own estimate.
+/// After planning: re-estimates every layer in program order with the cycles of the steps in between as the
+/// simulator charges them (CPU steps by cpuLayerCycles in their planned pools): the receivers' arrival times
+/// (OffloadedLayer::weightsReady), the issuers' transfers still in flight and the input channels' busy times, which
+/// the tiler counted without the CPU steps (it runs before the plan).
 void settlePrefetchArrivals(const Graph& g, ProgramPlan& plan);
 
 /// The first weight copy of each of the first `n` core chunks of `schedule` (rows 0 when that chunk loads none): the
