@@ -500,8 +500,8 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
     return out;
   };
   auto wait = [&](const std::string& ticket) { return callOf(dmaWait, {{"ticket", ticket}}); };
-  // The next layer's first weight tiles (tile/WeightPrefetch.h): core c loads its core c's on channel 0 during its
-  // last tile here; that layer waits for the ticket instead of loading them.
+  // A later layer's first weight tiles (tile/WeightPrefetch.h): core c loads its core c's on channel
+  // layer.prefetchChannel during its last tile here; that layer waits for the ticket instead of loading them.
   if (next != nullptr) {
     const Node& nextNode = g.nodes[static_cast<size_t>(next->step)];
     const int n = next->weightsPrefetchedCores;
@@ -519,7 +519,8 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
     d += fmt::format("  const uint32_t* const nw = {}_next_w[core < {} ? core : 0];\n  (void)ws;\n", base, n);
     d += fmt::format("  if (core >= {} || nw[1] == 0u) return;\n", n);
     d += fmt::format("  {}_wpre[core] = {};\n}}\n", nextBase,
-                     callOf(dmaStart, {{"channel", "0"}, {"dst", localPointer(plan, syms, next->buffers[1][0], next->coreStride[1], "core")},
+                     callOf(dmaStart, {{"channel", std::to_string(layer.prefetchChannel)},
+                                       {"dst", localPointer(plan, syms, next->buffers[1][0], next->coreStride[1], "core")},
                                        {"src", "a->next_w + nw[0]"}, {"row_bytes", "nw[2]"}, {"rows", "nw[1]"}, {"dst_stride", "nw[2]"},
                                        {"src_stride", "nw[3]"}}));
   }

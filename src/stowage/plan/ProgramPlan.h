@@ -126,6 +126,9 @@ struct OffloadedLayer {
   /// between, their input transfers queued behind it: inputChannelBusy), and how many of this layer's cores found their first weight tile loaded by an earlier layer on
   /// the target (0: it loads them itself).
   int prefetchNext = -1;
+  /// Cores mode: the DMA channel this layer's cores load prefetchNext's first weight tiles on (0, the input channel,
+  /// or 1, the weight and store channel, on targets with two).
+  int prefetchChannel = 0;
   int weightsPrefetchedCores = 0;
   /// Per prefetched core: cycles after this layer starts that its first weight tile arrives (0: before it starts).
   std::vector<uint64_t> weightsReady;
@@ -135,6 +138,8 @@ struct OffloadedLayer {
   /// Cores mode, per core: cycles from this layer's start during which its input DMA channel still carries weight
   /// transfers earlier layers issued (for this layer, or for a later one passing over it); empty: none.
   std::vector<uint64_t> inputChannelBusy;
+  /// The same for channel 1 (weights and stores; targets with two channels).
+  std::vector<uint64_t> weightChannelBusy;
   size_t xBytes = 0, wBytes = 0, yBytes = 0;  ///< largest input / weight / output tile
   uint64_t computeCycles = 0;  ///< estimated: compute of every tile (busiest core in cores mode)
   uint64_t dmaCycles = 0;      ///< estimated: every transfer (busiest core in cores mode)

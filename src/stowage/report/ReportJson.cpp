@@ -133,6 +133,7 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
       // the node whose first weight tiles this layer's cores load (null: none).
       t["weights_prefetched_cores"] = o->weightsPrefetchedCores;
       t["prefetches_weights_of"] = o->prefetchNext >= 0 ? json(g.nodes[static_cast<size_t>(o->prefetchNext)].name) : json(nullptr);
+      t["prefetch_channel"] = o->prefetchNext >= 0 ? json(o->prefetchChannel) : json(nullptr);
       t["tile_bytes"] = {{"input", o->xBytes}, {"weights", o->wBytes}, {"output", o->yBytes}};
       t["estimated_cycles"] = {{"compute", o->computeCycles}, {"dma", o->dmaCycles}, {"total", o->totalCycles}};
       j["offload"] = std::move(t);

@@ -44,9 +44,11 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
   const bool sharedChannel = !engine && target.dmaChannels < 2;
   for (size_t c = 0; c + 1 < schedule.chunkStart.size(); ++c) {
     uint64_t compute = 0, loads = 0, stores = 0;
-    // Transfers issued by earlier layers still on the input channel when this layer starts: the prefetched first
-    // weight tile's rest, or one for a later layer passing over this one (it queued after, so it ends later).
+    // Transfers issued by earlier layers still on the channels when this layer starts (its prefetched first weight
+    // tile's rest, or one for a later layer passing over this one).
     uint64_t carried = c < cross.inputBusy.size() ? cross.inputBusy[c] : 0;
+    const bool twoChannels = !engine && !sharedChannel;
+    const uint64_t carriedOnWeights = twoChannels && c < cross.weightBusy.size() ? cross.weightBusy[c] : 0;
     for (size_t i = schedule.chunkStart[c]; i < schedule.chunkStart[c + 1]; ++i) {
       const TileDesc& t = schedule.tiles[i];
       compute += tileComputeCycles(target, s, t);
@@ -61,14 +63,13 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
           (engine || sharedChannel ? loads : stores) += dmaCycles(target, t.w);
         }
       }
-      // A prefetched tile still in flight keeps the input channel busy for its rest.
-      if (t.loadW && prefetched && c < cross.firstReady.size()) carried = std::max(carried, cross.firstReady[c]);
       if (t.storeY) stores += dmaCycles(target, t.y);
     }
     loads += carried;
+    stores += carriedOnWeights;
     if (c < cross.issueNext.size()) {
       const uint64_t rest = c < cross.nextInFlight.size() ? cross.nextInFlight[c] : 0;
-      loads += cross.issueNext[c] - std::min(cross.issueNext[c], rest);
+      (twoChannels && cross.issueChannel == 1 ? stores : loads) += cross.issueNext[c] - std::min(cross.issueNext[c], rest);
     }
     b.compute = std::max(b.compute, compute);
     b.dma = std::max(b.dma, sharedChannel ? loads + stores : std::max(loads, stores));
@@ -107,6 +108,11 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
     auto issueNext = [&](uint64_t at) {
       if (c >= cross.issueNext.size() || cross.issueNext[c] == 0) return;
       dma += cross.issueNext[c];
+      if (weightsOnStoreChannel && cross.issueChannel == 1) {  // queued with the weights and stores
+        storeFree = std::max(at, storeFree) + cross.issueNext[c];
+        cost.nextReady[c] = storeFree;
+        return;
+      }
       loadFree = std::max(at, loadFree) + cross.issueNext[c];
       if (sharedChannel) storeFree = std::max(storeFree, loadFree);
       cost.nextReady[c] = loadFree;
@@ -114,10 +120,11 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
     uint64_t ownLoads = 0;     // the input channel's end without the next layer's transfer
     uint64_t ownInputEnd = 0;  // the end of this layer's own transfers on the input channel
     // A prefetched first weight tile still in flight keeps the input channel (the layer before's) busy.
-    if (prefetched && c < cross.firstReady.size()) loadFree = cross.firstReady[c];
-    // So do transfers for later layers issued before this one (CrossLayerWeights::inputBusy).
+    // Transfers earlier layers issued (this layer's prefetched first weight tile, or one for a later layer) keep
+    // the channels they went on busy (CrossLayerWeights::inputBusy, weightBusy).
     if (!engine && c < cross.inputBusy.size()) loadFree = std::max(loadFree, cross.inputBusy[c]);
     if (sharedChannel) storeFree = loadFree;
+    if (weightsOnStoreChannel && c < cross.weightBusy.size()) storeFree = std::max(storeFree, cross.weightBusy[c]);
     if (first == end) issueNext(0);
     // Loads of tile i's operands with two halves (`doubled`) or with one (!doubled).
     auto issueLoads = [&](size_t i, uint64_t at, bool doubled) {

@@ -32,7 +32,7 @@ struct LayerCost {
 
 /// Weight tiles moved across layers (tile/WeightPrefetch.h). The first `prefetchedCores` cores find their first
 /// weight tile loaded by an earlier layer on the target: it arrives `firstReady[c]` cycles after this layer starts
-/// (0: already there), and that core's input channel is busy until then. Core c < issueNext.size() loads the next
+/// (0: already there); the channel it comes on is busy until then (inputBusy or weightBusy say so). Core c < issueNext.size() loads the next
 /// layer's first weight tile for that layer's core c, a transfer of issueNext[c] cycles (0: none), on its input
 /// channel during its last tile (engine: the load queue's last mvin; the layer's fence waits for it).
 struct CrossLayerWeights {
@@ -44,6 +44,11 @@ struct CrossLayerWeights {
   /// Cores mode, per core: cycles from this layer's start during which its input channel still carries weight
   /// transfers earlier layers issued (for this layer or a later one): the core's own transfers there queue behind.
   std::vector<uint64_t> inputBusy;
+  /// The same for channel 1 (weights and stores) on targets with two channels: its own weight loads and stores
+  /// queue behind.
+  std::vector<uint64_t> weightBusy;
+  /// Cores mode with two channels: the channel the issueNext transfers go on (0: input, 1: weights and stores).
+  int issueChannel = 0;
 };
 /// Lower bounds of a layer under the cost model: `compute` = the busiest core's compute (engine: every tile's),
 /// `dma` = the busiest DMA queue's transfers (engine: the load or the store queue; cores: per core, channel 0
@@ -56,10 +61,10 @@ struct LayerBounds {
   /// (inputs) / channel 1 (weights, stores); one channel: loads / stores.
   uint64_t loads = 0, stores = 0;
 };
-/// With `cross`, a transfer moved across layers counts in each layer with the part its span contains: a prefetched
-/// first weight tile with what is still in flight when the layer starts (CrossLayerWeights::firstReady), the next
-/// layer's with what is done before this layer ends (issueNext - nextInFlight); both on the input channel, as is
-/// CrossLayerWeights::inputBusy (a transfer for a later layer passing over this one).
+/// With `cross`, a transfer moved across layers counts in each layer with the part its span contains: what is still
+/// in flight on a channel when the layer starts (CrossLayerWeights::inputBusy, weightBusy: its prefetched first
+/// weight tile's rest, or a transfer for a later layer passing over), the next layer's with what is done before this
+/// layer ends (issueNext - nextInFlight), each on its channel.
 LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSchedule& schedule, const CrossLayerWeights& cross = {});
 
 /// The estimate of running `schedule` on `target`: per core chunk, loads, compute and stores as queues with the

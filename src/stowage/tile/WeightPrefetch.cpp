@@ -76,7 +76,7 @@ class LayerTimeline {
   std::pair<std::vector<Entry>, uint64_t> run() {
     std::vector<Entry> out(layers_.size());
     std::map<size_t, std::vector<uint64_t>> arrival;       // by receiver index, per core: absolute time
-    std::map<int, std::vector<uint64_t>> inputChannelFree;  // by target, per core: absolute time
+    std::map<std::pair<int, int>, std::vector<uint64_t>> channelFree;  // by (target, channel), per core: absolute time
     uint64_t clock = 0;
     for (size_t step = 0; step < g_.nodes.size(); ++step) {
       const auto idx = indexOfStep(static_cast<int>(step));
@@ -93,15 +93,19 @@ class LayerTimeline {
       const auto a = arrival.find(i);
       for (int c = 0; c < L.weightsPrefetchedCores; ++c)
         x.firstReady.push_back(a != arrival.end() && static_cast<size_t>(c) < a->second.size() ? minus(a->second[static_cast<size_t>(c)], clock) : 0);
-      std::vector<uint64_t>& free = inputChannelFree[L.target];
-      if (cores) {
+      // Per core, how long each channel still carries transfers earlier layers issued (empty: none).
+      auto busy = [&](int channel) {
+        std::vector<uint64_t>& free = channelFree[{L.target, channel}];
         free.resize(std::max(free.size(), static_cast<size_t>(std::max(1, L.cores))), 0);
-        bool any = false;
-        for (int c = 0; c < L.cores; ++c) {
-          x.inputBusy.push_back(minus(free[static_cast<size_t>(c)], clock));
-          any = any || x.inputBusy.back() > 0;
-        }
-        if (!any) x.inputBusy.clear();
+        std::vector<uint64_t> b;
+        for (int c = 0; c < L.cores; ++c) b.push_back(minus(free[static_cast<size_t>(c)], clock));
+        if (std::all_of(b.begin(), b.end(), [](uint64_t v) { return v == 0; })) b.clear();
+        return b;
+      };
+      if (cores) {
+        x.inputBusy = busy(0);
+        x.weightBusy = busy(1);
+        x.issueChannel = L.prefetchChannel;
       }
       const auto r = L.prefetchNext >= 0 ? indexOfStep(L.prefetchNext) : std::nullopt;
       if (r) x.issueNext = firstWeightTransfers(*r, layers_[*r].weightsPrefetchedCores);
@@ -111,6 +115,7 @@ class LayerTimeline {
         for (size_t c = 0; c < cost.nextReady.size(); ++c) {
           to.push_back(clock + cost.nextReady[c]);
           x.nextInFlight.push_back(minus(cost.nextReady[c], cost.total));
+          std::vector<uint64_t>& free = channelFree[{L.target, L.prefetchChannel}];
           if (cores && c < free.size()) free[c] = std::max(free[c], clock + cost.nextReady[c]);
         }
       }
@@ -132,6 +137,7 @@ class LayerTimeline {
       L.weightsReady = e.cross.firstReady;
       L.nextWeightsInFlight = e.cross.nextInFlight;
       L.inputChannelBusy = e.cross.inputBusy;
+      L.weightChannelBusy = e.cross.weightBusy;
     }
   }
 
@@ -168,6 +174,8 @@ CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const 
   x.prefetchedCores = L.weightsPrefetchedCores;
   x.firstReady = L.weightsReady;
   x.inputBusy = L.inputChannelBusy;
+  x.weightBusy = L.weightChannelBusy;
+  x.issueChannel = L.prefetchChannel;
   const OffloadedLayer* next = L.prefetchNext >= 0 ? offloadedAtStep(offloaded, L.prefetchNext) : nullptr;
   if (const auto shape = next ? layerShapeOf(g, g.nodes[static_cast<size_t>(next->step)]).shape : std::nullopt) {
     const Target& target = board.targets[static_cast<size_t>(next->target)];
@@ -254,18 +262,19 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
   };
   // The pairing fields of every layer, to try a move and take it back.
   struct Fields {
-    int prefetchNext, prefetchedCores;
+    int prefetchNext, prefetchedCores, channel;
     bool split;
   };
   auto save = [&] {
     std::vector<Fields> f;
-    for (const OffloadedLayer& L : layers) f.push_back({L.prefetchNext, L.weightsPrefetchedCores, L.weightsSplit});
+    for (const OffloadedLayer& L : layers) f.push_back({L.prefetchNext, L.weightsPrefetchedCores, L.prefetchChannel, L.weightsSplit});
     return std::make_pair(f, issuerOf);
   };
   auto restore = [&](const std::pair<std::vector<Fields>, std::vector<std::optional<size_t>>>& st) {
     for (size_t i = 0; i < layers.size(); ++i) {
       layers[i].prefetchNext = st.first[i].prefetchNext;
       layers[i].weightsPrefetchedCores = st.first[i].prefetchedCores;
+      layers[i].prefetchChannel = st.first[i].channel;
       layers[i].weightsSplit = st.first[i].split;
     }
     issuerOf = st.second;
@@ -273,6 +282,7 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
   auto unpair = [&](size_t k) {
     if (!issuerOf[k]) return;
     layers[*issuerOf[k]].prefetchNext = -1;
+    layers[*issuerOf[k]].prefetchChannel = 0;
     layers[receivers[k].index].weightsPrefetchedCores = 0;
     issuerOf[k].reset();
   };
@@ -284,7 +294,9 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
 
   // Local search on the program's estimated cycles (CPU steps count 0: they are not planned yet): for each receiver
   // in turn, every move - no pair, or a pair with one of its candidates (taking it from the receiver it served, if
-  // any), each with the split options of both layers - is estimated over the whole run, and the fastest taken when
+  // any), each with the split options of both layers and, in cores mode with two DMA channels, on either channel (the
+  // input channel, or the weight and store channel that layers with operands in place leave idle) - is estimated
+  // over the whole run, and the fastest taken when
   // it beats the current pairs. Rounds until nothing improves (at most 4): a first round alone is the greedy pass in
   // layer order, and later rounds undo its early choices that block better later ones.
   uint64_t current = timeline.run().second;
@@ -321,19 +333,24 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
                                        g.nodes[static_cast<size_t>(blocked)].name);
           continue;
         }
-        for (bool sj : splitOptions(j))
-          for (bool si : splitOptions(i)) {
-            unpair(k);
-            if (served) unpair(*served);
-            layers[j].prefetchNext = layers[i].step;
-            layers[j].weightsSplit = sj;
-            layers[i].weightsPrefetchedCores = std::min(layers[j].cores, layers[i].cores);
-            layers[i].weightsSplit = si;
-            issuerOf[k] = j;
-            const std::vector<uint64_t> transfers = timeline.firstWeightTransfers(i, layers[i].weightsPrefetchedCores);
-            if (std::any_of(transfers.begin(), transfers.end(), [](uint64_t c) { return c > 0; })) consider();
-            restore(before);
-          }
+        // Cores mode with two channels: the transfer on the input channel or on the weight and store channel.
+        const Target& target = board.targets[static_cast<size_t>(layers[i].target)];
+        const std::vector<int> channels = layers[i].mode == "cores" && target.dmaChannels >= 2 ? std::vector<int>{0, 1} : std::vector<int>{0};
+        for (int channel : channels)
+          for (bool sj : splitOptions(j))
+            for (bool si : splitOptions(i)) {
+              unpair(k);
+              if (served) unpair(*served);
+              layers[j].prefetchNext = layers[i].step;
+              layers[j].prefetchChannel = channel;
+              layers[j].weightsSplit = sj;
+              layers[i].weightsPrefetchedCores = std::min(layers[j].cores, layers[i].cores);
+              layers[i].weightsSplit = si;
+              issuerOf[k] = j;
+              const std::vector<uint64_t> transfers = timeline.firstWeightTransfers(i, layers[i].weightsPrefetchedCores);
+              if (std::any_of(transfers.begin(), transfers.end(), [](uint64_t c) { return c > 0; })) consider();
+              restore(before);
+            }
       }
       if (best) {
         restore(*best);

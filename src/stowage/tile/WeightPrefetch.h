@@ -16,21 +16,22 @@ struct TiledProgram;
 /// Pairs layers of `tiled` run by an accelerator with an earlier layer that the same target runs in the same mode
 /// (constant weights not used in place), at most one pair per issuer and per receiver. Cores mode: core c <
 /// min(cores of both) of the issuer loads the receiver's first weight tile of core c during its last tile, on its
-/// input channel; the issuer is the layer before on the target or up to 3 further back, the transfer then running
-/// across the layers in between (their own input transfers queue behind it: OffloadedLayer::inputChannelBusy).
+/// input channel or (two channels) its weight and store channel (OffloadedLayer::prefetchChannel); the issuer is
+/// the layer before on the target or up to 3 further back, the transfer then running across the layers in between
+/// (their own transfers on that channel queue behind it: inputChannelBusy, weightChannelBusy).
 /// Engine mode: the layer before, whose last mvin (before its fence, after its own loads) is the receiver's first
 /// weight block. The tile goes into the receiver's weight buffer's half 0, which then lives from the issuer's step
 /// (ScratchRequest::firstStep); a pair is possible only when that buffer fits its pool (and bank) beside the tile
 /// buffers, resident tensors and the other pairs' early buffers at every step in between (a remark names each
 /// layer left out and why). The pairs are chosen by local search on the program's estimated cycles, every layer
 /// estimated in program order with the transfers crossing it (estimateLayer's CrossLayerWeights): for each receiver
-/// in turn the fastest of no pair or a pair with each candidate (taken from the receiver it served), with or
-/// without each layer's weight split, while the total improves (at most 4 rounds).
+/// in turn the fastest of no pair or a pair with each candidate (taken from the receiver it served), on each channel,
+/// with or without each layer's weight split, while the total improves (at most 4 rounds).
 void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled);
 
 /// After planning: re-estimates every layer in program order with the cycles of the steps in between as the
 /// simulator charges them (CPU steps by cpuLayerCycles in their planned pools): the receivers' arrival times
-/// (OffloadedLayer::weightsReady), the issuers' transfers still in flight and the input channels' busy times, which
+/// (OffloadedLayer::weightsReady), the issuers' transfers still in flight and the channels' busy times, which
 /// the tiler counted without the CPU steps (it runs before the plan).
 void settlePrefetchArrivals(const Graph& g, ProgramPlan& plan);
 

@@ -41,13 +41,15 @@ TEST(WeightPrefetch, CostModelMovesTheFirstWeightLoadToTheLayerBefore) {
   loaded.firstReady = {0, 0};
   EXPECT_EQ(estimateLayer(t, s, sched, both, loaded).total, compute);
   EXPECT_EQ(layerBounds(t, s, sched, loaded).dma, 0u);
-  // Core 0's arrives 50 cycles after the layer starts: it waits for the rest.
+  // Core 0's arrives 50 cycles after the layer starts (on its input channel): it waits for the rest.
   loaded.firstReady = {50, 0};
+  loaded.inputBusy = {50, 0};
   EXPECT_EQ(estimateLayer(t, s, sched, both, loaded).total, 50 + compute);
   EXPECT_EQ(layerBounds(t, s, sched, loaded).dma, 50u) << "the rest in flight is the layer's to wait for";
   // Only core 0's was loaded before: core 1 loads its own.
   loaded.prefetchedCores = 1;
   loaded.firstReady = {0};
+  loaded.inputBusy.clear();
   EXPECT_EQ(estimateLayer(t, s, sched, both, loaded).total, wLoad + compute);
   EXPECT_EQ(layerBounds(t, s, sched, loaded).dma, wLoad);
 
@@ -201,6 +203,19 @@ TEST(WeightPrefetch, CostModelQueuesInputLoadsBehindATransferPassingOver) {
   ASSERT_EQ(issued.nextReady.size(), 2u);
   EXPECT_EQ(issued.nextReady[0], 800u);
   EXPECT_EQ(issued.nextReady[1], 300u);
+  // On channel 1 (weights and stores) instead: behind what that channel still carries, and the layer's own weight
+  // loads and stores there queue behind it in turn.
+  CrossLayerWeights onWeights;
+  onWeights.issueNext = {300, 300};
+  onWeights.issueChannel = 1;
+  onWeights.weightBusy = {0, 200};
+  const LayerCost second = estimateLayer(t, s, inPlace, both, onWeights);
+  const uint64_t wLoad = 100 + (2 * 18 * 4) / 4;
+  ASSERT_EQ(second.nextReady.size(), 2u);
+  EXPECT_EQ(second.nextReady[0], wLoad + 300) << "after core 0's own weight load";
+  EXPECT_EQ(second.nextReady[1], 200 + wLoad + 300);
+  EXPECT_EQ(second.total, 200 + estimateLayer(t, s, inPlace, both).total) << "core 1's weights wait for the channel";
+  EXPECT_EQ(layerBounds(t, s, inPlace, onWeights).stores, 200 + wLoad + 300);
 }
 
 TEST(WeightPrefetch, HexagonIssuesWeightsAcrossTheLayersInBetween) {
@@ -232,6 +247,12 @@ TEST(WeightPrefetch, HexagonIssuesWeightsAcrossTheLayersInBetween) {
   }
   EXPECT_GE(across, 3) << "the pointwise layers of blocks 2-4 at least";
   EXPECT_GT(queued, 0);
+  // Two channels: some transfers go on channel 1 (weights and stores), which the layers with their operands in
+  // place leave idle, so two layers' weights travel at once.
+  int onChannel1 = 0;
+  for (const OffloadedLayer& l : plan.offloaded) onChannel1 += l.prefetchNext >= 0 && l.prefetchChannel == 1;
+  EXPECT_GT(onChannel1, 0);
+  EXPECT_NE(r->code.source.text.find("_wpre[core] = stowage_dma_start(1, "), std::string::npos);
   bool remark = false;
   for (const std::string& s : plan.remarks) remark = remark || s.find("over layers that move data of their own") != std::string::npos;
   EXPECT_TRUE(remark);
