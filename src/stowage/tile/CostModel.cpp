@@ -46,7 +46,7 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
     uint64_t compute = 0, loads = 0, stores = 0;
     // Transfers issued by earlier layers still on the channels when this layer starts (its prefetched first weight
     // tile's rest, or one for a later layer passing over this one).
-    uint64_t carried = c < cross.inputBusy.size() ? cross.inputBusy[c] : 0;
+    const uint64_t carried = c < cross.inputBusy.size() ? cross.inputBusy[c] : 0;
     const bool twoChannels = !engine && !sharedChannel;
     const uint64_t carriedOnWeights = twoChannels && c < cross.weightBusy.size() ? cross.weightBusy[c] : 0;
     for (size_t i = schedule.chunkStart[c]; i < schedule.chunkStart[c + 1]; ++i) {
@@ -65,12 +65,16 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
       }
       if (t.storeY) stores += dmaCycles(target, t.y);
     }
-    loads += carried;
-    stores += carriedOnWeights;
     if (c < cross.issueNext.size()) {
       const uint64_t rest = c < cross.nextInFlight.size() ? cross.nextInFlight[c] : 0;
       (twoChannels && cross.issueChannel == 1 ? stores : loads) += cross.issueNext[c] - std::min(cross.issueNext[c], rest);
     }
+    // What earlier layers' transfers still occupy delays only this layer's own transfers on that channel, which
+    // queue behind it (a transfer passing over a layer that uses the channel for nothing may outlast it); the
+    // prefetched first weight tile is waited for, so its arrival bounds the layer whichever channel brought it.
+    if (sharedChannel ? loads + stores > 0 : loads > 0) loads += carried;
+    if (stores > 0) stores += carriedOnWeights;
+    if (static_cast<int>(c) < cross.prefetchedCores && c < cross.firstReady.size()) loads = std::max(loads, cross.firstReady[c]);
     b.compute = std::max(b.compute, compute);
     b.dma = std::max(b.dma, sharedChannel ? loads + stores : std::max(loads, stores));
     b.loads = std::max(b.loads, loads);

@@ -61,10 +61,11 @@ struct LayerBounds {
   /// (inputs) / channel 1 (weights, stores); one channel: loads / stores.
   uint64_t loads = 0, stores = 0;
 };
-/// With `cross`, a transfer moved across layers counts in each layer with the part its span contains: what is still
-/// in flight on a channel when the layer starts (CrossLayerWeights::inputBusy, weightBusy: its prefetched first
-/// weight tile's rest, or a transfer for a later layer passing over), the next layer's with what is done before this
-/// layer ends (issueNext - nextInFlight), each on its channel.
+/// With `cross`, a transfer moved across layers counts where it bounds the layer: what is still in flight on a
+/// channel when the layer starts (CrossLayerWeights::inputBusy, weightBusy: its prefetched first weight tile's rest,
+/// or a transfer for a later layer passing over) in front of the layer's own transfers on that channel (none: it
+/// counts nothing there, it may outlast the layer), the prefetched first tile's arrival (firstReady) as a bound of
+/// its own, and the next layer's transfer with the part done before this layer ends (issueNext - nextInFlight).
 LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSchedule& schedule, const CrossLayerWeights& cross = {});
 
 /// The estimate of running `schedule` on `target`: per core chunk, loads, compute and stores as queues with the

@@ -196,6 +196,7 @@ TEST(WeightPrefetch, CostModelQueuesInputLoadsBehindATransferPassingOver) {
   d.direct[0] = d.direct[2] = true;
   applyDirectOperands(inPlace, d);
   EXPECT_EQ(estimateLayer(t, s, inPlace, both, over).total, estimateLayer(t, s, inPlace, both).total);
+  EXPECT_EQ(layerBounds(t, s, inPlace, over).loads, 0u) << "nor bounds it: the transfer may outlast the layer";
   // The next layer's first weights it loads itself queue behind it too.
   CrossLayerWeights issuing = over;
   issuing.issueNext = {300, 300};
