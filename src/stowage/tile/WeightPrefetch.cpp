@@ -29,7 +29,7 @@ constexpr size_t kMaxIssuerLookBack = 4;
 uint64_t minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
 /// The layers of a program (`layers`, by step) with their tile shapes and schedules (weights split or not) built
-/// once, estimated in program order with the weight transfers that cross layers (see runTimeline).
+/// once, estimated in program order with the weight transfers that cross layers (see run()).
 class LayerTimeline {
  public:
   /// `stepCycles(step)`: the cycles of a step that is not an offloaded layer (CPU steps; 0 before planning).
