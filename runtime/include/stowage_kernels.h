@@ -161,6 +161,10 @@ void stowage_avgpool2d_f32(const float* x, float* y, const stowage_pool2d_params
 /** y[i] = mean (or max) of x[i][0..spatial) for i < channels (channels = n * c). */
 void stowage_global_avgpool_f32(const float* x, float* y, int64_t channels, int64_t spatial);
 void stowage_global_maxpool_f32(const float* x, float* y, int64_t channels, int64_t spatial);
+/** The same over the p->n * p->c planes of p->h x p->w (a tile of channels; the other fields are unused): what the
+ *  tiled global pools call, bit-identical to the two above. */
+void stowage_global_avgpool2d_f32(const float* x, float* y, const stowage_pool2d_params* p);
+void stowage_global_maxpool2d_f32(const float* x, float* y, const stowage_pool2d_params* p);
 
 /* ---------------------------------------------------------------- data movement (any element type) */
 

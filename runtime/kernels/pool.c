@@ -109,3 +109,11 @@ void stowage_global_maxpool_f32(const float* x, float* y, int64_t channels, int6
     y[ch] = mx;
   }
 }
+
+void stowage_global_avgpool2d_f32(const float* x, float* y, const stowage_pool2d_params* p) {
+  stowage_global_avgpool_f32(x, y, (int64_t)p->n * p->c, (int64_t)p->h * p->w);
+}
+
+void stowage_global_maxpool2d_f32(const float* x, float* y, const stowage_pool2d_params* p) {
+  stowage_global_maxpool_f32(x, y, (int64_t)p->n * p->c, (int64_t)p->h * p->w);
+}

@@ -66,6 +66,8 @@ KernelArgs kernelArgs(const LayerShape& s) {
       break;
     case TileKernel::AvgPoolF32:
     case TileKernel::MaxPoolF32:
+    case TileKernel::GlobalAvgPoolF32:
+    case TileKernel::GlobalMaxPoolF32:
       a = {"x", "", "float", "float", {}};
       break;
     case TileKernel::QAvgPoolS8:
@@ -142,7 +144,9 @@ std::string paramsText(TileKernel k, const TileDesc& t) {
       return fmt::format(".rank = 1, .shape = {{{}}}, .a_stride = {{1}}, .b_stride = {{1}}{}", t.binary.shape[0], clampFields(t.binary));
     case TileKernel::QAddS8: return quant(QuantKernel::Add, t.qbinary);
     case TileKernel::AvgPoolF32:
-    case TileKernel::MaxPoolF32: return poolParamsInitializer(t.pool);
+    case TileKernel::MaxPoolF32:
+    case TileKernel::GlobalAvgPoolF32:
+    case TileKernel::GlobalMaxPoolF32: return poolParamsInitializer(t.pool);
     case TileKernel::QAvgPoolS8: return quant(QuantKernel::AvgPool2d, t.qpool);
     case TileKernel::QMaxPoolS8: return quant(QuantKernel::MaxPool2d, t.qpool);
     case TileKernel::MatMulF32:

@@ -28,6 +28,8 @@ const std::vector<IntrinsicSpec>& defaultIntrinsics() {
       {"maxpool2d_f32", "stowage_accel_maxpool2d_f32", {"x", "y", "p"}},
       {"qavgpool2d_s8", "stowage_accel_qavgpool2d_s8", {"x", "y", "p"}},
       {"qmaxpool2d_s8", "stowage_accel_qmaxpool2d_s8", {"x", "y", "p"}},
+      {"global_avgpool2d_f32", "stowage_accel_global_avgpool2d_f32", {"x", "y", "p"}},
+      {"global_maxpool2d_f32", "stowage_accel_global_maxpool2d_f32", {"x", "y", "p"}},
       {"qlinear_conv", "stowage_accel_qlinear_conv",
        {"x", "w", "x_scale", "x_zero_point", "w_scale", "w_zero_point", "y_scale", "y_zero_point", "bias", "y", "p"}},
       {"conv_integer", "stowage_accel_conv_integer", {"x", "w", "x_zero_point", "w_zero_point", "y", "p"}},

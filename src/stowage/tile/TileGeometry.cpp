@@ -25,6 +25,8 @@ const char* tileKernelIntrinsic(TileKernel k) {
     case TileKernel::MaxPoolF32: return "maxpool2d_f32";
     case TileKernel::QAvgPoolS8: return "qavgpool2d_s8";
     case TileKernel::QMaxPoolS8: return "qmaxpool2d_s8";
+    case TileKernel::GlobalAvgPoolF32: return "global_avgpool2d_f32";
+    case TileKernel::GlobalMaxPoolF32: return "global_maxpool2d_f32";
   }
   return "";
 }
@@ -47,9 +49,13 @@ const char* tileKernelFunction(TileKernel k) {
     case TileKernel::MaxPoolF32: return "stowage_maxpool2d_f32";
     case TileKernel::QAvgPoolS8: return "stowage_qavgpool2d_s8";
     case TileKernel::QMaxPoolS8: return "stowage_qmaxpool2d_s8";
+    case TileKernel::GlobalAvgPoolF32: return "stowage_global_avgpool2d_f32";
+    case TileKernel::GlobalMaxPoolF32: return "stowage_global_maxpool2d_f32";
   }
   return "";
 }
+
+bool isGlobalPool(TileKernel k) { return k == TileKernel::GlobalAvgPoolF32 || k == TileKernel::GlobalMaxPoolF32; }
 
 const char* tileKernelParamsType(TileKernel k) {
   switch (k) {
@@ -66,7 +72,9 @@ const char* tileKernelParamsType(TileKernel k) {
     case TileKernel::AddF32: return "stowage_broadcast_params";
     case TileKernel::QAddS8: return "stowage_qbinary_params";
     case TileKernel::AvgPoolF32:
-    case TileKernel::MaxPoolF32: return "stowage_pool2d_params";
+    case TileKernel::MaxPoolF32:
+    case TileKernel::GlobalAvgPoolF32:
+    case TileKernel::GlobalMaxPoolF32: return "stowage_pool2d_params";
     case TileKernel::QAvgPoolS8:
     case TileKernel::QMaxPoolS8: return "stowage_qpool_params";
   }
@@ -75,7 +83,7 @@ const char* tileKernelParamsType(TileKernel k) {
 
 const char* tileKernelDtype(TileKernel k) {
   return k == TileKernel::Conv2dF32 || k == TileKernel::GemmF32 || k == TileKernel::MatMulF32 || k == TileKernel::AddF32 ||
-                 k == TileKernel::AvgPoolF32 || k == TileKernel::MaxPoolF32
+                 k == TileKernel::AvgPoolF32 || k == TileKernel::MaxPoolF32 || isGlobalPool(k)
              ? "float32"
              : "int8";
 }
@@ -83,7 +91,8 @@ const char* tileKernelDtype(TileKernel k) {
 bool isElementwiseTileKernel(TileKernel k) { return k == TileKernel::AddF32 || k == TileKernel::QAddS8; }
 
 bool isPoolTileKernel(TileKernel k) {
-  return k == TileKernel::AvgPoolF32 || k == TileKernel::MaxPoolF32 || k == TileKernel::QAvgPoolS8 || k == TileKernel::QMaxPoolS8;
+  return k == TileKernel::AvgPoolF32 || k == TileKernel::MaxPoolF32 || k == TileKernel::QAvgPoolS8 || k == TileKernel::QMaxPoolS8 ||
+         isGlobalPool(k);
 }
 
 bool runsOnCoresOnly(TileKernel k) { return isElementwiseTileKernel(k) || isPoolTileKernel(k); }
@@ -107,7 +116,7 @@ struct ConvDims {
 
 ConvDims convDims(const LayerShape& s) {
   ConvDims d{};
-  if (s.kernel == TileKernel::AvgPoolF32 || s.kernel == TileKernel::MaxPoolF32) {
+  if (s.kernel == TileKernel::AvgPoolF32 || s.kernel == TileKernel::MaxPoolF32 || isGlobalPool(s.kernel)) {
     // A pooling layer reads its windows as a depthwise convolution does (one input channel per output channel).
     const auto& p = std::get<PoolCall>(s.call.params).params;
     d = {p.c, p.h, p.w, p.c, p.kh, p.kw, p.oh, p.ow, p.stride_h, p.dil_h, p.pad_top, p.c, 1, true};
@@ -521,6 +530,32 @@ LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
     s.rowPixels = p.ow;
     s.channels = p.c;
     s.reduction = static_cast<int64_t>(p.kh) * p.kw;
+  } else if (const auto* gp = std::get_if<GlobalPoolCall>(&s.call.params)) {
+    // GlobalAveragePool / GlobalMaxPool over 2-D (or 1-D) NCHW planes: a pool whose one window is the whole plane,
+    // so tiles are channel blocks of whole planes (each tile's kernel runs the untiled one's loop on its channels).
+    const Shape& in = g.tensor(node.inputs[0]).shape;
+    if (in.size() < 3 || in.size() > 4) {
+      r.whyNot = "only 1-D and 2-D global pooling is tiled";
+      return r;
+    }
+    stowage_pool2d_params p{};
+    p.n = static_cast<int32_t>(in[0]);
+    p.c = static_cast<int32_t>(in[1]);
+    p.h = in.size() == 4 ? static_cast<int32_t>(in[2]) : 1;
+    p.w = static_cast<int32_t>(in.back());
+    p.kh = p.h;
+    p.kw = p.w;
+    p.oh = p.ow = 1;
+    p.stride_h = p.stride_w = p.dil_h = p.dil_w = 1;
+    const bool max = gp->max;
+    s.call.params = PoolCall{p, max};
+    s.kernel = max ? TileKernel::GlobalMaxPoolF32 : TileKernel::GlobalAvgPoolF32;
+    s.elemBytes = 4;
+    s.batches = p.n;
+    s.rows = 1;
+    s.rowPixels = 1;
+    s.channels = p.c;
+    s.reduction = static_cast<int64_t>(p.h) * p.w;
   } else if (const auto* bc = std::get_if<BinaryCall>(&s.call.params)) {
     // Add of two tensors of the output's shape (no broadcast): rows of the last dim, one add per element.
     const stowage_broadcast_params& p = bc->params;

@@ -38,18 +38,20 @@ enum class TileKernel {
   AvgPoolF32,
   MaxPoolF32,
   QAvgPoolS8,
-  QMaxPoolS8
+  QMaxPoolS8,
+  GlobalAvgPoolF32,
+  GlobalMaxPoolF32
 };
 inline constexpr TileKernel kAllTileKernels[] = {TileKernel::QConv2d,     TileKernel::QDepthwiseConv2d, TileKernel::QFullyConnected,
                                                  TileKernel::Conv2dF32,   TileKernel::GemmF32,          TileKernel::MatMulF32,
                                                  TileKernel::QLinearConv, TileKernel::ConvInteger,      TileKernel::QLinearMatMul,
                                                  TileKernel::MatMulInteger, TileKernel::AddF32,       TileKernel::QAddS8,
                                                  TileKernel::AvgPoolF32,  TileKernel::MaxPoolF32,       TileKernel::QAvgPoolS8,
-                                                 TileKernel::QMaxPoolS8};
+                                                 TileKernel::QMaxPoolS8,  TileKernel::GlobalAvgPoolF32, TileKernel::GlobalMaxPoolF32};
 
 /// "qconv2d_s8", "qdepthwise_conv2d_s8", "qfully_connected_s8", "conv2d_f32", "gemm_f32", "matmul_f32",
 /// "qlinear_conv", "conv_integer", "qlinear_matmul", "matmul_integer", "add_f32", "qadd_s8", "avgpool2d_f32",
-/// "maxpool2d_f32", "qavgpool2d_s8", "qmaxpool2d_s8".
+/// "maxpool2d_f32", "qavgpool2d_s8", "qmaxpool2d_s8", "global_avgpool2d_f32", "global_maxpool2d_f32".
 const char* tileKernelIntrinsic(TileKernel k);
 /// The portable kernel: "stowage_qconv2d_s8", ...
 const char* tileKernelFunction(TileKernel k);
@@ -116,7 +118,10 @@ struct TileDesc {
 
 /// True for the element-wise kernels (AddF32, QAddS8).
 bool isElementwiseTileKernel(TileKernel k);
-/// True for the pooling kernels (AvgPoolF32, MaxPoolF32, QAvgPoolS8, QMaxPoolS8): no weights.
+/// True for GlobalAvgPoolF32 and GlobalMaxPoolF32.
+bool isGlobalPool(TileKernel k);
+/// True for the pooling kernels (AvgPoolF32, MaxPoolF32, QAvgPoolS8, QMaxPoolS8, and the global pools, tiled as a
+/// pool whose window is the whole plane): no weights.
 bool isPoolTileKernel(TileKernel k);
 /// True for the kernels a target's cores run and a matrix engine does not (element-wise and pooling).
 bool runsOnCoresOnly(TileKernel k);

@@ -109,8 +109,10 @@ Board gap8() { return testing::exampleBoard("gap8-cluster"); }
 TEST(OperandBuffers, Gap8KeepsOneInputHalfWhereTwoDoNotFitAndBeatsOneBuffer) {
   const Board board = gap8();
   const Graph g = zooGraph("mobilenet-v1-0.25");
-  const TiledProgram mixed = tileProgram(g, board, TileOptions{true});
-  const TiledProgram single = tileProgram(g, board, TileOptions{false});
+  // Without resident tensors (which ones fit beside the tile buffers depends on the buffering) and the weight
+  // prefetch (which trades cycles between the layers of a pair): the chooser's choice per layer is what this compares.
+  const TiledProgram mixed = tileProgram(g, board, TileOptions{true, false, false});
+  const TiledProgram single = tileProgram(g, board, TileOptions{false, false, false});
   ASSERT_EQ(mixed.offloaded.size(), single.offloaded.size());
   int inputSingle = 0;
   for (size_t i = 0; i < mixed.offloaded.size(); ++i) {

@@ -1,11 +1,15 @@
 // Unit tests of the tile geometry of pooling layers (float MaxPool / AveragePool NCHW, TFLite int8 AVERAGE_POOL_2D /
 // MAX_POOL_2D NHWC): every tiling of a layer with padding, strides, dilation, a window running past the trailing pad
 // (ceil mode) and count_include_pad, run tile by tile with the portable kernels on the copies the tiles describe,
-// gives the untiled kernel's outputs bit for bit; pooling tiles load no weights.
+// gives the untiled kernel's outputs bit for bit; pooling tiles load no weights. Global pools (GlobalAveragePool /
+// GlobalMaxPool, NaN included) tile by channel blocks of whole planes and give the untiled outputs bit for bit.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <vector>
+
+#include "../codegen/TestGraphs.h"
 
 #include "stowage_kernels.h"
 #include "stowage_kernels_int8.h"
@@ -90,6 +94,43 @@ TEST(PoolTiles, FloatAveragePoolTilesGiveTheUntiledOutputs) {
 }
 
 TEST(PoolTiles, FloatMaxPoolTilesGiveTheUntiledOutputs) { expectFloatTilesMatch(true, false); }
+
+TEST(PoolTiles, GlobalPoolTilesGiveTheUntiledOutputs) {
+  for (bool max : {false, true}) {
+    // x [2, 5, 4, 3] -> Global{Average,Max}Pool -> y [2, 5, 1, 1], lowered as the compiler does.
+    Graph g;
+    const TensorId x = testing::addInput(g, "x", {2, 5, 4, 3});
+    const TensorId y = testing::addTensor(g, "y", {2, 5, 1, 1});
+    testing::addNode(g, "pool", max ? OpKind::GlobalMaxPool : OpKind::GlobalAveragePool, {x}, y);
+    g.outputs = {y};
+    const LayerShapeResult r = layerShapeOf(g, g.nodes[0]);
+    ASSERT_TRUE(r.shape.has_value()) << r.whyNot;
+    const LayerShape& s = *r.shape;
+    EXPECT_EQ(s.kernel, max ? TileKernel::GlobalMaxPoolF32 : TileKernel::GlobalAvgPoolF32);
+    EXPECT_TRUE(runsOnCoresOnly(s.kernel));
+    std::vector<float> xv(2 * 5 * 4 * 3);
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(static_cast<int>((i * 29) % 97) - 48) / 3.0f;
+    xv[17] = std::nanf("");  // channel 1 of image 0: the max keeps the NaN, the average spreads it
+    std::vector<float> want(10);
+    (max ? stowage_global_maxpool_f32 : stowage_global_avgpool_f32)(xv.data(), want.data(), 10, 12);
+    std::vector<uint8_t> xb(xv.size() * 4);
+    std::memcpy(xb.data(), xv.data(), xb.size());
+    for (int64_t channels = 1; channels <= s.channels; ++channels) {
+      const TileSchedule sched = scheduleTiles(s, 1, channels, 2, true);
+      std::vector<uint8_t> yb(want.size() * 4, 0xFF);
+      for (const TileDesc& t : sched.tiles) {
+        EXPECT_FALSE(t.loadW);
+        EXPECT_EQ(t.x.rows * t.x.rowBytes, t.x.bytes());
+        const std::vector<uint8_t> local = gather(xb, t.x);
+        std::vector<uint8_t> out(t.y.bytes());
+        (max ? stowage_global_maxpool2d_f32 : stowage_global_avgpool2d_f32)(reinterpret_cast<const float*>(local.data()),
+                                                                             reinterpret_cast<float*>(out.data()), &t.pool);
+        scatter(yb, t.y, out);
+      }
+      EXPECT_EQ(0, std::memcmp(yb.data(), want.data(), yb.size())) << channels << " channels";
+    }
+  }
+}
 
 TEST(PoolTiles, Int8NhwcPoolTilesGiveTheUntiledOutputs) {
   for (bool max : {false, true}) {
