@@ -202,9 +202,7 @@ class SourceWriter {
     if (a == kNoTensor || b == kNoTensor) return false;
     const int ia = bufferIndex_[static_cast<size_t>(a)], ib = bufferIndex_[static_cast<size_t>(b)];
     if (ia < 0 || ib < 0) return false;
-    const PlacedBuffer &x = plan_.buffers[static_cast<size_t>(ia)], &y = plan_.buffers[static_cast<size_t>(ib)];
-    return (x.aliasOf == b || y.aliasOf == a || (x.aliasOf != kNoTensor && x.aliasOf == y.aliasOf)) && x.slot == y.slot &&
-           x.offset == y.offset;
+    return placedOnSameBytes(plan_.buffers[static_cast<size_t>(ia)], plan_.buffers[static_cast<size_t>(ib)]);
   }
 
   /// True when Concat input `in` was planned exactly on its slice of `out` (a declared alias; see

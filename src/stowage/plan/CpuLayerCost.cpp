@@ -31,9 +31,7 @@ bool viewSharesBuffer(const Node& n, const ProgramPlan& plan) {
   if (n.op != OpKind::Reshape || n.inputs.empty() || n.outputs.empty()) return false;
   const int a = plan.bufferOf(n.inputs[0]), b = plan.bufferOf(n.outputs[0]);
   if (a < 0 || b < 0) return false;
-  const PlacedBuffer &x = plan.buffers[static_cast<size_t>(a)], &y = plan.buffers[static_cast<size_t>(b)];
-  return (x.aliasOf != kNoTensor || y.aliasOf != kNoTensor) && x.slot == y.slot && x.offset == y.offset && x.aliasRunBytes == 0 &&
-         y.aliasRunBytes == 0;
+  return placedOnSameBytes(plan.buffers[static_cast<size_t>(a)], plan.buffers[static_cast<size_t>(b)]);
 }
 
 }  // namespace

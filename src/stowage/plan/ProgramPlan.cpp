@@ -19,6 +19,11 @@ int ProgramPlan::bufferOf(TensorId tensor) const {
   return -1;
 }
 
+bool placedOnSameBytes(const PlacedBuffer& x, const PlacedBuffer& y) {
+  const bool aliased = x.aliasOf == y.tensor || y.aliasOf == x.tensor || (x.aliasOf != kNoTensor && x.aliasOf == y.aliasOf);
+  return aliased && x.slot == y.slot && x.offset == y.offset && x.aliasRunBytes == 0 && y.aliasRunBytes == 0;
+}
+
 const OffloadedLayer* offloadedAtStep(const std::vector<OffloadedLayer>& layers, int step) {
   for (const OffloadedLayer& l : layers)
     if (l.step == step) return &l;

@@ -177,6 +177,11 @@ struct ProgramPlan {
 /// The layer of `layers` at node step `step`, or nullptr (ProgramPlan::offloadedAt on a tiler's list).
 const OffloadedLayer* offloadedAtStep(const std::vector<OffloadedLayer>& layers, int step);
 
+/// True when placed buffers `x` and `y` hold the same bytes by design: one is a declared alias of the other, or both
+/// of the same root (analysis/Aliasing.h), at the same pool, bank and offset, both contiguous. A view planned so runs
+/// no code.
+bool placedOnSameBytes(const PlacedBuffer& x, const PlacedBuffer& y);
+
 /// Bytes from the start of `b` to the end of its last byte: sizeBytes, or for a strided alias
 /// (runs - 1) * aliasStrideBytes + aliasRunBytes.
 size_t bufferExtentBytes(const PlacedBuffer& b);

@@ -35,6 +35,12 @@ TileOrder tileOrderOf(const OffloadedLayer& layer) { return layer.rowsOuter ? Ti
 
 DirectOperands directOperandsOf(const OffloadedLayer& layer) { return {{layer.direct[0], layer.direct[1], layer.direct[2]}}; }
 
+void recordEstimate(OffloadedLayer& layer, const LayerCost& cost) {
+  layer.computeCycles = cost.compute;
+  layer.dmaCycles = cost.dma;
+  layer.totalCycles = cost.total;
+}
+
 TileSchedule offloadedSchedule(const LayerShape& s, const OffloadedLayer& layer) {
   TileSchedule schedule = scheduleTiles(s, layer.rowTile, layer.channelTile, layer.cores, operandBuffersOf(layer), tileOrderOf(layer));
   applyDirectOperands(schedule, directOperandsOf(layer));

@@ -35,6 +35,9 @@ TileOrder tileOrderOf(const OffloadedLayer& layer);
 DirectOperands directOperandsOf(const OffloadedLayer& layer);
 TileSchedule offloadedSchedule(const LayerShape& s, const OffloadedLayer& layer);
 
+/// Writes `cost` into `layer`'s estimate (computeCycles, dmaCycles, totalCycles).
+void recordEstimate(OffloadedLayer& layer, const LayerCost& cost);
+
 /// Splits `c`'s weight loads over both DMA channels (splitWeightLoads) when the target's cores have two channels and
 /// the cost model says the layer gets faster; else leaves `c` as it is.
 void splitWeightsWhenFaster(const Target& target, const LayerShape& s, TileChoice& c);

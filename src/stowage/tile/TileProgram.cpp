@@ -57,9 +57,7 @@ void recordTiledLayer(TiledProgram& r, int step, int target, const std::string& 
   L.xBytes = choice.bytes.x;
   L.wBytes = choice.bytes.w;
   L.yBytes = choice.bytes.y;
-  L.computeCycles = choice.cost.compute;
-  L.dmaCycles = choice.cost.dma;
-  L.totalCycles = choice.cost.total;
+  recordEstimate(L, choice.cost);
   const int base = static_cast<int>(r.scratch.size());
   for (ScratchRequest req : choice.scratch) {
     if (req.pairedWith >= 0) req.pairedWith += base;

@@ -56,10 +56,7 @@ class LayerTimeline {
 
   /// Cycles of the first weight transfer of each of the first `n` core chunks of layer i (0 when one loads none).
   std::vector<uint64_t> firstWeightTransfers(size_t i, int n) {
-    const Target& target = board_.targets[static_cast<size_t>(layers_[i].target)];
-    std::vector<uint64_t> out;
-    for (const TileCopy& w : firstWeightCopies(schedule(i), n)) out.push_back(dmaCycles(target, w));
-    return out;
+    return firstWeightTransferCycles(board_.targets[static_cast<size_t>(layers_[i].target)], schedule(i), n);
   }
 
   /// What one layer gets from the run: its estimate and the cross-layer times it was estimated with.
@@ -131,9 +128,7 @@ class LayerTimeline {
       if (!shapes_[i]) continue;
       OffloadedLayer& L = layers_[i];
       const Entry& e = entries[i];
-      L.computeCycles = e.cost.compute;
-      L.dmaCycles = e.cost.dma;
-      L.totalCycles = e.cost.total;
+      recordEstimate(L, e.cost);
       L.weightsReady = e.cross.firstReady;
       L.nextWeightsInFlight = e.cross.nextInFlight;
       L.inputChannelBusy = e.cross.inputBusy;
@@ -168,6 +163,12 @@ std::vector<TileCopy> firstWeightCopies(const TileSchedule& schedule, int n) {
   return out;
 }
 
+std::vector<uint64_t> firstWeightTransferCycles(const Target& target, const TileSchedule& schedule, int n) {
+  std::vector<uint64_t> out;
+  for (const TileCopy& w : firstWeightCopies(schedule, n)) out.push_back(dmaCycles(target, w));
+  return out;
+}
+
 CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const std::vector<OffloadedLayer>& offloaded, size_t index) {
   CrossLayerWeights x;
   const OffloadedLayer& L = offloaded[index];
@@ -178,8 +179,8 @@ CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const 
   x.issueChannel = L.prefetchChannel;
   const OffloadedLayer* next = L.prefetchNext >= 0 ? offloadedAtStep(offloaded, L.prefetchNext) : nullptr;
   if (const auto shape = next ? layerShapeOf(g, g.nodes[static_cast<size_t>(next->step)]).shape : std::nullopt) {
-    const Target& target = board.targets[static_cast<size_t>(next->target)];
-    for (const TileCopy& w : firstWeightCopies(offloadedSchedule(*shape, *next), next->weightsPrefetchedCores)) x.issueNext.push_back(dmaCycles(target, w));
+    x.issueNext = firstWeightTransferCycles(board.targets[static_cast<size_t>(next->target)], offloadedSchedule(*shape, *next),
+                                            next->weightsPrefetchedCores);
     x.nextInFlight = L.nextWeightsInFlight;
   }
   return x;

@@ -39,6 +39,9 @@ void settlePrefetchArrivals(const Graph& g, ProgramPlan& plan);
 /// transfers a layer before on the target makes for it.
 std::vector<TileCopy> firstWeightCopies(const TileSchedule& schedule, int n);
 
+/// The DMA cycles on `target` of those copies (0 for a chunk that loads none).
+std::vector<uint64_t> firstWeightTransferCycles(const Target& target, const TileSchedule& schedule, int n);
+
 /// The cross-layer transfers of `offloaded[index]` (`offloaded` by step, as the plan records them): what
 /// layerBounds and estimateLayer need to rebuild the layer's bounds and estimate.
 CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const std::vector<OffloadedLayer>& offloaded, size_t index);
