@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "stowage/tile/CpuStreaming.h"
 #include "stowage/tile/ResidentTensors.h"
@@ -140,11 +141,32 @@ TiledProgram tilePass(const Graph& g, const Board& board, const TileOptions& opt
   return r;
 }
 
+/// The estimated cycles of the layer at `step` tiled for `target` with `operands` resident (nullopt: it does not tile).
+std::optional<uint64_t> cyclesRetiled(const Graph& g, const Board& board, const TileOptions& options, int target, int step,
+                                      const ResidentOperands& operands) {
+  const Node& n = g.nodes[static_cast<size_t>(step)];
+  const LayerShapeResult shape = layerShapeOf(g, n);
+  if (!shape.shape) return std::nullopt;
+  std::string whyNot;
+  const auto choice = chooseTiles(board, target, *shape.shape, scratchPoolsFor(board, target, n), step, options.doubleBuffer, whyNot, operands);
+  if (!choice) return std::nullopt;
+  return choice->cost.total;
+}
+
 /// The tiling with resident activations when they fit (tileProgram without the weight prefetch).
 TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOptions& options) {
   TiledProgram first = tilePass(g, board, options, {});
   if (!options.resident) return first;
-  std::vector<ResidentTensor> resident = chooseResidentTensors(g, board, first, options.viewsShareBuffers);
+  // A layer of the first tiling tiled again with other resident operands (same target, pools and options); each
+  // (step, reservation, operands in place) once.
+  std::map<std::tuple<int, size_t, int>, std::optional<uint64_t>> seen;
+  const RetiledCycles retiled = [&](int step, const ResidentOperands& operands) -> std::optional<uint64_t> {
+    const int direct = int{operands.resident.direct[0]} | int{operands.resident.direct[1]} << 1 | int{operands.resident.direct[2]} << 2;
+    const auto [it, fresh] = seen.try_emplace({step, operands.reservedBytes, direct});
+    if (fresh) it->second = cyclesRetiled(g, board, options, first.nodeTargets[static_cast<size_t>(step)], step, operands);
+    return it->second;
+  };
+  std::vector<ResidentTensor> resident = chooseResidentTensors(g, board, first, options.viewsShareBuffers, retiled);
   // The second tiling reserves the residents' bytes; a layer that no longer fits falls back to the CPU, and the
   // tensors it touches go back to main memory (a few rounds at most: each drops at least one).
   for (int round = 0; round < 4 && !resident.empty(); ++round) {
