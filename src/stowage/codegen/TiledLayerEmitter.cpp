@@ -331,7 +331,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                    commentText(node.name), opName(node.op), commentText(target.name), layer.mode,
                    layer.cores > 1 ? fmt::format(", {} cores", layer.cores) : "", sched.tiles.size(), layer.rowTile, layer.channelTile,
                    operandBuffersText(buffers) + (layer.rowsOuter ? ", row blocks outer" : "") +
-                       (direct.any() ? ", " + directOperandsText(direct) + " in place" : "") +
+                       rowBlocksText(RowBlocks{layer.firstRows, layer.lastRows}) + (direct.any() ? ", " + directOperandsText(direct) + " in place" : "") +
                        (sched.weightsSplit ? ", weights on both DMA channels" : ""));
   d += fmt::format("static const {} {}_tiles[{}] = {{\n", type, base, sched.tiles.size());
   for (const TileDesc& t : sched.tiles)

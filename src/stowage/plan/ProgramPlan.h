@@ -113,6 +113,9 @@ struct OffloadedLayer {
   int cores = 1;               ///< cores the tiles are split over
   int64_t rowTile = 0;         ///< output rows per tile (conv: pixel rows; FC / Gemm: matrix rows)
   int64_t channelTile = 0;     ///< output channels per tile
+  /// Non-uniform row blocks (tile/TileGeometry.h RowBlocks): output rows of the layer's first and last row block, 0
+  /// when that block is a uniform one of rowTile rows.
+  int64_t firstRows = 0, lastRows = 0;
   int tiles = 0;
   bool doubleBuffer = true;    ///< every operand has two buffer halves (see `doubled`)
   bool doubled[3] = {true, true, true};  ///< x, w, y: two buffer halves (ping-pong) or one

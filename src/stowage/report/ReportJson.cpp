@@ -127,6 +127,8 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
       t["double_buffer"] = o->doubleBuffer;
       t["buffer_halves"] = {{"input", o->doubled[0] ? 2 : 1}, {"weights", o->doubled[1] ? 2 : 1}, {"output", o->doubled[2] ? 2 : 1}};
       t["tile_order"] = o->rowsOuter ? "rows_outer" : "channels_outer";
+      t["first_rows"] = o->firstRows;
+      t["last_rows"] = o->lastRows;
       t["weights_on_both_channels"] = o->weightsSplit;
       t["in_place"] = {{"input", o->direct[0]}, {"weights", o->direct[1]}, {"output", o->direct[2]}};
       // Weight prefetch across layers: how many cores found their first weight tile loaded by an earlier layer, and

@@ -6,11 +6,15 @@
 #include <algorithm>
 #include <set>
 
+#include "stowage/tile/RaggedRowBlocks.h"
 #include "stowage/tile/ScratchLayout.h"
 
 namespace stowage {
 
 namespace {
+
+/// Uniform tilings (the cheapest) that get ragged variants after the search.
+constexpr size_t kRaggedShortlist = 4;
 
 /// Tile sizes giving distinct tile counts: ceil(units / k) * step for k = 1 .. units (units = extent / step),
 /// plus multiples of `prefer` (the engine dim) that are multiples of step.
@@ -42,7 +46,8 @@ void recordEstimate(OffloadedLayer& layer, const LayerCost& cost) {
 }
 
 TileSchedule offloadedSchedule(const LayerShape& s, const OffloadedLayer& layer) {
-  TileSchedule schedule = scheduleTiles(s, layer.rowTile, layer.channelTile, layer.cores, operandBuffersOf(layer), tileOrderOf(layer));
+  TileSchedule schedule = scheduleTiles(s, layer.rowTile, layer.channelTile, layer.cores, operandBuffersOf(layer), tileOrderOf(layer),
+                                       RowBlocks{layer.firstRows, layer.lastRows});
   applyDirectOperands(schedule, directOperandsOf(layer));
   if (layer.weightsSplit) splitWeightLoads(schedule);
   return schedule;
@@ -80,6 +85,19 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
   }
   const int64_t totalMacs = s.batches * s.rows * s.rowPixels * s.channels * s.reduction;
   std::optional<TileChoice> best;
+  auto better = [](const TileChoice& a, const TileChoice& b) {
+    if (a.cost.total != b.cost.total) return a.cost.total < b.cost.total;
+    if (a.direct.any() != b.direct.any()) return a.direct.any();
+    if (a.doubleBuffer != b.doubleBuffer) return a.doubleBuffer;
+    if (doubledCount(a.buffers) != doubledCount(b.buffers)) return doubledCount(a.buffers) > doubledCount(b.buffers);
+    if (a.order != b.order) return a.order == TileOrder::ChannelsOuter;
+    if (a.cores != b.cores) return a.cores > b.cores;
+    if (a.schedule.tiles.size() != b.schedule.tiles.size()) return a.schedule.tiles.size() < b.schedule.tiles.size();
+    if (a.rowBlocks.uniform() != b.rowBlocks.uniform()) return a.rowBlocks.uniform();
+    return a.rowTile > b.rowTile;
+  };
+  // The few cheapest uniform tilings get ragged variants (smaller first / last row blocks) after the search.
+  RaggedShortlist shortlist(kRaggedShortlist);
   for (const OperandBuffers& buffers : buffering)
   for (TileOrder order : {TileOrder::ChannelsOuter, TileOrder::RowsOuter})
   for (int cores : coreCounts)
@@ -123,19 +141,12 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
       c.schedule = schedule ? std::move(*schedule) : scheduleTiles(s, th, tn, cores, buffers, order);
       c.cost = estimateLayer(target, s, c.schedule, buffers);
       splitWeightsWhenFaster(target, s, c);
-      auto better = [](const TileChoice& a, const TileChoice& b) {
-        if (a.cost.total != b.cost.total) return a.cost.total < b.cost.total;
-        if (a.direct.any() != b.direct.any()) return a.direct.any();
-        if (a.doubleBuffer != b.doubleBuffer) return a.doubleBuffer;
-        if (doubledCount(a.buffers) != doubledCount(b.buffers)) return doubledCount(a.buffers) > doubledCount(b.buffers);
-        if (a.order != b.order) return a.order == TileOrder::ChannelsOuter;
-        if (a.cores != b.cores) return a.cores > b.cores;
-        if (a.schedule.tiles.size() != b.schedule.tiles.size()) return a.schedule.tiles.size() < b.schedule.tiles.size();
-        return a.rowTile > b.rowTile;
-      };
+      shortlist.offer(c);
       if (!best || better(c, *best)) best = std::move(c);
     }
   }
+  for (const TileChoice& uniform : shortlist.tilings())
+    if (auto ragged = cheapestRaggedVariant(target, s, uniform); ragged && better(*ragged, *best)) best = std::move(*ragged);
   if (!best) {
     const TileBytes smallest = tileBytes(s, 1, s.channelStep);
     std::string poolNames;

@@ -20,6 +20,7 @@ struct TileChoice {
   bool doubleBuffer = true;  ///< ping-pong halves; false when asked for none or when one buffer is cheaper
   OperandBuffers buffers;    ///< per operand (all doubled when doubleBuffer, none when asked for none)
   TileOrder order = TileOrder::ChannelsOuter;
+  RowBlocks rowBlocks;       ///< smaller first / last row blocks (tile/RaggedRowBlocks.h); uniform by default
   DirectOperands direct;     ///< operands used in place (no buffer, no DMA)
   TileSchedule schedule;
   LayerCost cost;

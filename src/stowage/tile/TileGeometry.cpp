@@ -610,24 +610,59 @@ TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channel
   return scheduleTiles(s, rowTile, channelTile, cores, OperandBuffers::uniform(doubleBuffer), TileOrder::ChannelsOuter);
 }
 
+std::vector<std::pair<int64_t, int64_t>> rowBlocks(int64_t rows, int64_t rowTile, int64_t first, int64_t last) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  rowTile = std::max<int64_t>(1, rowTile);
+  if (first <= 0 && last <= 0) {
+    for (int64_t r0 = 0; r0 < rows; r0 += rowTile) out.emplace_back(r0, std::min(rowTile, rows - r0));
+    return out;
+  }
+  first = std::clamp<int64_t>(first, 0, rows);
+  last = std::clamp<int64_t>(last, 0, rows - first);
+  if (first > 0) out.emplace_back(0, first);
+  const int64_t between = rows - first - last;
+  if (between > 0) {
+    const int64_t blocks = (between + rowTile - 1) / rowTile;
+    int64_t r0 = first;
+    for (int64_t i = 0; i < blocks; ++i) {
+      const int64_t n = between / blocks + (i < between % blocks ? 1 : 0);
+      out.emplace_back(r0, n);
+      r0 += n;
+    }
+  }
+  if (last > 0) out.emplace_back(rows - last, last);
+  return out;
+}
+
+std::string rowBlocksText(const RowBlocks& r) {
+  std::string s;
+  if (r.first > 0) s += ", first rows " + std::to_string(r.first);
+  if (r.last > 0) s += ", last rows " + std::to_string(r.last);
+  return s;
+}
+
 TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, const OperandBuffers& buffers,
-                           TileOrder order) {
+                           TileOrder order, RowBlocks ragged) {
   TileSchedule out;
   // Channel blocks, then row blocks inner: a weight tile is loaded once per channel block. Matrix products walk
   // their batches outermost (each batch may have its own B); a batched conv's images share the weights, so they
   // go inside the channel blocks.
   const bool imagesShareWeights = isConv(s.kernel);
-  auto tile = [&](int64_t b, int64_t n0, int64_t r0) {
-    out.tiles.push_back(makeTile(s, b, r0, std::min(rowTile, s.rows - r0), n0, std::min(channelTile, s.channels - n0)));
+  const int64_t walks = s.batches * ((s.channels + channelTile - 1) / channelTile);
+  int64_t walk = 0;
+  auto rowWalk = [&](int64_t b, int64_t n0) {
+    const bool rowsOuter = order == TileOrder::RowsOuter;
+    const int64_t first = rowsOuter || walk == 0 ? ragged.first : 0, last = rowsOuter || walk + 1 == walks ? ragged.last : 0;
+    ++walk;
+    for (const auto& [r0, rows] : rowBlocks(s.rows, rowTile, first, last))
+      out.tiles.push_back(makeTile(s, b, r0, rows, n0, std::min(channelTile, s.channels - n0)));
   };
   if (imagesShareWeights) {
     for (int64_t n0 = 0; n0 < s.channels; n0 += channelTile)
-      for (int64_t b = 0; b < s.batches; ++b)
-        for (int64_t r0 = 0; r0 < s.rows; r0 += rowTile) tile(b, n0, r0);
+      for (int64_t b = 0; b < s.batches; ++b) rowWalk(b, n0);
   } else {
     for (int64_t b = 0; b < s.batches; ++b)
-      for (int64_t n0 = 0; n0 < s.channels; n0 += channelTile)
-        for (int64_t r0 = 0; r0 < s.rows; r0 += rowTile) tile(b, n0, r0);
+      for (int64_t n0 = 0; n0 < s.channels; n0 += channelTile) rowWalk(b, n0);
   }
   // Row blocks outer: the same tiles, each row block's channel blocks in a row (an input tile once per row block).
   if (order == TileOrder::RowsOuter) {

@@ -149,6 +149,23 @@ std::string operandBuffersText(const OperandBuffers& b);
 /// loaded once per channel block), or row blocks outer and channel blocks inner (an input tile once per row block).
 enum class TileOrder { ChannelsOuter, RowsOuter };
 
+/// Non-uniform row blocks: the layer's first tile has `first` output rows and its last tile `last` rows (0: a
+/// uniform block of rowTile rows), so that the pipeline's fill (the first load) and drain (the last store) are
+/// short. Each is below rowTile; see scheduleTiles for the walks they shape.
+struct RowBlocks {
+  int64_t first = 0, last = 0;
+  bool uniform() const { return first == 0 && last == 0; }
+  bool operator==(const RowBlocks&) const = default;
+};
+
+/// The row blocks (first row, rows) of one walk over `rows` output rows. Uniform (first = last = 0): blocks of
+/// `rowTile`, the last one shorter when rowTile does not divide rows. Otherwise a block of `first` rows (when > 0),
+/// the rows between cut into ceil(rows between / rowTile) blocks as equal as possible (larger first), and a block of
+/// `last` rows (when > 0); no block has more than rowTile rows.
+std::vector<std::pair<int64_t, int64_t>> rowBlocks(int64_t rows, int64_t rowTile, int64_t first, int64_t last);
+/// For reports and comments: "" when uniform, else ", first rows 1, last rows 2" (either part alone).
+std::string rowBlocksText(const RowBlocks& r);
+
 /// The tiles of `s` for `rowTile` x `channelTile` (batch outer, then channel blocks, then row blocks; a batched
 /// conv's images inside its channel blocks, so they share the weight tile; row blocks before channel blocks with
 /// TileOrder::RowsOuter), split into `cores` contiguous chunks (chunk c is
@@ -162,8 +179,11 @@ struct TileSchedule {
   bool weightsSplit = false;
 };
 TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, bool doubleBuffer);
+/// `ragged` shapes the row walks: with TileOrder::ChannelsOuter the first walk starts with a block of `first` rows and
+/// the last walk ends with one of `last` rows, every other walk uniform; with TileOrder::RowsOuter every walk has the
+/// same ragged blocks (row blocks stay aligned across channel blocks, so each input row block is still loaded once).
 TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, const OperandBuffers& buffers,
-                           TileOrder order);
+                           TileOrder order, RowBlocks ragged = {});
 
 /// Splits every weight load of `schedule` over both DMA channels (TileSchedule::weightsSplit). A contiguous
 /// one-row weight copy becomes two rows of half its bytes when that keeps each half a multiple of 4 bytes (the

@@ -49,6 +49,8 @@ void recordTiledLayer(TiledProgram& r, int step, int target, const std::string& 
   L.cores = choice.cores;
   L.rowTile = choice.rowTile;
   L.channelTile = choice.channelTile;
+  L.firstRows = choice.rowBlocks.first;
+  L.lastRows = choice.rowBlocks.last;
   L.tiles = static_cast<int>(choice.schedule.tiles.size());
   L.doubleBuffer = choice.doubleBuffer;
   for (int op = 0; op < 3; ++op) L.doubled[op] = choice.buffers.doubled[op];

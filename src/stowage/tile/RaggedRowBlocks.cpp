@@ -1,0 +1,70 @@
+// Ragged row blocks in the tile choice (see RaggedRowBlocks.h).
+#include "stowage/tile/RaggedRowBlocks.h"
+
+#include <algorithm>
+#include <set>
+
+#include "stowage/tile/CostModel.h"
+
+namespace stowage {
+
+namespace {
+
+bool fitsBuffers(const TileSchedule& sched, const TileBytes& bytes) {
+  return std::all_of(sched.tiles.begin(), sched.tiles.end(), [&](const TileDesc& t) {
+    return t.x.bytes() <= bytes.x && t.w.bytes() <= bytes.w && t.y.bytes() <= bytes.y;
+  });
+}
+
+}  // namespace
+
+std::vector<RowBlocks> raggedRowBlockCandidates(int64_t rows, int64_t rowTile) {
+  const int64_t t = std::min(rowTile, rows);
+  std::set<int64_t> sizes = {0};
+  for (int64_t n : {int64_t{1}, int64_t{2}, int64_t{3}, t / 4, t / 3, t / 2, t * 2 / 3, t * 3 / 4})
+    if (n >= 1 && n < t) sizes.insert(n);
+  std::vector<RowBlocks> out;
+  for (int64_t first : sizes)
+    for (int64_t last : sizes)
+      if ((first > 0 || last > 0) && first + last < rows) out.push_back(RowBlocks{first, last});
+  return out;
+}
+
+std::optional<TileChoice> cheapestRaggedVariant(const Target& target, const LayerShape& s, const TileChoice& uniform) {
+  std::optional<TileChoice> best;
+  for (const RowBlocks& r : raggedRowBlockCandidates(s.rows, uniform.rowTile)) {
+    TileChoice c;
+    c.schedule = scheduleTiles(s, uniform.rowTile, uniform.channelTile, uniform.cores, uniform.buffers, uniform.order, r);
+    if (!fitsBuffers(c.schedule, uniform.bytes)) continue;
+    bool contiguous = true;
+    for (int op = 0; op < 3; ++op) contiguous = contiguous && (!uniform.direct.direct[op] || copiesContiguous(c.schedule, op));
+    if (!contiguous) continue;
+    applyDirectOperands(c.schedule, uniform.direct);
+    c.cost = estimateLayer(target, s, c.schedule, uniform.buffers);
+    c.buffers = uniform.buffers;  // what splitWeightsWhenFaster reads
+    c.direct = uniform.direct;
+    splitWeightsWhenFaster(target, s, c);
+    if (c.cost.total >= uniform.cost.total || (best && c.cost.total >= best->cost.total)) continue;
+    TileSchedule schedule = std::move(c.schedule);
+    LayerCost cost = std::move(c.cost);
+    c = uniform;
+    c.rowBlocks = r;
+    c.schedule = std::move(schedule);
+    c.cost = std::move(cost);
+    best = std::move(c);
+  }
+  return best;
+}
+
+void RaggedShortlist::offer(const TileChoice& uniform) {
+  if (size_ == 0) return;
+  if (tilings_.size() == size_ && uniform.cost.total >= tilings_.back().cost.total) return;
+  auto at = std::upper_bound(tilings_.begin(), tilings_.end(), uniform.cost.total,
+                             [](uint64_t cost, const TileChoice& c) { return cost < c.cost.total; });
+  TileChoice copy = uniform;
+  copy.schedule = {};
+  tilings_.insert(at, std::move(copy));
+  if (tilings_.size() > size_) tilings_.pop_back();
+}
+
+}  // namespace stowage
