@@ -18,7 +18,8 @@ namespace stowage {
 std::vector<RowBlocks> raggedRowBlockCandidates(int64_t rows, int64_t rowTile);
 
 /// The cheapest variant of `uniform` (a tiling chooseTiles built, with its schedule, operands in place and cost)
-/// with smaller first and / or last row blocks whose estimate is below uniform's, or nullopt. Its tiles fit
+/// with smaller first and / or last row blocks (several cores: at both ends of each core's chunk, see
+/// scheduleTiles) whose estimate is below uniform's, or nullopt. Its tiles fit
 /// uniform's buffers (no block has more rows); an operand uniform uses in place must stay contiguous in every
 /// tile, and weight loads are split over both channels when that is faster, as for uniform tilings.
 std::optional<TileChoice> cheapestRaggedVariant(const Target& target, const LayerShape& s, const TileChoice& uniform);

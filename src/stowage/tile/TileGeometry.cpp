@@ -648,14 +648,21 @@ TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channel
   // their batches outermost (each batch may have its own B); a batched conv's images share the weights, so they
   // go inside the channel blocks.
   const bool imagesShareWeights = isConv(s.kernel);
+  const size_t c = static_cast<size_t>(std::max(1, cores));
+  // Each tile's block (batch, first row, rows, first channel, channels), to cut chunk ends with ragged blocks.
+  struct Block {
+    int64_t batch, r0, rows, n0, channels;
+  };
+  std::vector<Block> blocks;
   const int64_t walks = s.batches * ((s.channels + channelTile - 1) / channelTile);
   int64_t walk = 0;
   auto rowWalk = [&](int64_t b, int64_t n0) {
-    const bool rowsOuter = order == TileOrder::RowsOuter;
-    const int64_t first = rowsOuter || walk == 0 ? ragged.first : 0, last = rowsOuter || walk + 1 == walks ? ragged.last : 0;
+    // One core: the layer's first and last blocks are ragged (rows outer: every walk, so row blocks stay aligned).
+    const bool layerWide = c == 1, rowsOuter = order == TileOrder::RowsOuter;
+    const int64_t first = layerWide && (rowsOuter || walk == 0) ? ragged.first : 0;
+    const int64_t last = layerWide && (rowsOuter || walk + 1 == walks) ? ragged.last : 0;
     ++walk;
-    for (const auto& [r0, rows] : rowBlocks(s.rows, rowTile, first, last))
-      out.tiles.push_back(makeTile(s, b, r0, rows, n0, std::min(channelTile, s.channels - n0)));
+    for (const auto& [r0, rows] : rowBlocks(s.rows, rowTile, first, last)) blocks.push_back({b, r0, rows, n0, std::min(channelTile, s.channels - n0)});
   };
   if (imagesShareWeights) {
     for (int64_t n0 = 0; n0 < s.channels; n0 += channelTile)
@@ -665,19 +672,31 @@ TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channel
       for (int64_t n0 = 0; n0 < s.channels; n0 += channelTile) rowWalk(b, n0);
   }
   // Row blocks outer: the same tiles, each row block's channel blocks in a row (an input tile once per row block).
-  if (order == TileOrder::RowsOuter) {
-    std::vector<size_t> idx(out.tiles.size());
-    for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-      return std::pair(out.tiles[a].batch, out.tiles[a].firstRow) < std::pair(out.tiles[b].batch, out.tiles[b].firstRow);
-    });
-    std::vector<TileDesc> sorted;
-    sorted.reserve(idx.size());
-    for (size_t i : idx) sorted.push_back(std::move(out.tiles[i]));
-    out.tiles = std::move(sorted);
+  if (order == TileOrder::RowsOuter)
+    std::stable_sort(blocks.begin(), blocks.end(), [](const Block& a, const Block& b) { return std::pair(a.batch, a.r0) < std::pair(b.batch, b.r0); });
+  // Cores: contiguous chunks; with ragged blocks each core's first tile gives its first `ragged.first` rows a tile
+  // of their own, and its last tile its last `ragged.last` rows (every core's fill and drain get short).
+  out.chunkStart.push_back(0);
+  for (size_t k = 0; k < c; ++k) {
+    std::vector<Block> chunk(blocks.begin() + static_cast<std::ptrdiff_t>(blocks.size() * k / c),
+                             blocks.begin() + static_cast<std::ptrdiff_t>(blocks.size() * (k + 1) / c));
+    if (c > 1 && !chunk.empty() && ragged.first > 0 && chunk.front().rows > ragged.first) {
+      Block rest = chunk.front();
+      rest.r0 += ragged.first;
+      rest.rows -= ragged.first;
+      chunk.front().rows = ragged.first;
+      chunk.insert(chunk.begin() + 1, rest);
+    }
+    if (c > 1 && !chunk.empty() && ragged.last > 0 && chunk.back().rows > ragged.last) {
+      Block last = chunk.back();
+      chunk.back().rows -= ragged.last;
+      last.r0 += chunk.back().rows;
+      last.rows = ragged.last;
+      chunk.push_back(last);
+    }
+    for (const Block& b : chunk) out.tiles.push_back(makeTile(s, b.batch, b.r0, b.rows, b.n0, b.channels));
+    out.chunkStart.push_back(out.tiles.size());
   }
-  const size_t n = out.tiles.size(), c = static_cast<size_t>(std::max(1, cores));
-  for (size_t k = 0; k <= c; ++k) out.chunkStart.push_back(n * k / c);
   // Buffer halves and loads, per chunk (each core walks its own chunk).
   for (size_t k = 0; k < c; ++k) {
     std::optional<TileCopy> holdsX[2], holdsW[2];

@@ -179,9 +179,11 @@ struct TileSchedule {
   bool weightsSplit = false;
 };
 TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, bool doubleBuffer);
-/// `ragged` shapes the row walks: with TileOrder::ChannelsOuter the first walk starts with a block of `first` rows and
-/// the last walk ends with one of `last` rows, every other walk uniform; with TileOrder::RowsOuter every walk has the
-/// same ragged blocks (row blocks stay aligned across channel blocks, so each input row block is still loaded once).
+/// `ragged` shapes the row walks. One core: with TileOrder::ChannelsOuter the first walk starts with a block of
+/// `first` rows and the last walk ends with one of `last` rows, every other walk uniform; with TileOrder::RowsOuter
+/// every walk has the same ragged blocks (row blocks stay aligned across channel blocks, so each input row block is
+/// still loaded once). Several cores: the walks are uniform and each core's chunk is cut instead: its first tile's
+/// first `first` rows and its last tile's last `last` rows become tiles of their own (when that tile has more rows).
 TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, const OperandBuffers& buffers,
                            TileOrder order, RowBlocks ragged = {});
 

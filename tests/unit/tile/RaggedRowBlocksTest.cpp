@@ -1,6 +1,7 @@
 // Unit tests of non-uniform row blocks (a smaller first and / or last row block, tile/RaggedRowBlocks.h): the row
 // walk covers every row once with no block above the row tile; a ragged schedule covers every output once, in
-// either tile order (rows outer: every channel block walks the same blocks, so each input row block is loaded once);
+// either tile order (rows outer: every channel block walks the same blocks, so each input row block is loaded once)
+// and on several cores (each core's chunk cut at both ends);
 // the chooser takes ragged blocks only when its estimate is lower than the same tiling's uniform one; and the zoo
 // ResNet-8 on gemmini-like, whose convolutions take them, runs bit-exact against the CPU with the simulator's cycles
 // equal to the estimates and the reports showing the blocks.
@@ -103,6 +104,18 @@ TEST(RaggedRows, ScheduleCoversEveryOutputOnceInEitherOrder) {
   for (size_t i = 0; i < rowsOuter.tiles.size(); ++i) {
     EXPECT_EQ(rowsOuter.tiles[i].loadX, i % 2 == 0) << i;
     EXPECT_EQ(rowsOuter.tiles[i].channelOffset, static_cast<int64_t>(i % 2) * 2) << i;
+  }
+  // Two cores: uniform walks (one 5-row block per channel), each core's chunk cut at both ends: its first tile's
+  // first row and its last tile's last 2 rows get tiles of their own, so every core's fill and drain are short.
+  const TileSchedule cores = scheduleTiles(s, 5, 1, 2, OperandBuffers::uniform(true), TileOrder::ChannelsOuter, RowBlocks{1, 2});
+  rows.clear();
+  for (const TileDesc& t : cores.tiles) rows.push_back(t.outRows);
+  EXPECT_EQ(rows, (std::vector<int64_t>{1, 4, 3, 2, 1, 4, 3, 2}));
+  EXPECT_EQ(cores.chunkStart, (std::vector<size_t>{0, 4, 8}));
+  for (int c : outputCoverage(s, cores)) EXPECT_EQ(c, 1);
+  for (size_t i = 0; i < cores.tiles.size(); ++i) {
+    EXPECT_EQ(cores.tiles[i].channelOffset, static_cast<int64_t>(i / 2)) << i;
+    EXPECT_EQ(cores.tiles[i].loadW, i % 2 == 0) << "a channel's second piece reuses its weights: tile " << i;
   }
   // No ragged blocks: the uniform walk.
   EXPECT_EQ(scheduleTiles(s, 2, 2, 1, OperandBuffers::uniform(true), TileOrder::ChannelsOuter).tiles.size(), 6u);  // 2 + 2 + 1 twice
