@@ -236,6 +236,34 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
     if (!rc.candidates.empty()) receivers.push_back(std::move(rc));
   }
 
+  // A receiver's first weight buffer lives from its issuer's step, but its layer's buffers got their banks for its own
+  // step alone. When that buffer does not fit its bank beside what the nearest candidate issuer's steps hold there,
+  // the receiver layer's buffers in that pool move round the pool's banks (all the same size, so its own step stays
+  // valid and ping-pong halves stay apart) to the first rotation where it fits.
+  for (const Receiver& rc : receivers) {
+    const ScratchRequest& w0 = tiled.scratch[rc.request];
+    const MemoryPool& pool = board.pools[static_cast<size_t>(w0.pool)];
+    if (w0.bank < 0 || pool.banks < 2 || pool.bankSizeBytes == 0) continue;
+    const int step = layers[rc.index].step, from = layers[rc.candidates.front()].step;
+    auto fitsIn = [&](int bank) {
+      for (int s = from; s < step; ++s)
+        if (bankLive[{w0.pool, bank, s}] + rc.size > pool.bankSizeBytes) return false;
+      return true;
+    };
+    if (fitsIn(w0.bank)) continue;
+    for (int turn = 1; turn < pool.banks; ++turn) {
+      if (!fitsIn((w0.bank + turn) % pool.banks)) continue;
+      for (ScratchRequest& r : tiled.scratch) {
+        if (r.step != step || r.pool != w0.pool || r.bank < 0) continue;
+        const size_t bytes = aligned(r.pool, r.sizeBytes);
+        bankLive[{r.pool, r.bank, step}] -= bytes;
+        r.bank = (r.bank + turn) % pool.banks;
+        bankLive[{r.pool, r.bank, step}] += bytes;
+      }
+      break;
+    }
+  }
+
   // The pairs: issuer of each receiver (index into receivers -> layer index), with the weight splits chosen with them.
   // A layer the tiler gave split weight loads (chosen on its own) is also tried without: the transfer an issuer adds
   // to its input channel queues behind the split's second parts there. Unsplit first: it stays on a tie.
