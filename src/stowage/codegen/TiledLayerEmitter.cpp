@@ -330,9 +330,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   d += fmt::format("\n/* step {}: node '{}' ({}) on '{}' ({} mode{}): {} tiles of {} rows x {} channels, {}. */\n", layer.step,
                    commentText(node.name), opName(node.op), commentText(target.name), layer.mode,
                    layer.cores > 1 ? fmt::format(", {} cores", layer.cores) : "", sched.tiles.size(), layer.rowTile, layer.channelTile,
-                   operandBuffersText(buffers) + (layer.rowsOuter ? ", row blocks outer" : "") +
-                       rowBlocksText(RowBlocks{layer.firstRows, layer.lastRows}) + (direct.any() ? ", " + directOperandsText(direct) + " in place" : "") +
-                       (sched.weightsSplit ? ", weights on both DMA channels" : ""));
+                   tilingText(layer));
   d += fmt::format("static const {} {}_tiles[{}] = {{\n", type, base, sched.tiles.size());
   for (const TileDesc& t : sched.tiles)
     d += fmt::format("  {{{}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}, {}, {}, {}, {}, {}u, {}u, {}u,\n   {{{}}}}},\n", t.x.offset,

@@ -11,11 +11,7 @@ std::string offloadText(const OffloadedLayer* l) {
   if (l == nullptr) return "";
   return fmt::format("{}{}, {} tile{} of {} rows x {} channels, {}, est. {} cycles (compute {}, DMA {})", l->mode,
                      l->cores > 1 ? fmt::format(" x{} cores", l->cores) : "", l->tiles, l->tiles == 1 ? "" : "s", l->rowTile,
-                     l->channelTile, operandBuffersText(operandBuffersOf(*l)) + (l->rowsOuter ? ", row blocks outer" : "") +
-                         rowBlocksText(RowBlocks{l->firstRows, l->lastRows}) +
-                         (directOperandsOf(*l).any() ? ", " + directOperandsText(directOperandsOf(*l)) + " in place" : "") +
-                         (l->weightsSplit ? ", weights on both DMA channels" : "") +
-                         (l->weightsPrefetchedCores > 0 ? ", first weights loaded by the layer before" : ""),
+                     l->channelTile, tilingText(*l) + (l->weightsPrefetchedCores > 0 ? ", first weights loaded by the layer before" : ""),
                      l->totalCycles, l->computeCycles,
                      l->dmaCycles);
 }

@@ -33,25 +33,17 @@ std::vector<RowBlocks> raggedRowBlockCandidates(int64_t rows, int64_t rowTile) {
 std::optional<TileChoice> cheapestRaggedVariant(const Target& target, const LayerShape& s, const TileChoice& uniform) {
   std::optional<TileChoice> best;
   for (const RowBlocks& r : raggedRowBlockCandidates(s.rows, uniform.rowTile)) {
-    TileChoice c;
-    c.schedule = scheduleTiles(s, uniform.rowTile, uniform.channelTile, uniform.cores, uniform.buffers, uniform.order, r);
-    if (!fitsBuffers(c.schedule, uniform.bytes)) continue;
-    bool contiguous = true;
-    for (int op = 0; op < 3; ++op) contiguous = contiguous && (!uniform.direct.direct[op] || copiesContiguous(c.schedule, op));
-    if (!contiguous) continue;
-    applyDirectOperands(c.schedule, uniform.direct);
-    c.cost = estimateLayer(target, s, c.schedule, uniform.buffers);
-    c.buffers = uniform.buffers;  // what splitWeightsWhenFaster reads
-    c.direct = uniform.direct;
-    splitWeightsWhenFaster(target, s, c);
-    if (c.cost.total >= uniform.cost.total || (best && c.cost.total >= best->cost.total)) continue;
-    TileSchedule schedule = std::move(c.schedule);
-    LayerCost cost = std::move(c.cost);
-    c = uniform;
+    TileChoice c = uniform;
     c.rowBlocks = r;
-    c.schedule = std::move(schedule);
-    c.cost = std::move(cost);
-    best = std::move(c);
+    c.schedule = scheduleTiles(s, c.rowTile, c.channelTile, c.cores, c.buffers, c.order, r);
+    if (!fitsBuffers(c.schedule, c.bytes)) continue;
+    bool contiguous = true;
+    for (int op = 0; op < 3; ++op) contiguous = contiguous && (!c.direct.direct[op] || copiesContiguous(c.schedule, op));
+    if (!contiguous) continue;
+    applyDirectOperands(c.schedule, c.direct);
+    c.cost = estimateLayer(target, s, c.schedule, c.buffers);
+    splitWeightsWhenFaster(target, s, c);
+    if (c.cost.total < uniform.cost.total && (!best || c.cost.total < best->cost.total)) best = std::move(c);
   }
   return best;
 }

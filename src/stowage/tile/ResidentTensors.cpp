@@ -50,11 +50,11 @@ struct TensorUses {
   }
 };
 
-/// True when the offloaded layers of `tiled` whose resident operands or reserved bytes differ between `before` and
-/// `after`, tiled again, all still tile with `after` and take fewer estimated cycles in all than with `before`.
-bool fasterWith(const Graph& g, const Board& board, const TiledProgram& tiled, const std::vector<ResidentTensor>& before,
-                const std::vector<ResidentTensor>& after, const RetiledCycles& retiled) {
-  const std::map<int, ResidentOperands> was = residentOperandsByStep(g, board, before), is = residentOperandsByStep(g, board, after);
+/// True when the offloaded layers of `tiled` whose resident operands or reserved bytes differ between `was` and
+/// `is` (residentOperandsByStep of two sets of residents), tiled again, all still tile with `is` and take fewer
+/// estimated cycles in all than with `was`.
+bool fasterWith(const TiledProgram& tiled, const std::map<int, ResidentOperands>& was, const std::map<int, ResidentOperands>& is,
+                const RetiledCycles& retiled) {
   auto at = [](const std::map<int, ResidentOperands>& m, int step) {
     const auto it = m.find(step);
     return it == m.end() ? ResidentOperands{} : it->second;
@@ -78,6 +78,7 @@ bool fasterWith(const Graph& g, const Board& board, const TiledProgram& tiled, c
 std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& board, const TiledProgram& tiled, bool throughViews,
                                                   const RetiledCycles& retiled) {
   std::vector<ResidentTensor> out;
+  std::optional<std::map<int, ResidentOperands>> outOperands;  // residentOperandsByStep(out), built when first needed
   const size_t steps = g.nodes.size();
   // Layers that may use a resident tensor: run in cores mode by an accelerator (each with its tile kernel's shape).
   std::vector<const OffloadedLayer*> layerAt(steps, nullptr);
@@ -164,7 +165,15 @@ std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& b
     std::vector<ResidentTensor> with = out;
     with.push_back({b.tensor, pool, target});
     for (size_t k = 1; k < group.size(); ++k) with.push_back({group[k]->tensor, pool, target, b.tensor});
-    if (!fits && !(residentsFit && retiled && fasterWith(g, board, tiled, out, with, retiled))) continue;
+    if (!fits) {
+      if (!residentsFit || !retiled) continue;
+      if (!outOperands) outOperands = residentOperandsByStep(g, board, out);
+      std::map<int, ResidentOperands> withOperands = residentOperandsByStep(g, board, with);
+      if (!fasterWith(tiled, *outOperands, withOperands, retiled)) continue;
+      outOperands = std::move(withOperands);
+    } else {
+      outOperands.reset();
+    }
     for (int s = first; s < end; ++s) residentAt[{pool, s}] += size;
     out = std::move(with);
   }

@@ -39,6 +39,13 @@ TileOrder tileOrderOf(const OffloadedLayer& layer) { return layer.rowsOuter ? Ti
 
 DirectOperands directOperandsOf(const OffloadedLayer& layer) { return {{layer.direct[0], layer.direct[1], layer.direct[2]}}; }
 
+std::string tilingText(const OffloadedLayer& layer) {
+  const DirectOperands direct = directOperandsOf(layer);
+  return operandBuffersText(operandBuffersOf(layer)) + (layer.rowsOuter ? ", row blocks outer" : "") +
+         rowBlocksText(RowBlocks{layer.firstRows, layer.lastRows}) + (direct.any() ? ", " + directOperandsText(direct) + " in place" : "") +
+         (layer.weightsSplit ? ", weights on both DMA channels" : "");
+}
+
 void recordEstimate(OffloadedLayer& layer, const LayerCost& cost) {
   layer.computeCycles = cost.compute;
   layer.dmaCycles = cost.dma;

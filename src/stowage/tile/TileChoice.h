@@ -35,6 +35,10 @@ OperandBuffers operandBuffersOf(const OffloadedLayer& layer);
 TileOrder tileOrderOf(const OffloadedLayer& layer);
 DirectOperands directOperandsOf(const OffloadedLayer& layer);
 TileSchedule offloadedSchedule(const LayerShape& s, const OffloadedLayer& layer);
+/// How `layer`'s tiles are buffered and walked, for reports and the generated layer comment: its operand buffers
+/// (operandBuffersText), then ", row blocks outer", ragged blocks (rowBlocksText), ", x/y in place" and ", weights on
+/// both DMA channels" as they apply.
+std::string tilingText(const OffloadedLayer& layer);
 
 /// Writes `cost` into `layer`'s estimate (computeCycles, dmaCycles, totalCycles).
 void recordEstimate(OffloadedLayer& layer, const LayerCost& cost);

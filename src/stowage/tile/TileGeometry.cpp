@@ -57,6 +57,13 @@ const char* tileKernelFunction(TileKernel k) {
 
 bool isGlobalPool(TileKernel k) { return k == TileKernel::GlobalAvgPoolF32 || k == TileKernel::GlobalMaxPoolF32; }
 
+namespace {
+
+/// The float pools: windowed and global (PoolCall parameters).
+bool isFloatPool(TileKernel k) { return k == TileKernel::AvgPoolF32 || k == TileKernel::MaxPoolF32 || isGlobalPool(k); }
+
+}  // namespace
+
 const char* tileKernelParamsType(TileKernel k) {
   switch (k) {
     case TileKernel::QConv2d:
@@ -82,8 +89,7 @@ const char* tileKernelParamsType(TileKernel k) {
 }
 
 const char* tileKernelDtype(TileKernel k) {
-  return k == TileKernel::Conv2dF32 || k == TileKernel::GemmF32 || k == TileKernel::MatMulF32 || k == TileKernel::AddF32 ||
-                 k == TileKernel::AvgPoolF32 || k == TileKernel::MaxPoolF32 || isGlobalPool(k)
+  return k == TileKernel::Conv2dF32 || k == TileKernel::GemmF32 || k == TileKernel::MatMulF32 || k == TileKernel::AddF32 || isFloatPool(k)
              ? "float32"
              : "int8";
 }
@@ -91,8 +97,7 @@ const char* tileKernelDtype(TileKernel k) {
 bool isElementwiseTileKernel(TileKernel k) { return k == TileKernel::AddF32 || k == TileKernel::QAddS8; }
 
 bool isPoolTileKernel(TileKernel k) {
-  return k == TileKernel::AvgPoolF32 || k == TileKernel::MaxPoolF32 || k == TileKernel::QAvgPoolS8 || k == TileKernel::QMaxPoolS8 ||
-         isGlobalPool(k);
+  return isFloatPool(k) || k == TileKernel::QAvgPoolS8 || k == TileKernel::QMaxPoolS8;
 }
 
 bool runsOnCoresOnly(TileKernel k) { return isElementwiseTileKernel(k) || isPoolTileKernel(k); }
@@ -116,7 +121,7 @@ struct ConvDims {
 
 ConvDims convDims(const LayerShape& s) {
   ConvDims d{};
-  if (s.kernel == TileKernel::AvgPoolF32 || s.kernel == TileKernel::MaxPoolF32 || isGlobalPool(s.kernel)) {
+  if (isFloatPool(s.kernel)) {
     // A pooling layer reads its windows as a depthwise convolution does (one input channel per output channel).
     const auto& p = std::get<PoolCall>(s.call.params).params;
     d = {p.c, p.h, p.w, p.c, p.kh, p.kw, p.oh, p.ow, p.stride_h, p.dil_h, p.pad_top, p.c, 1, true};
