@@ -178,7 +178,7 @@ Result<std::vector<LayerRow>> measure(const ModelCase& m, const Board& board, bo
       for (int op = 0; op < 3; ++op)
         if (!l.doubled[op]) r.buffering += fmt::format(", {} 1 buffer", operandNames[op]);
     if (l.rowsOuter) r.buffering += ", rows outer";
-    r.buffering += rowBlocksText(RowBlocks{l.firstRows, l.lastRows});
+    r.buffering += rowBlocksText(rowBlocksOf(l));
     if (l.weightsSplit) r.buffering += ", w on 2 channels";
     if (directOperandsOf(l).any()) r.buffering += ", " + directOperandsText(directOperandsOf(l)) + " in place";
     if (l.weightsPrefetchedCores > 0) r.buffering += ", w prefetched";

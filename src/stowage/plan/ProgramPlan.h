@@ -116,6 +116,7 @@ struct OffloadedLayer {
   /// Non-uniform row blocks (tile/TileGeometry.h RowBlocks): output rows of the layer's first and last row block, 0
   /// when that block is a uniform one of rowTile rows.
   int64_t firstRows = 0, lastRows = 0;
+  bool rampRows = false;       ///< the blocks double from firstRows and to lastRows up to rowTile (RowBlocks::ramp)
   int tiles = 0;
   bool doubleBuffer = true;    ///< every operand has two buffer halves (see `doubled`)
   bool doubled[3] = {true, true, true};  ///< x, w, y: two buffer halves (ping-pong) or one

@@ -129,6 +129,7 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
       t["tile_order"] = o->rowsOuter ? "rows_outer" : "channels_outer";
       t["first_rows"] = o->firstRows;
       t["last_rows"] = o->lastRows;
+      t["ramp_rows"] = o->rampRows;
       t["weights_on_both_channels"] = o->weightsSplit;
       t["in_place"] = {{"input", o->direct[0]}, {"weights", o->direct[1]}, {"output", o->direct[2]}};
       // Weight prefetch across layers: how many cores found their first weight tile loaded by an earlier layer, and

@@ -26,7 +26,10 @@ std::vector<RowBlocks> raggedRowBlockCandidates(int64_t rows, int64_t rowTile) {
   std::vector<RowBlocks> out;
   for (int64_t first : sizes)
     for (int64_t last : sizes)
-      if ((first > 0 || last > 0) && first + last < rows) out.push_back(RowBlocks{first, last});
+      if ((first > 0 || last > 0) && first + last < rows) {
+        out.push_back(RowBlocks{first, last});
+        if ((first > 0 && 2 * first < t) || (last > 0 && 2 * last < t)) out.push_back(RowBlocks{first, last, true});
+      }
   return out;
 }
 

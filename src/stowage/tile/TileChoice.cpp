@@ -39,10 +39,12 @@ TileOrder tileOrderOf(const OffloadedLayer& layer) { return layer.rowsOuter ? Ti
 
 DirectOperands directOperandsOf(const OffloadedLayer& layer) { return {{layer.direct[0], layer.direct[1], layer.direct[2]}}; }
 
+RowBlocks rowBlocksOf(const OffloadedLayer& layer) { return {layer.firstRows, layer.lastRows, layer.rampRows}; }
+
 std::string tilingText(const OffloadedLayer& layer) {
   const DirectOperands direct = directOperandsOf(layer);
   return operandBuffersText(operandBuffersOf(layer)) + (layer.rowsOuter ? ", row blocks outer" : "") +
-         rowBlocksText(RowBlocks{layer.firstRows, layer.lastRows}) + (direct.any() ? ", " + directOperandsText(direct) + " in place" : "") +
+         rowBlocksText(rowBlocksOf(layer)) + (direct.any() ? ", " + directOperandsText(direct) + " in place" : "") +
          (layer.weightsSplit ? ", weights on both DMA channels" : "");
 }
 
@@ -54,7 +56,7 @@ void recordEstimate(OffloadedLayer& layer, const LayerCost& cost) {
 
 TileSchedule offloadedSchedule(const LayerShape& s, const OffloadedLayer& layer) {
   TileSchedule schedule = scheduleTiles(s, layer.rowTile, layer.channelTile, layer.cores, operandBuffersOf(layer), tileOrderOf(layer),
-                                       RowBlocks{layer.firstRows, layer.lastRows});
+                                       rowBlocksOf(layer));
   applyDirectOperands(schedule, directOperandsOf(layer));
   if (layer.weightsSplit) splitWeightLoads(schedule);
   return schedule;

@@ -34,6 +34,7 @@ struct TileChoice {
 OperandBuffers operandBuffersOf(const OffloadedLayer& layer);
 TileOrder tileOrderOf(const OffloadedLayer& layer);
 DirectOperands directOperandsOf(const OffloadedLayer& layer);
+RowBlocks rowBlocksOf(const OffloadedLayer& layer);
 TileSchedule offloadedSchedule(const LayerShape& s, const OffloadedLayer& layer);
 /// How `layer`'s tiles are buffered and walked, for reports and the generated layer comment: its operand buffers
 /// (operandBuffersText), then ", row blocks outer", ragged blocks (rowBlocksText), ", x/y in place" and ", weights on

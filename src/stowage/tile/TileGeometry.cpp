@@ -615,7 +615,7 @@ TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channel
   return scheduleTiles(s, rowTile, channelTile, cores, OperandBuffers::uniform(doubleBuffer), TileOrder::ChannelsOuter);
 }
 
-std::vector<std::pair<int64_t, int64_t>> rowBlocks(int64_t rows, int64_t rowTile, int64_t first, int64_t last) {
+std::vector<std::pair<int64_t, int64_t>> rowBlocks(int64_t rows, int64_t rowTile, int64_t first, int64_t last, bool ramp) {
   std::vector<std::pair<int64_t, int64_t>> out;
   rowTile = std::max<int64_t>(1, rowTile);
   if (first <= 0 && last <= 0) {
@@ -624,18 +624,36 @@ std::vector<std::pair<int64_t, int64_t>> rowBlocks(int64_t rows, int64_t rowTile
   }
   first = std::clamp<int64_t>(first, 0, rows);
   last = std::clamp<int64_t>(last, 0, rows - first);
-  if (first > 0) out.emplace_back(0, first);
-  const int64_t between = rows - first - last;
-  if (between > 0) {
-    const int64_t blocks = (between + rowTile - 1) / rowTile;
-    int64_t r0 = first;
+  // The head and tail blocks: `first` and `last`, with a ramp also 2x, 4x, ... of them while below rowTile.
+  std::vector<int64_t> head, tail;
+  int64_t left = rows - first - last;
+  if (first > 0) head.push_back(first);
+  if (last > 0) tail.push_back(last);
+  for (int64_t n = 2 * first; ramp && first > 0 && n < rowTile && n <= left; n *= 2) {
+    head.push_back(n);
+    left -= n;
+  }
+  for (int64_t n = 2 * last; ramp && last > 0 && n < rowTile && n <= left; n *= 2) {
+    tail.push_back(n);
+    left -= n;
+  }
+  int64_t r0 = 0;
+  for (int64_t n : head) {
+    out.emplace_back(r0, n);
+    r0 += n;
+  }
+  if (left > 0) {
+    const int64_t blocks = (left + rowTile - 1) / rowTile;
     for (int64_t i = 0; i < blocks; ++i) {
-      const int64_t n = between / blocks + (i < between % blocks ? 1 : 0);
+      const int64_t n = left / blocks + (i < left % blocks ? 1 : 0);
       out.emplace_back(r0, n);
       r0 += n;
     }
   }
-  if (last > 0) out.emplace_back(rows - last, last);
+  for (auto it = tail.rbegin(); it != tail.rend(); ++it) {
+    out.emplace_back(r0, *it);
+    r0 += *it;
+  }
   return out;
 }
 
@@ -643,6 +661,7 @@ std::string rowBlocksText(const RowBlocks& r) {
   std::string s;
   if (r.first > 0) s += ", first rows " + std::to_string(r.first);
   if (r.last > 0) s += ", last rows " + std::to_string(r.last);
+  if (r.ramp && !r.uniform()) s += " doubling";
   return s;
 }
 
@@ -667,7 +686,7 @@ TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channel
     const int64_t first = layerWide && (rowsOuter || walk == 0) ? ragged.first : 0;
     const int64_t last = layerWide && (rowsOuter || walk + 1 == walks) ? ragged.last : 0;
     ++walk;
-    for (const auto& [r0, rows] : rowBlocks(s.rows, rowTile, first, last)) blocks.push_back({b, r0, rows, n0, std::min(channelTile, s.channels - n0)});
+    for (const auto& [r0, rows] : rowBlocks(s.rows, rowTile, first, last, ragged.ramp)) blocks.push_back({b, r0, rows, n0, std::min(channelTile, s.channels - n0)});
   };
   if (imagesShareWeights) {
     for (int64_t n0 = 0; n0 < s.channels; n0 += channelTile)
@@ -685,19 +704,27 @@ TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channel
   for (size_t k = 0; k < c; ++k) {
     std::vector<Block> chunk(blocks.begin() + static_cast<std::ptrdiff_t>(blocks.size() * k / c),
                              blocks.begin() + static_cast<std::ptrdiff_t>(blocks.size() * (k + 1) / c));
-    if (c > 1 && !chunk.empty() && ragged.first > 0 && chunk.front().rows > ragged.first) {
-      Block rest = chunk.front();
-      rest.r0 += ragged.first;
-      rest.rows -= ragged.first;
-      chunk.front().rows = ragged.first;
-      chunk.insert(chunk.begin() + 1, rest);
+    // The first block gives its first `first` rows (with a ramp then 2 first, 4 first, ...) blocks of their own while
+    // it has more rows than the cut; the last block likewise from its end.
+    if (c > 1 && !chunk.empty() && ragged.first > 0) {
+      size_t at = 0;
+      for (int64_t n = ragged.first; n > 0 && chunk[at].rows > n; n = ragged.ramp ? 2 * n : 0, ++at) {
+        Block rest = chunk[at];
+        rest.r0 += n;
+        rest.rows -= n;
+        chunk[at].rows = n;
+        chunk.insert(chunk.begin() + static_cast<std::ptrdiff_t>(at) + 1, rest);
+      }
     }
-    if (c > 1 && !chunk.empty() && ragged.last > 0 && chunk.back().rows > ragged.last) {
-      Block last = chunk.back();
-      chunk.back().rows -= ragged.last;
-      last.r0 += chunk.back().rows;
-      last.rows = ragged.last;
-      chunk.push_back(last);
+    if (c > 1 && !chunk.empty() && ragged.last > 0) {
+      const size_t at = chunk.size() - 1;
+      for (int64_t n = ragged.last; n > 0 && chunk[at].rows > n; n = ragged.ramp ? 2 * n : 0) {
+        Block tail = chunk[at];
+        chunk[at].rows -= n;
+        tail.r0 += chunk[at].rows;
+        tail.rows = n;
+        chunk.insert(chunk.begin() + static_cast<std::ptrdiff_t>(at) + 1, tail);
+      }
     }
     for (const Block& b : chunk) out.tiles.push_back(makeTile(s, b.batch, b.r0, b.rows, b.n0, b.channels));
     out.chunkStart.push_back(out.tiles.size());

@@ -154,6 +154,9 @@ enum class TileOrder { ChannelsOuter, RowsOuter };
 /// short. Each is below rowTile; see scheduleTiles for the walks they shape.
 struct RowBlocks {
   int64_t first = 0, last = 0;
+  /// The blocks grow from `first` to the row tile (first, 2 first, 4 first, ... while below rowTile) and shrink
+  /// likewise to `last`: a ramp, so each small tile's store overlaps the next (larger) tile's compute.
+  bool ramp = false;
   bool uniform() const { return first == 0 && last == 0; }
   bool operator==(const RowBlocks&) const = default;
 };
@@ -162,8 +165,9 @@ struct RowBlocks {
 /// `rowTile`, the last one shorter when rowTile does not divide rows. Otherwise a block of `first` rows (when > 0),
 /// the rows between cut into ceil(rows between / rowTile) blocks as equal as possible (larger first), and a block of
 /// `last` rows (when > 0); no block has more than rowTile rows.
-std::vector<std::pair<int64_t, int64_t>> rowBlocks(int64_t rows, int64_t rowTile, int64_t first, int64_t last);
-/// For reports and comments: "" when uniform, else ", first rows 1, last rows 2" (either part alone).
+std::vector<std::pair<int64_t, int64_t>> rowBlocks(int64_t rows, int64_t rowTile, int64_t first, int64_t last, bool ramp = false);
+/// For reports and comments: "" when uniform, else ", first rows 1, last rows 2" (either part alone), then
+/// " doubling" for a ramp.
 std::string rowBlocksText(const RowBlocks& r);
 
 /// The tiles of `s` for `rowTile` x `channelTile` (batch outer, then channel blocks, then row blocks; a batched

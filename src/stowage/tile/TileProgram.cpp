@@ -51,6 +51,7 @@ void recordTiledLayer(TiledProgram& r, int step, int target, const std::string& 
   L.channelTile = choice.channelTile;
   L.firstRows = choice.rowBlocks.first;
   L.lastRows = choice.rowBlocks.last;
+  L.rampRows = choice.rowBlocks.ramp;
   L.tiles = static_cast<int>(choice.schedule.tiles.size());
   L.doubleBuffer = choice.doubleBuffer;
   for (int op = 0; op < 3; ++op) L.doubled[op] = choice.buffers.doubled[op];

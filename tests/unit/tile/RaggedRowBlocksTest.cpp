@@ -2,6 +2,7 @@
 // walk covers every row once with no block above the row tile; a ragged schedule covers every output once, in
 // either tile order (rows outer: every channel block walks the same blocks, so each input row block is loaded once)
 // and on several cores (each core's chunk cut at both ends);
+// a ramp doubles the blocks from the first and towards the last up to the row tile;
 // the chooser takes ragged blocks only when its estimate is lower than the same tiling's uniform one; and the zoo
 // ResNet-8 on gemmini-like, whose convolutions take them, runs bit-exact against the CPU with the simulator's cycles
 // equal to the estimates and the reports showing the blocks.
@@ -55,6 +56,43 @@ TEST(RaggedRows, RowWalkCoversEveryRowOnceWithinTheRowTile) {
   EXPECT_EQ(rowBlocksText(RowBlocks{}), "");
   EXPECT_EQ(rowBlocksText(RowBlocks{1, 2}), ", first rows 1, last rows 2");
   EXPECT_EQ(rowBlocksText(RowBlocks{0, 3}), ", last rows 3");
+  EXPECT_EQ(rowBlocksText(RowBlocks{1, 0, true}), ", first rows 1 doubling");
+}
+
+TEST(RaggedRows, RampDoublesTowardsTheRowTileAndCoversEveryRowOnce) {
+  // Both ends ramp: 1, 2, 4 up to the row tile 8 and back down; the 6 rows between make one block.
+  EXPECT_EQ(rowBlocks(20, 8, 1, 1, true),
+            (std::vector<std::pair<int64_t, int64_t>>{{0, 1}, {1, 2}, {3, 4}, {7, 6}, {13, 4}, {17, 2}, {19, 1}}));
+  // The ramp stops below the row tile (3, then 6 < 8) and where the rows run out.
+  EXPECT_EQ(rowBlocks(32, 8, 3, 0, true), (std::vector<std::pair<int64_t, int64_t>>{{0, 3}, {3, 6}, {9, 8}, {17, 8}, {25, 7}}));
+  EXPECT_EQ(rowBlocks(5, 8, 2, 0, true), (std::vector<std::pair<int64_t, int64_t>>{{0, 2}, {2, 3}}));
+  for (int64_t rows = 1; rows <= 24; ++rows)
+    for (int64_t tile = 1; tile <= rows; ++tile)
+      for (int64_t first = 0; first < tile; ++first)
+        for (int64_t last = 0; last < tile && first + last < rows; ++last) {
+          const auto blocks = rowBlocks(rows, tile, first, last, true);
+          const std::string where = "rows " + std::to_string(rows) + " tile " + std::to_string(tile) + " first " +
+                                    std::to_string(first) + " last " + std::to_string(last);
+          int64_t next = 0;
+          for (const auto& [r0, n] : blocks) {
+            EXPECT_EQ(r0, next) << where;
+            EXPECT_GE(n, 1) << where;
+            EXPECT_LE(n, tile) << where;
+            next = r0 + n;
+          }
+          EXPECT_EQ(next, rows) << where;
+          if (first > 0) {
+            EXPECT_EQ(blocks.front().second, first) << where;
+          }
+          if (last > 0) {
+            EXPECT_EQ(blocks.back().second, last) << where;
+          }
+        }
+  // Candidates: a ramp only where it adds a block (2 x first or 2 x last below the row tile).
+  for (const RowBlocks& r : raggedRowBlockCandidates(16, 8))
+    if (r.ramp) {
+      EXPECT_TRUE((r.first > 0 && 2 * r.first < 8) || (r.last > 0 && 2 * r.last < 8)) << r.first << " " << r.last;
+    }
 }
 
 TEST(RaggedRows, CandidatesStayBelowTheRowTile) {
@@ -117,6 +155,14 @@ TEST(RaggedRows, ScheduleCoversEveryOutputOnceInEitherOrder) {
     EXPECT_EQ(cores.tiles[i].channelOffset, static_cast<int64_t>(i / 2)) << i;
     EXPECT_EQ(cores.tiles[i].loadW, i % 2 == 0) << "a channel's second piece reuses its weights: tile " << i;
   }
+  // Two cores with a ramp: each chunk's first block is cut into 1 and 2 rows and the rest, its last block into the
+  // rest, 2 and 1 rows.
+  const TileSchedule ramp = scheduleTiles(s, 5, 1, 2, OperandBuffers::uniform(true), TileOrder::ChannelsOuter, RowBlocks{1, 1, true});
+  rows.clear();
+  for (const TileDesc& t : ramp.tiles) rows.push_back(t.outRows);
+  EXPECT_EQ(rows, (std::vector<int64_t>{1, 2, 2, 2, 2, 1, 1, 2, 2, 2, 2, 1}));
+  EXPECT_EQ(ramp.chunkStart, (std::vector<size_t>{0, 6, 12}));
+  for (int c : outputCoverage(s, ramp)) EXPECT_EQ(c, 1);
   // No ragged blocks: the uniform walk.
   EXPECT_EQ(scheduleTiles(s, 2, 2, 1, OperandBuffers::uniform(true), TileOrder::ChannelsOuter).tiles.size(), 6u);  // 2 + 2 + 1 twice
 }
@@ -142,6 +188,7 @@ TEST(RaggedRows, ChooserTakesRaggedBlocksOnlyWhenCheaperThanTheUniformTiling) {
     EXPECT_LT(l.lastRows, l.rowTile) << n.name;
     OffloadedLayer uniform = l;
     uniform.firstRows = uniform.lastRows = 0;
+    uniform.rampRows = false;
     EXPECT_LT(l.totalCycles, estimateLayer(target, s, offloadedSchedule(s, uniform), operandBuffersOf(l)).total) << n.name;
   }
   // Fill and drain are a large part of ResNet-8's convolutions on the engine: several take ragged blocks.
@@ -154,15 +201,25 @@ TEST(RaggedRows, RaggedLayersRunBitExactWithTheEstimatedCycles) {
   auto onEngine = compileGraphOnBoard(g, testing::exampleBoard("gemmini-like"), o);
   ASSERT_TRUE(onEngine.ok()) << onEngine.error().render();
   int ragged = 0;
-  for (const OffloadedLayer& l : onEngine->plan.offloaded) ragged += (l.firstRows > 0 || l.lastRows > 0) ? 1 : 0;
+  int ramps = 0;
+  for (const OffloadedLayer& l : onEngine->plan.offloaded) {
+    ragged += (l.firstRows > 0 || l.lastRows > 0) ? 1 : 0;
+    ramps += l.rampRows ? 1 : 0;
+  }
   ASSERT_GE(ragged, 3) << "ResNet-8's convolutions take ragged row blocks";
+  // The stem (store-bound, 32 rows) starts with a ramp: 3 rows, then 6, then blocks of the row tile.
+  ASSERT_GE(ramps, 1) << "a layer ramps its first blocks up";
   // The reports show them: report.json fields and the summary's tiling text.
   const auto report = buildReportJson(onEngine->graph, onEngine->plan, ReportContext{});
-  int reported = 0;
+  int reported = 0, reportedRamps = 0;
   for (const auto& layer : report["layers"])
-    if (layer.contains("offload") && (layer["offload"]["first_rows"].get<int64_t>() > 0 || layer["offload"]["last_rows"].get<int64_t>() > 0))
-      ++reported;
+    if (layer.contains("offload")) {
+      reported += (layer["offload"]["first_rows"].get<int64_t>() > 0 || layer["offload"]["last_rows"].get<int64_t>() > 0) ? 1 : 0;
+      reportedRamps += layer["offload"]["ramp_rows"].get<bool>() ? 1 : 0;
+    }
   EXPECT_EQ(reported, ragged);
+  EXPECT_EQ(reportedRamps, ramps);
+  EXPECT_NE(onEngine->code.source.text.find(" doubling"), std::string::npos) << "the layer comment shows the ramp";
   EXPECT_NE(offloadSummary(onEngine->graph, onEngine->plan).find(", first rows "), std::string::npos);
   EXPECT_NE(onEngine->code.source.text.find(", first rows "), std::string::npos) << "the layer comment shows the blocks";
   const auto inputs = testing::patternInputs(g);
