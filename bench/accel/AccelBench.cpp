@@ -92,9 +92,9 @@ struct LayerRow {
 /// A lower bound on the layer under the chosen tiling's bounds: nothing computes before a first tile's input and
 /// weights arrive, and the last store follows the last compute; the smallest tile the tiler can make (one output
 /// row by the smallest channel block) gives the smallest fill (its loads), compute and drain (its store). So
-/// floor = max(C + fill + drain, loads + compute + drain, fill + compute + stores) (one shared DMA channel:
-/// loads + stores + compute; cores with two channels: the fill is the slower of input and weights, and channel 1
-/// carries weights and stores).
+/// floor = max(C + fill + drain, loads + compute + drain, fill + compute + stores) (one shared DMA channel per core:
+/// its loads and stores plus the part of the first compute no other load can overlap; cores with two channels: the
+/// fill is the slower of input and weights, and channel 1 carries weights and stores).
 /// Operands the layer uses in place (resident activations) move nothing: no fill or drain for them.
 uint64_t fillDrainFloor(const Target& target, const LayerShape& s, const LayerBounds& b, const DirectOperands& direct, bool weightsPrefetched) {
   TileSchedule smallest = scheduleTiles(s, 1, s.channelStep, 1, true);
@@ -107,7 +107,9 @@ uint64_t fillDrainFloor(const Target& target, const LayerShape& s, const LayerBo
   const uint64_t fill = engine || sharedChannel ? x + w : std::max(x, w);
   const uint64_t compute = std::min(tileComputeCycles(target, s, first), tileComputeCycles(target, s, last));
   const uint64_t drain = first.storeY ? std::min(dmaCycles(target, first.y), dmaCycles(target, last.y)) : 0;
-  if (sharedChannel) return std::max(b.compute + fill + drain, b.loads + b.stores + compute);
+  // One channel: it carries the busiest core's loads and stores (b.dma; b.loads and b.stores may be two cores') and
+  // idles during the first compute unless loads other than the fill are left for it (b.loads is the most any core has).
+  if (sharedChannel) return std::max(b.compute + fill + drain, b.dma + (compute > b.loads - std::min(b.loads, fill) ? compute - (b.loads - std::min(b.loads, fill)) : 0));
   if (!engine) return std::max({b.compute + fill + drain, b.loads + compute + drain, b.stores});
   return std::max({b.compute + fill + drain, b.loads + compute + drain, fill + compute + b.stores});
 }
