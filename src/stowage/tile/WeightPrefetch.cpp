@@ -328,66 +328,117 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
   // over the whole run, and the fastest taken when
   // it beats the current pairs. Rounds until nothing improves (at most 4): a first round alone is the greedy pass in
   // layer order, and later rounds undo its early choices that block better later ones.
-  uint64_t current = timeline.run().second;
   std::vector<std::string> blockedBy(receivers.size());
-  for (int round = 0; round < 4; ++round) {
-    bool improved = false;
-    for (size_t k = 0; k < receivers.size(); ++k) {
-      const size_t i = receivers[k].index;
-      const auto before = save();
-      std::optional<decltype(save())> best;
-      uint64_t bestTotal = current;
-      auto consider = [&] {
-        const uint64_t total = timeline.run().second;
-        if (total < bestTotal) {
-          bestTotal = total;
-          best = save();
+  uint64_t current = 0;
+  auto localSearch = [&] {
+    for (int round = 0; round < 4; ++round) {
+      bool improved = false;
+      for (size_t k = 0; k < receivers.size(); ++k) {
+        const size_t i = receivers[k].index;
+        const auto before = save();
+        std::optional<decltype(save())> best;
+        uint64_t bestTotal = current;
+        auto consider = [&] {
+          const uint64_t total = timeline.run().second;
+          if (total < bestTotal) {
+            bestTotal = total;
+            best = save();
+          }
+        };
+        for (bool si : splitOptions(i)) {  // no pair
+          unpair(k);
+          layers[i].weightsSplit = si;
+          consider();
+          restore(before);
         }
-      };
-      for (bool si : splitOptions(i)) {  // no pair
-        unpair(k);
-        layers[i].weightsSplit = si;
-        consider();
-        restore(before);
+        for (size_t j : receivers[k].candidates) {
+          const auto served = receiverIssuedBy(j);
+          std::vector<size_t> ignore = {k};
+          if (served) ignore.push_back(*served);
+          const int blocked = firstBlockedStep(k, j, ignore);
+          if (blocked >= 0) {
+            if (blockedBy[k].empty())
+              blockedBy[k] = fmt::format("'{}' ({} bytes do not fit '{}' beside what step {} ('{}') holds there)", g.nodes[static_cast<size_t>(layers[i].step)].name,
+                                         receivers[k].size, board.pools[static_cast<size_t>(tiled.scratch[receivers[k].request].pool)].name, blocked,
+                                         g.nodes[static_cast<size_t>(blocked)].name);
+            continue;
+          }
+          // Cores mode with two channels: the transfer on the input channel or on the weight and store channel.
+          const Target& target = board.targets[static_cast<size_t>(layers[i].target)];
+          const std::vector<int> channels = layers[i].mode == "cores" && target.dmaChannels >= 2 ? std::vector<int>{0, 1} : std::vector<int>{0};
+          for (int channel : channels)
+            for (bool sj : splitOptions(j))
+              for (bool si : splitOptions(i)) {
+                unpair(k);
+                if (served) unpair(*served);
+                layers[j].prefetchNext = layers[i].step;
+                layers[j].prefetchChannel = channel;
+                layers[j].weightsSplit = sj;
+                layers[i].weightsPrefetchedCores = std::min(layers[j].cores, layers[i].cores);
+                layers[i].weightsSplit = si;
+                issuerOf[k] = j;
+                const std::vector<uint64_t> transfers = timeline.firstWeightTransfers(i, layers[i].weightsPrefetchedCores);
+                if (std::any_of(transfers.begin(), transfers.end(), [](uint64_t c) { return c > 0; })) consider();
+                restore(before);
+              }
+        }
+        if (best) {
+          restore(*best);
+          current = bestTotal;
+          improved = true;
+        }
       }
-      for (size_t j : receivers[k].candidates) {
-        const auto served = receiverIssuedBy(j);
-        std::vector<size_t> ignore = {k};
-        if (served) ignore.push_back(*served);
-        const int blocked = firstBlockedStep(k, j, ignore);
-        if (blocked >= 0) {
-          if (blockedBy[k].empty())
-            blockedBy[k] = fmt::format("'{}' ({} bytes do not fit '{}' beside what step {} ('{}') holds there)", g.nodes[static_cast<size_t>(layers[i].step)].name,
-                                       receivers[k].size, board.pools[static_cast<size_t>(tiled.scratch[receivers[k].request].pool)].name, blocked,
-                                       g.nodes[static_cast<size_t>(blocked)].name);
-          continue;
-        }
-        // Cores mode with two channels: the transfer on the input channel or on the weight and store channel.
+      if (!improved) break;
+    }
+  };
+  // The search from no pairs, and again from the best regular start when there is one: every receiver paired with
+  // the candidate `d` layers back on its target (when that one issues for no other receiver yet, its buffer fits and
+  // there is a transfer to make), on a channel that follows a pattern over the receivers: all on one, or alternating
+  // every receiver or every second one. Where every layer receives and the transfers outlast the layers in between,
+  // the pairs must interleave over both channels, which single moves from no pairs do not reach (each would first
+  // take an issuer from the receiver it serves). The faster of the two results stays.
+  const auto none = save();
+  const uint64_t noneTotal = timeline.run().second;
+  std::optional<decltype(save())> bestStart;
+  uint64_t bestStartTotal = noneTotal;
+  for (size_t d = 1; d <= kMaxIssuerLookBack; ++d)
+    for (int pattern = 0; pattern < 4; ++pattern) {
+      restore(none);
+      bool paired = false;
+      for (size_t k = 0; k < receivers.size(); ++k) {
+        const Receiver& rc = receivers[k];
+        if (rc.candidates.size() < d) continue;
+        const size_t i = rc.index, j = rc.candidates[d - 1];
+        if (receiverIssuedBy(j) || firstBlockedStep(k, j, {k}) >= 0) continue;
         const Target& target = board.targets[static_cast<size_t>(layers[i].target)];
-        const std::vector<int> channels = layers[i].mode == "cores" && target.dmaChannels >= 2 ? std::vector<int>{0, 1} : std::vector<int>{0};
-        for (int channel : channels)
-          for (bool sj : splitOptions(j))
-            for (bool si : splitOptions(i)) {
-              unpair(k);
-              if (served) unpair(*served);
-              layers[j].prefetchNext = layers[i].step;
-              layers[j].prefetchChannel = channel;
-              layers[j].weightsSplit = sj;
-              layers[i].weightsPrefetchedCores = std::min(layers[j].cores, layers[i].cores);
-              layers[i].weightsSplit = si;
-              issuerOf[k] = j;
-              const std::vector<uint64_t> transfers = timeline.firstWeightTransfers(i, layers[i].weightsPrefetchedCores);
-              if (std::any_of(transfers.begin(), transfers.end(), [](uint64_t c) { return c > 0; })) consider();
-              restore(before);
-            }
+        const bool twoChannels = layers[i].mode == "cores" && target.dmaChannels >= 2;
+        layers[j].prefetchNext = layers[i].step;
+        layers[j].prefetchChannel = !twoChannels ? 0 : pattern < 2 ? pattern : static_cast<int>((k / static_cast<size_t>(pattern - 1)) % 2);
+        layers[i].weightsPrefetchedCores = std::min(layers[j].cores, layers[i].cores);
+        issuerOf[k] = j;
+        const std::vector<uint64_t> transfers = timeline.firstWeightTransfers(i, layers[i].weightsPrefetchedCores);
+        if (std::none_of(transfers.begin(), transfers.end(), [](uint64_t c) { return c > 0; })) unpair(k);
+        else paired = true;
       }
-      if (best) {
-        restore(*best);
-        current = bestTotal;
-        improved = true;
+      const uint64_t total = paired ? timeline.run().second : noneTotal;
+      if (total < bestStartTotal) {
+        bestStartTotal = total;
+        bestStart = save();
       }
     }
-    if (!improved) break;
+  restore(none);
+  current = noneTotal;
+  localSearch();
+  if (bestStart) {
+    const auto fromNone = save();
+    const uint64_t fromNoneTotal = current;
+    restore(*bestStart);
+    current = bestStartTotal;
+    localSearch();
+    if (current >= fromNoneTotal) {
+      restore(fromNone);
+      current = fromNoneTotal;
+    }
   }
 
   int taken = 0, notFaster = 0, overLayers = 0, overMoving = 0;
