@@ -22,29 +22,39 @@
 namespace stowage {
 namespace {
 
+std::string walkName(int64_t rows, int64_t tile, int64_t first, int64_t last) {
+  return "rows " + std::to_string(rows) + " tile " + std::to_string(tile) + " first " + std::to_string(first) + " last " + std::to_string(last);
+}
+
+/// `blocks` (a walk over `rows` rows in blocks of at most `tile`) cover every row once, in order, and start with a
+/// block of `first` rows and end with one of `last` rows where those are above 0.
+void expectWalkCoversRows(const std::vector<std::pair<int64_t, int64_t>>& blocks, int64_t rows, int64_t tile, int64_t first, int64_t last,
+                          const std::string& where) {
+  int64_t next = 0;
+  for (const auto& [r0, n] : blocks) {
+    EXPECT_EQ(r0, next) << where;
+    EXPECT_GE(n, 1) << where;
+    EXPECT_LE(n, tile) << where;
+    next = r0 + n;
+  }
+  EXPECT_EQ(next, rows) << where;
+  if (first > 0) {
+    EXPECT_EQ(blocks.front().second, first) << where;
+  }
+  if (last > 0) {
+    EXPECT_EQ(blocks.back().second, last) << where;
+  }
+}
+
 TEST(RaggedRows, RowWalkCoversEveryRowOnceWithinTheRowTile) {
   for (int64_t rows = 1; rows <= 20; ++rows)
     for (int64_t tile = 1; tile <= rows; ++tile)
       for (int64_t first = 0; first <= tile; ++first)
         for (int64_t last = 0; last <= tile && first + last <= rows; ++last) {
           const auto blocks = rowBlocks(rows, tile, first, last);
-          const std::string where = "rows " + std::to_string(rows) + " tile " + std::to_string(tile) + " first " +
-                                    std::to_string(first) + " last " + std::to_string(last);
+          const std::string where = walkName(rows, tile, first, last);
           ASSERT_FALSE(blocks.empty()) << where;
-          int64_t next = 0;
-          for (const auto& [r0, n] : blocks) {
-            EXPECT_EQ(r0, next) << where;
-            EXPECT_GE(n, 1) << where;
-            EXPECT_LE(n, tile) << where;
-            next = r0 + n;
-          }
-          EXPECT_EQ(next, rows) << where;
-          if (first > 0) {
-            EXPECT_EQ(blocks.front().second, first) << where;
-          }
-          if (last > 0) {
-            EXPECT_EQ(blocks.back().second, last) << where;
-          }
+          expectWalkCoversRows(blocks, rows, tile, first, last, where);
           const int64_t between = rows - first - last;
           const size_t expected = (first > 0 ? 1u : 0u) + (last > 0 ? 1u : 0u) + static_cast<size_t>((between + tile - 1) / tile);
           EXPECT_EQ(blocks.size(), expected) << where;
@@ -71,22 +81,7 @@ TEST(RaggedRows, RampDoublesTowardsTheRowTileAndCoversEveryRowOnce) {
       for (int64_t first = 0; first < tile; ++first)
         for (int64_t last = 0; last < tile && first + last < rows; ++last) {
           const auto blocks = rowBlocks(rows, tile, first, last, true);
-          const std::string where = "rows " + std::to_string(rows) + " tile " + std::to_string(tile) + " first " +
-                                    std::to_string(first) + " last " + std::to_string(last);
-          int64_t next = 0;
-          for (const auto& [r0, n] : blocks) {
-            EXPECT_EQ(r0, next) << where;
-            EXPECT_GE(n, 1) << where;
-            EXPECT_LE(n, tile) << where;
-            next = r0 + n;
-          }
-          EXPECT_EQ(next, rows) << where;
-          if (first > 0) {
-            EXPECT_EQ(blocks.front().second, first) << where;
-          }
-          if (last > 0) {
-            EXPECT_EQ(blocks.back().second, last) << where;
-          }
+          expectWalkCoversRows(blocks, rows, tile, first, last, walkName(rows, tile, first, last) + " ramp");
         }
   // Candidates: a ramp only where it adds a block (2 x first or 2 x last below the row tile).
   for (const RowBlocks& r : raggedRowBlockCandidates(16, 8))
