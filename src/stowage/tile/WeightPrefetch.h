@@ -26,9 +26,9 @@ struct TiledProgram;
 /// layer left out and why). The pairs are chosen by local search on the program's estimated cycles, every layer
 /// estimated in program order with the transfers crossing it (estimateLayer's CrossLayerWeights): for each receiver
 /// in turn the fastest of no pair or a pair with each candidate (taken from the receiver it served), on each channel,
-/// with or without each layer's weight split, while the total improves (at most 4 rounds); run from no pairs and, when
-/// one beats no pairs, from the best regular start (every receiver paired with the candidate d back, d = 1..4, its
-/// channel by a fixed pattern), the faster result kept.
+/// with or without each layer's weight split, while the total improves (at most 4 rounds); run from no pairs and from
+/// the 3 fastest regular starts that beat no pairs (every receiver paired with the candidate d back, d = 1..4, its
+/// channel by a fixed pattern), the fastest result kept.
 void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled);
 
 /// After planning: re-estimates every layer in program order with the cycles of the steps in between as the
