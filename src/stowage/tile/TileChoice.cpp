@@ -1,6 +1,8 @@
 // Tile choice (see TileChoice.h): every distinct tile count per dimension, fit first, then cost.
 #include "stowage/tile/TileChoice.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -62,6 +64,14 @@ TileSchedule offloadedSchedule(const LayerShape& s, const OffloadedLayer& layer)
   return schedule;
 }
 
+uint64_t storeCyclesAtLeast(const Target& target, const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores) {
+  const int64_t tiles = s.batches * ((s.rows + rowTile - 1) / rowTile) * ((s.channels + channelTile - 1) / channelTile);
+  const double bytes = static_cast<double>(s.batches * s.rows * s.rowPixels * s.channels) * static_cast<double>(s.outElemBytes);
+  const double bpc = target.dmaBytesPerCycle > 0 ? target.dmaBytesPerCycle : 1.0;
+  const double all = static_cast<double>(tiles) * std::ceil(target.dmaSetupCycles) + std::floor(bytes / bpc);
+  return static_cast<uint64_t>(std::floor(all / static_cast<double>(std::max(1, cores))));
+}
+
 void splitWeightsWhenFaster(const Target& target, const LayerShape& s, TileChoice& c) {
   if (target.engineDim > 0 || target.dmaChannels < 2 || c.direct.direct[1]) return;
   // The flag is all the estimate needs (weightLoadParts splits one-row copies itself): no copy of the schedule.
@@ -117,6 +127,11 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
       // Cores: the busiest core computes at least its share of every MAC, so a tiling on too few cores to beat
       // the best so far needs no schedule.
       if (!engine && best && coreComputeCycles(target.macsPerCycle * cores, totalMacs) > best->cost.total + 1) continue;
+      // Every tile stores its output block once, one after the other on its core's store queue, so the busiest
+      // core's stores take at least the average: a tiling whose stores alone are slower than the best so far (many
+      // small tiles under a large DMA setup) needs no schedule either. Not when the output may be used in place.
+      const uint64_t storesAtLeast = resident.resident.direct[2] ? 0 : storeCyclesAtLeast(target, s, th, tn, cores);
+      if (best && storesAtLeast > best->cost.total) continue;
       const bool db = buffers.all();
       const TileBytes bytes = tileBytes(s, th, tn);
       // Resident operands whose every tile copy is contiguous are used in place: no buffer, no DMA.

@@ -44,6 +44,10 @@ std::string tilingText(const OffloadedLayer& layer);
 /// Writes `cost` into `layer`'s estimate (computeCycles, dmaCycles, totalCycles).
 void recordEstimate(OffloadedLayer& layer, const LayerCost& cost);
 
+/// A lower bound on any schedule of `s` in tiles of `rowTile` x `channelTile` over `cores`: its busiest core's stores
+/// (every tile stores its output block once, one store after another on its core's queue), at least the average.
+uint64_t storeCyclesAtLeast(const Target& target, const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores);
+
 /// Splits `c`'s weight loads over both DMA channels (splitWeightLoads) when the target's cores have two channels and
 /// the cost model says the layer gets faster; else leaves `c` as it is.
 void splitWeightsWhenFaster(const Target& target, const LayerShape& s, TileChoice& c);

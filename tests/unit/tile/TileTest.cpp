@@ -11,6 +11,8 @@
 #include "stowage/plan/ValidateProgram.h"
 #include "stowage/target/Board.h"
 #include "stowage/tile/CostModel.h"
+#include "stowage/tile/TileChoice.h"
+#include "stowage/tile/TileGeometry.h"
 #include "stowage/tile/TileProgram.h"
 
 namespace stowage {
@@ -90,6 +92,42 @@ TEST(TileChoice, SmallL1FallsBackWithTheSizeInTheRemark) {
   bool sized = false;
   for (const std::string& r : t.remarks) sized = sized || r.find("does not fit the scratch pools 'l1'") != std::string::npos;
   EXPECT_TRUE(sized);
+}
+
+TEST(TileChoice, StoreBoundIsBelowEveryEstimate) {
+  // chooseTiles skips a tiling whose stores alone (storeCyclesAtLeast) are slower than the best so far, without
+  // building its schedule; that is only safe if no schedule of the tiling is estimated below it. Every layer of the
+  // zoo DS-CNN, ResNet-8 and autoencoder, tile sizes from 1 row / the channel step up, 1 to all cores, one or two
+  // buffer halves, both orders, on a matrix engine and on cores with one and with two DMA channels.
+  int checked = 0;
+  for (const std::string board : {"gemmini-like", "hexagon-vtcm", "gap8-cluster"}) {
+    const Board b = testing::exampleBoard(board);
+    for (const std::string model : {"ds-cnn", "resnet8", "autoencoder"}) {
+      const Graph g = testing::foldedZooGraph(model);
+      for (const Node& n : g.nodes) {
+        const auto shape = layerShapeOf(g, n).shape;
+        if (!shape) continue;
+        const LayerShape& s = *shape;
+        for (const Target& target : b.targets) {
+          if (target.kind != TargetKind::Accelerator) continue;
+          const int maxCores = target.engineDim > 0 ? 1 : target.cores;
+          for (int64_t th : {int64_t{1}, int64_t{2}, int64_t{5}, s.rows})
+            for (int64_t tn : {s.channelStep, 2 * s.channelStep, s.channels})
+              for (int cores = 1; cores <= maxCores; cores *= 2)
+                for (bool doubled : {false, true})
+                  for (TileOrder order : {TileOrder::ChannelsOuter, TileOrder::RowsOuter}) {
+                    if (th > s.rows || tn > s.channels) continue;
+                    const OperandBuffers buffers = OperandBuffers::uniform(doubled);
+                    const TileSchedule sched = scheduleTiles(s, th, tn, cores, buffers, order);
+                    EXPECT_LE(storeCyclesAtLeast(target, s, th, tn, cores), estimateLayer(target, s, sched, buffers).total)
+                        << board << " " << n.name << " " << th << " x " << tn << " on " << cores;
+                    ++checked;
+                  }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000);
 }
 
 TEST(TileChoice, ClusterSplitsTilesOverCores) {
