@@ -186,7 +186,7 @@ Result<std::vector<LayerRow>> measure(const ModelCase& m, const Board& board, bo
     if (l.weightsPrefetchedCores > 0) r.buffering += ", w prefetched";
     // Transfers moved across layers (weight prefetch) are in neither layer's bounds: no span has to contain them.
     const CrossLayerWeights cross = crossLayerTransfers(compiled.graph, compiled.plan.board, compiled.plan.offloaded, i);
-    r.bounds = layerBounds(target, *shape.shape, offloadedSchedule(*shape.shape, l), cross);
+    r.bounds = offloadedLayerBounds(compiled.graph, compiled.plan.board, compiled.plan.offloaded, i);
     // The floor's pipeline terms take the layer's own transfers (the next layer's it loads does not precede its compute).
     CrossLayerWeights own = cross;
     own.issueNext.clear();

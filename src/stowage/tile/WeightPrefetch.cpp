@@ -188,6 +188,12 @@ CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const 
   return x;
 }
 
+LayerBounds offloadedLayerBounds(const Graph& g, const Board& board, const std::vector<OffloadedLayer>& offloaded, size_t index) {
+  const OffloadedLayer& L = offloaded[index];
+  const LayerShape s = *layerShapeOf(g, g.nodes[static_cast<size_t>(L.step)]).shape;
+  return layerBounds(board.targets[static_cast<size_t>(L.target)], s, offloadedSchedule(s, L), crossLayerTransfers(g, board, offloaded, index));
+}
+
 void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled) {
   std::vector<OffloadedLayer>& layers = tiled.offloaded;
   auto aligned = [&](int pool, size_t bytes) { return alignUp(bytes, board.pools[static_cast<size_t>(pool)].alignment); };

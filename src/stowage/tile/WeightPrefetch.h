@@ -48,4 +48,7 @@ std::vector<uint64_t> firstWeightTransferCycles(const Target& target, const Tile
 /// layerBounds and estimateLayer need to rebuild the layer's bounds and estimate.
 CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const std::vector<OffloadedLayer>& offloaded, size_t index);
 
+/// The bounds (layerBounds) of `offloaded[index]` as planned: its tiles rebuilt and the transfers crossing it.
+LayerBounds offloadedLayerBounds(const Graph& g, const Board& board, const std::vector<OffloadedLayer>& offloaded, size_t index);
+
 }  // namespace stowage
