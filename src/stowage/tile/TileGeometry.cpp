@@ -659,9 +659,9 @@ std::vector<std::pair<int64_t, int64_t>> rowBlocks(int64_t rows, int64_t rowTile
 
 std::string rowBlocksText(const RowBlocks& r) {
   std::string s;
-  if (r.first > 0) s += ", first rows " + std::to_string(r.first);
-  if (r.last > 0) s += ", last rows " + std::to_string(r.last);
-  if (r.ramp && !r.uniform()) s += " doubling";
+  const char* ramp = r.ramp ? " doubling" : "";
+  if (r.first > 0) s += ", first rows " + std::to_string(r.first) + ramp;
+  if (r.last > 0) s += ", last rows " + std::to_string(r.last) + ramp;
   return s;
 }
 

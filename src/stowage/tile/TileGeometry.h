@@ -166,8 +166,8 @@ struct RowBlocks {
 /// the rows between cut into ceil(rows between / rowTile) blocks as equal as possible (larger first), and a block of
 /// `last` rows (when > 0); no block has more than rowTile rows.
 std::vector<std::pair<int64_t, int64_t>> rowBlocks(int64_t rows, int64_t rowTile, int64_t first, int64_t last, bool ramp = false);
-/// For reports and comments: "" when uniform, else ", first rows 1, last rows 2" (either part alone), then
-/// " doubling" for a ramp.
+/// For reports and comments: "" when uniform, else ", first rows 1, last rows 2" (either part alone); for a ramp
+/// each part ends in " doubling" (", first rows 3 doubling, last rows 2 doubling").
 std::string rowBlocksText(const RowBlocks& r);
 
 /// The tiles of `s` for `rowTile` x `channelTile` (batch outer, then channel blocks, then row blocks; a batched

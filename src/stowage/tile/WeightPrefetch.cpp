@@ -194,160 +194,267 @@ LayerBounds offloadedLayerBounds(const Graph& g, const Board& board, const std::
   return layerBounds(board.targets[static_cast<size_t>(L.target)], s, offloadedSchedule(s, L), crossLayerTransfers(g, board, offloaded, index));
 }
 
-void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled) {
-  std::vector<OffloadedLayer>& layers = tiled.offloaded;
-  auto aligned = [&](int pool, size_t bytes) { return alignUp(bytes, board.pools[static_cast<size_t>(pool)].alignment); };
-  // Bytes live per (pool, step) and per (pool, bank, step): tile buffers and resident tensors.
-  std::map<std::pair<int, int>, size_t> poolLive;
-  std::map<std::tuple<int, int, int>, size_t> bankLive;
-  std::map<std::string, size_t> requestOf;
-  for (size_t i = 0; i < tiled.scratch.size(); ++i) {
-    const ScratchRequest& r = tiled.scratch[i];
-    requestOf[r.name] = i;
-    for (int s = r.firstStep >= 0 ? r.firstStep : r.step; s <= r.step; ++s) {
-      poolLive[{r.pool, s}] += aligned(r.pool, r.sizeBytes);
-      if (r.bank >= 0) bankLive[{r.pool, r.bank, s}] += aligned(r.pool, r.sizeBytes);
+namespace {
+
+/// The pair search of prefetchWeightsAcrossLayers: the receivers, the bytes live per pool and bank and step, the
+/// current pairs (issuerOf) and the moves that change them, estimated on a LayerTimeline.
+class PairSearch {
+ public:
+  PairSearch(const Graph& g, const Board& board, TiledProgram& tiled)
+      : g_(g), board_(board), tiled_(tiled), layers_(tiled.offloaded), timeline_(g, board, tiled.offloaded, [](size_t) { return uint64_t{0}; }) {
+    countLiveBytes();
+    findReceivers();
+    rotateReceiverBanks();
+    issuerOf_.resize(receivers_.size());
+    blockedBy_.resize(receivers_.size());
+    for (const OffloadedLayer& L : layers_) maySplit_.push_back(L.weightsSplit);
+  }
+
+  /// The search from no pairs, and again from the fastest regular starts that beat no pairs (regularStarts); the
+  /// fastest result stays. The search from no pairs ends in a different local optimum than from the best start
+  /// (hexagon-vtcm zoo ResNet-8: faster from no pairs, MobileNet from a start, the autoencoder from its third best
+  /// start), so it runs from no pairs and the kSearchStarts fastest starts.
+  void search() {
+    const State none = save();
+    const uint64_t noneTotal = timeline_.run().second;
+    const auto starts = regularStarts(none, noneTotal);
+    restore(none);
+    current_ = noneTotal;
+    localSearch();
+    for (const auto& [total, state] : starts) {
+      const State bestSoFar = save();
+      const uint64_t bestSoFarTotal = current_;
+      restore(state);
+      current_ = total;
+      localSearch();
+      if (current_ >= bestSoFarTotal) {
+        restore(bestSoFar);
+        current_ = bestSoFarTotal;
+      }
     }
   }
-  for (const auto& [poolStep, size] : residentBytesByPoolAndStep(g, board, tiled.resident)) poolLive[poolStep] += size;
 
-  LayerTimeline timeline(g, board, layers, [](size_t) { return uint64_t{0}; });
-  // The layers that may receive their first weight tiles: tiled on an accelerator, with constant weights (an Add's
-  // or MatMul's second operand may be made by the layer before, still being written) loaded into a tile buffer. The
-  // issuer: the layer before on the target or, in cores mode, one up to 3 further back: the transfer then runs across
-  // the layers in between (their input transfers queue behind it), which hides more of it when the layer before is
-  // short. Engine mode: the layer before (its fence waits for every transfer it issued).
+  /// Writes the chosen pairs: the receivers' weight buffers live from their issuers' steps, every layer gets its
+  /// estimate and cross-layer times, and remarks count the pairs and name the layers left out.
+  void apply() {
+    int taken = 0, notFaster = 0, overLayers = 0, overMoving = 0;
+    size_t takenBytes = 0;
+    std::vector<std::string> left;
+    for (size_t k = 0; k < receivers_.size(); ++k) {
+      const size_t i = receivers_[k].index;
+      if (!issuerOf_[k]) {
+        if (blockedBy_[k].empty()) ++notFaster;
+        else left.push_back(blockedBy_[k]);
+        continue;
+      }
+      const size_t j = *issuerOf_[k];
+      tiled_.scratch[receivers_[k].request].firstStep = layers_[j].step;
+      ++taken;
+      takenBytes += receivers_[k].size;
+      bool between = false, moving = false;
+      for (size_t m = j + 1; m < i; ++m)
+        if (layers_[m].target == layers_[i].target) {
+          between = true;
+          moving = moving || !movesNoData(layers_[m]);
+        }
+      overLayers += between;
+      overMoving += moving;
+    }
+    timeline_.apply(timeline_.run().first);
+    std::vector<std::string>& remarks = tiled_.remarks;
+    if (taken > 0)
+      remarks.push_back(fmt::format(
+          "prefetch: {} layer(s) find their first weight tiles loaded by an earlier layer on their target, during its last "
+          "tile ({} bytes of weight buffers live from that layer's step; --no-weight-prefetch turns it off)",
+          taken, takenBytes));
+    if (overLayers > 0)
+      remarks.push_back(fmt::format("prefetch: {} of them from a layer further back, the transfer running across the layers in between "
+                                    "({} over layers that move data of their own, queued behind it)",
+                                    overLayers, overMoving));
+    if (!left.empty())
+      remarks.push_back(fmt::format("prefetch: {} layer(s) load their first weight tiles themselves: {}", left.size(), fmt::join(left, "; ")));
+    if (notFaster > 0)
+      remarks.push_back(fmt::format("prefetch: {} layer(s) load their first weight tiles themselves: loading them during an earlier layer "
+                                    "would not be faster under the cost model",
+                                    notFaster));
+  }
+
+ private:
+  /// A layer that may receive its first weight tiles, and the layers that may issue them (nearest first).
   struct Receiver {
     size_t index;
     std::vector<size_t> candidates;
     size_t request;  ///< its first weight buffer (half 0) in tiled.scratch
     size_t size;
   };
-  std::vector<Receiver> receivers;
-  for (size_t i = 0; i < layers.size(); ++i) {
-    const OffloadedLayer& next = layers[i];
-    const Target& target = board.targets[static_cast<size_t>(next.target)];
-    const bool tiledMode = next.mode == "cores" || next.mode == "engine";
-    if (!tiledMode || target.kind != TargetKind::Accelerator || next.direct[1] || next.buffers[1][0].empty()) continue;
-    const auto& shape = timeline.shape(i);
-    if (!shape || shape->call.inputs.size() < 2 || shape->call.inputs[1] == kNoTensor || !g.tensor(shape->call.inputs[1]).isConstant())
-      continue;
-    const auto req = requestOf.find(next.buffers[1][0]);
-    if (req == requestOf.end()) continue;
-    Receiver rc{i, {}, req->second, aligned(tiled.scratch[req->second].pool, tiled.scratch[req->second].sizeBytes)};
-    for (size_t j = i; j > 0 && rc.candidates.size() < kMaxIssuerLookBack;) {
-      --j;
-      if (layers[j].target != next.target) continue;
-      if (layers[j].mode == next.mode && timeline.shape(j)) rc.candidates.push_back(j);
-      if (next.mode != "cores") break;
-    }
-    if (!rc.candidates.empty()) receivers.push_back(std::move(rc));
-  }
-
-  // A receiver's first weight buffer lives from its issuer's step, but its layer's buffers got their banks for its own
-  // step alone. When that buffer does not fit its bank beside what the nearest candidate issuer's steps hold there,
-  // the receiver layer's buffers in that pool move round the pool's banks (all the same size, so its own step stays
-  // valid and ping-pong halves stay apart) to the first rotation where it fits.
-  for (const Receiver& rc : receivers) {
-    const ScratchRequest& w0 = tiled.scratch[rc.request];
-    const MemoryPool& pool = board.pools[static_cast<size_t>(w0.pool)];
-    if (w0.bank < 0 || pool.banks < 2 || pool.bankSizeBytes == 0) continue;
-    const int step = layers[rc.index].step, from = layers[rc.candidates.front()].step;
-    auto fitsIn = [&](int bank) {
-      for (int s = from; s < step; ++s)
-        if (bankLive[{w0.pool, bank, s}] + rc.size > pool.bankSizeBytes) return false;
-      return true;
-    };
-    if (fitsIn(w0.bank)) continue;
-    for (int turn = 1; turn < pool.banks; ++turn) {
-      if (!fitsIn((w0.bank + turn) % pool.banks)) continue;
-      for (ScratchRequest& r : tiled.scratch) {
-        if (r.step != step || r.pool != w0.pool || r.bank < 0) continue;
-        const size_t bytes = aligned(r.pool, r.sizeBytes);
-        bankLive[{r.pool, r.bank, step}] -= bytes;
-        r.bank = (r.bank + turn) % pool.banks;
-        bankLive[{r.pool, r.bank, step}] += bytes;
-      }
-      break;
-    }
-  }
-
-  // The pairs: issuer of each receiver (index into receivers -> layer index), with the weight splits chosen with them.
-  // A layer the tiler gave split weight loads (chosen on its own) is also tried without: the transfer an issuer adds
-  // to its input channel queues behind the split's second parts there. Unsplit first: it stays on a tie.
-  std::vector<bool> maySplit(layers.size());
-  for (size_t i = 0; i < layers.size(); ++i) maySplit[i] = layers[i].weightsSplit;
-  auto splitOptions = [&](size_t i) { return maySplit[i] ? std::vector<bool>{false, true} : std::vector<bool>{false}; };
-  std::vector<std::optional<size_t>> issuerOf(receivers.size());
-  // The first step in [issuer's step, receiver's step) at which receiver k's weight buffer, live from the issuer's
-  // step, does not fit its pool or bank beside the other pairs' early buffers (except those in `ignore`), or -1.
-  auto firstBlockedStep = [&](size_t k, size_t issuer, const std::vector<size_t>& ignore) {
-    const ScratchRequest& r = tiled.scratch[receivers[k].request];
-    const MemoryPool& pool = board.pools[static_cast<size_t>(r.pool)];
-    for (int s = layers[issuer].step; s < layers[receivers[k].index].step; ++s) {
-      size_t inPool = poolLive[{r.pool, s}] + receivers[k].size, inBank = bankLive[{r.pool, r.bank, s}] + receivers[k].size;
-      for (size_t o = 0; o < receivers.size(); ++o) {
-        if (o == k || !issuerOf[o] || std::find(ignore.begin(), ignore.end(), o) != ignore.end()) continue;
-        const ScratchRequest& other = tiled.scratch[receivers[o].request];
-        if (other.pool != r.pool || s < layers[*issuerOf[o]].step || s >= layers[receivers[o].index].step) continue;
-        inPool += receivers[o].size;
-        if (other.bank == r.bank) inBank += receivers[o].size;
-      }
-      if ((pool.sizeBytes && inPool > *pool.sizeBytes) || (r.bank >= 0 && pool.bankSizeBytes > 0 && inBank > pool.bankSizeBytes)) return s;
-    }
-    return -1;
-  };
-  // The pairing fields of every layer, to try a move and take it back.
+  /// The pairing fields of a layer, to try a move and take it back.
   struct Fields {
     int prefetchNext, prefetchedCores, channel;
     bool split;
   };
-  auto save = [&] {
-    std::vector<Fields> f;
-    for (const OffloadedLayer& L : layers) f.push_back({L.prefetchNext, L.weightsPrefetchedCores, L.prefetchChannel, L.weightsSplit});
-    return std::make_pair(f, issuerOf);
-  };
-  auto restore = [&](const std::pair<std::vector<Fields>, std::vector<std::optional<size_t>>>& st) {
-    for (size_t i = 0; i < layers.size(); ++i) {
-      layers[i].prefetchNext = st.first[i].prefetchNext;
-      layers[i].weightsPrefetchedCores = st.first[i].prefetchedCores;
-      layers[i].prefetchChannel = st.first[i].channel;
-      layers[i].weightsSplit = st.first[i].split;
-    }
-    issuerOf = st.second;
-  };
-  auto unpair = [&](size_t k) {
-    if (!issuerOf[k]) return;
-    layers[*issuerOf[k]].prefetchNext = -1;
-    layers[*issuerOf[k]].prefetchChannel = 0;
-    layers[receivers[k].index].weightsPrefetchedCores = 0;
-    issuerOf[k].reset();
-  };
-  auto receiverIssuedBy = [&](size_t j) -> std::optional<size_t> {
-    for (size_t o = 0; o < receivers.size(); ++o)
-      if (issuerOf[o] == j) return o;
-    return std::nullopt;
-  };
+  using State = std::pair<std::vector<Fields>, std::vector<std::optional<size_t>>>;
 
-  // Local search on the program's estimated cycles (CPU steps count 0: they are not planned yet): for each receiver
-  // in turn, every move - no pair, or a pair with one of its candidates (taking it from the receiver it served, if
-  // any), each with the split options of both layers and, in cores mode with two DMA channels, on either channel (the
-  // input channel, or the weight and store channel that layers with operands in place leave idle) - is estimated
-  // over the whole run, and the fastest taken when
-  // it beats the current pairs. Rounds until nothing improves (at most 4): a first round alone is the greedy pass in
-  // layer order, and later rounds undo its early choices that block better later ones.
-  std::vector<std::string> blockedBy(receivers.size());
-  uint64_t current = 0;
-  auto localSearch = [&] {
+  size_t aligned(int pool, size_t bytes) const { return alignUp(bytes, board_.pools[static_cast<size_t>(pool)].alignment); }
+
+  /// Bytes live per (pool, step) and per (pool, bank, step): tile buffers and resident tensors.
+  void countLiveBytes() {
+    for (size_t i = 0; i < tiled_.scratch.size(); ++i) {
+      const ScratchRequest& r = tiled_.scratch[i];
+      requestOf_[r.name] = i;
+      for (int s = r.firstStep >= 0 ? r.firstStep : r.step; s <= r.step; ++s) {
+        poolLive_[{r.pool, s}] += aligned(r.pool, r.sizeBytes);
+        if (r.bank >= 0) bankLive_[{r.pool, r.bank, s}] += aligned(r.pool, r.sizeBytes);
+      }
+    }
+    for (const auto& [poolStep, size] : residentBytesByPoolAndStep(g_, board_, tiled_.resident)) poolLive_[poolStep] += size;
+  }
+
+  /// The layers that may receive their first weight tiles: tiled on an accelerator, with constant weights (an Add's
+  /// or MatMul's second operand may be made by the layer before, still being written) loaded into a tile buffer. The
+  /// issuer: the layer before on the target or, in cores mode, one up to 3 further back: the transfer then runs across
+  /// the layers in between (their input transfers queue behind it), which hides more of it when the layer before is
+  /// short. Engine mode: the layer before (its fence waits for every transfer it issued).
+  void findReceivers() {
+    for (size_t i = 0; i < layers_.size(); ++i) {
+      const OffloadedLayer& next = layers_[i];
+      const Target& target = board_.targets[static_cast<size_t>(next.target)];
+      const bool tiledMode = next.mode == "cores" || next.mode == "engine";
+      if (!tiledMode || target.kind != TargetKind::Accelerator || next.direct[1] || next.buffers[1][0].empty()) continue;
+      const auto& shape = timeline_.shape(i);
+      if (!shape || shape->call.inputs.size() < 2 || shape->call.inputs[1] == kNoTensor || !g_.tensor(shape->call.inputs[1]).isConstant())
+        continue;
+      const auto req = requestOf_.find(next.buffers[1][0]);
+      if (req == requestOf_.end()) continue;
+      Receiver rc{i, {}, req->second, aligned(tiled_.scratch[req->second].pool, tiled_.scratch[req->second].sizeBytes)};
+      for (size_t j = i; j > 0 && rc.candidates.size() < kMaxIssuerLookBack;) {
+        --j;
+        if (layers_[j].target != next.target) continue;
+        if (layers_[j].mode == next.mode && timeline_.shape(j)) rc.candidates.push_back(j);
+        if (next.mode != "cores") break;
+      }
+      if (!rc.candidates.empty()) receivers_.push_back(std::move(rc));
+    }
+  }
+
+  /// A receiver's first weight buffer lives from its issuer's step, but its layer's buffers got their banks for its
+  /// own step alone. When that buffer does not fit its bank beside what the nearest candidate issuer's steps hold
+  /// there, the receiver layer's buffers in that pool move round the pool's banks (all the same size, so its own step
+  /// stays valid and ping-pong halves stay apart) to the first rotation where it fits.
+  void rotateReceiverBanks() {
+    for (const Receiver& rc : receivers_) {
+      const ScratchRequest& w0 = tiled_.scratch[rc.request];
+      const MemoryPool& pool = board_.pools[static_cast<size_t>(w0.pool)];
+      if (w0.bank < 0 || pool.banks < 2 || pool.bankSizeBytes == 0) continue;
+      const int step = layers_[rc.index].step, from = layers_[rc.candidates.front()].step;
+      auto fitsIn = [&](int bank) {
+        for (int s = from; s < step; ++s)
+          if (bankLive_[{w0.pool, bank, s}] + rc.size > pool.bankSizeBytes) return false;
+        return true;
+      };
+      if (fitsIn(w0.bank)) continue;
+      for (int turn = 1; turn < pool.banks; ++turn) {
+        if (!fitsIn((w0.bank + turn) % pool.banks)) continue;
+        for (ScratchRequest& r : tiled_.scratch) {
+          if (r.step != step || r.pool != w0.pool || r.bank < 0) continue;
+          const size_t bytes = aligned(r.pool, r.sizeBytes);
+          bankLive_[{r.pool, r.bank, step}] -= bytes;
+          r.bank = (r.bank + turn) % pool.banks;
+          bankLive_[{r.pool, r.bank, step}] += bytes;
+        }
+        break;
+      }
+    }
+  }
+
+  /// A layer the tiler gave split weight loads (chosen on its own) is also tried without: the transfer an issuer adds
+  /// to its input channel queues behind the split's second parts there. Unsplit first: it stays on a tie.
+  std::vector<bool> splitOptions(size_t i) const { return maySplit_[i] ? std::vector<bool>{false, true} : std::vector<bool>{false}; }
+
+  /// Cores mode with two channels: the transfer on the input channel or on the weight and store channel.
+  bool twoChannels(size_t i) const {
+    return layers_[i].mode == "cores" && board_.targets[static_cast<size_t>(layers_[i].target)].dmaChannels >= 2;
+  }
+
+  /// The first step in [issuer's step, receiver's step) at which receiver k's weight buffer, live from the issuer's
+  /// step, does not fit its pool or bank beside the other pairs' early buffers (except those in `ignore`), or -1.
+  int firstBlockedStep(size_t k, size_t issuer, const std::vector<size_t>& ignore) {
+    const ScratchRequest& r = tiled_.scratch[receivers_[k].request];
+    const MemoryPool& pool = board_.pools[static_cast<size_t>(r.pool)];
+    for (int s = layers_[issuer].step; s < layers_[receivers_[k].index].step; ++s) {
+      size_t inPool = poolLive_[{r.pool, s}] + receivers_[k].size, inBank = bankLive_[{r.pool, r.bank, s}] + receivers_[k].size;
+      for (size_t o = 0; o < receivers_.size(); ++o) {
+        if (o == k || !issuerOf_[o] || std::find(ignore.begin(), ignore.end(), o) != ignore.end()) continue;
+        const ScratchRequest& other = tiled_.scratch[receivers_[o].request];
+        if (other.pool != r.pool || s < layers_[*issuerOf_[o]].step || s >= layers_[receivers_[o].index].step) continue;
+        inPool += receivers_[o].size;
+        if (other.bank == r.bank) inBank += receivers_[o].size;
+      }
+      if ((pool.sizeBytes && inPool > *pool.sizeBytes) || (r.bank >= 0 && pool.bankSizeBytes > 0 && inBank > pool.bankSizeBytes)) return s;
+    }
+    return -1;
+  }
+
+  State save() const {
+    std::vector<Fields> f;
+    for (const OffloadedLayer& L : layers_) f.push_back({L.prefetchNext, L.weightsPrefetchedCores, L.prefetchChannel, L.weightsSplit});
+    return {f, issuerOf_};
+  }
+
+  void restore(const State& st) {
+    for (size_t i = 0; i < layers_.size(); ++i) {
+      layers_[i].prefetchNext = st.first[i].prefetchNext;
+      layers_[i].weightsPrefetchedCores = st.first[i].prefetchedCores;
+      layers_[i].prefetchChannel = st.first[i].channel;
+      layers_[i].weightsSplit = st.first[i].split;
+    }
+    issuerOf_ = st.second;
+  }
+
+  void unpair(size_t k) {
+    if (!issuerOf_[k]) return;
+    layers_[*issuerOf_[k]].prefetchNext = -1;
+    layers_[*issuerOf_[k]].prefetchChannel = 0;
+    layers_[receivers_[k].index].weightsPrefetchedCores = 0;
+    issuerOf_[k].reset();
+  }
+
+  /// Pairs receiver k with issuer j on `channel` (no split changes); false (and unpaired) when the receiver has no
+  /// first weight transfer to move.
+  bool pair(size_t k, size_t j, int channel) {
+    const size_t i = receivers_[k].index;
+    layers_[j].prefetchNext = layers_[i].step;
+    layers_[j].prefetchChannel = channel;
+    layers_[i].weightsPrefetchedCores = std::min(layers_[j].cores, layers_[i].cores);
+    issuerOf_[k] = j;
+    const std::vector<uint64_t> transfers = timeline_.firstWeightTransfers(i, layers_[i].weightsPrefetchedCores);
+    if (std::any_of(transfers.begin(), transfers.end(), [](uint64_t c) { return c > 0; })) return true;
+    unpair(k);
+    return false;
+  }
+
+  std::optional<size_t> receiverIssuedBy(size_t j) const {
+    for (size_t o = 0; o < receivers_.size(); ++o)
+      if (issuerOf_[o] == j) return o;
+    return std::nullopt;
+  }
+
+  /// Local search on the program's estimated cycles (CPU steps count 0: they are not planned yet): for each receiver
+  /// in turn, every move - no pair, or a pair with one of its candidates (taking it from the receiver it served, if
+  /// any), each with the split options of both layers and, in cores mode with two DMA channels, on either channel (the
+  /// input channel, or the weight and store channel that layers with operands in place leave idle) - is estimated
+  /// over the whole run, and the fastest taken when it beats the current pairs. Rounds until nothing improves (at
+  /// most 4): a first round alone is the greedy pass in layer order, and later rounds undo its early choices that
+  /// block better later ones.
+  void localSearch() {
     for (int round = 0; round < 4; ++round) {
       bool improved = false;
-      for (size_t k = 0; k < receivers.size(); ++k) {
-        const size_t i = receivers[k].index;
-        const auto before = save();
-        std::optional<decltype(save())> best;
-        uint64_t bestTotal = current;
+      for (size_t k = 0; k < receivers_.size(); ++k) {
+        const size_t i = receivers_[k].index;
+        const State before = save();
+        std::optional<State> best;
+        uint64_t bestTotal = current_;
         auto consider = [&] {
-          const uint64_t total = timeline.run().second;
+          const uint64_t total = timeline_.run().second;
           if (total < bestTotal) {
             bestTotal = total;
             best = save();
@@ -355,139 +462,92 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
         };
         for (bool si : splitOptions(i)) {  // no pair
           unpair(k);
-          layers[i].weightsSplit = si;
+          layers_[i].weightsSplit = si;
           consider();
           restore(before);
         }
-        for (size_t j : receivers[k].candidates) {
+        for (size_t j : receivers_[k].candidates) {
           const auto served = receiverIssuedBy(j);
           std::vector<size_t> ignore = {k};
           if (served) ignore.push_back(*served);
           const int blocked = firstBlockedStep(k, j, ignore);
           if (blocked >= 0) {
-            if (blockedBy[k].empty())
-              blockedBy[k] = fmt::format("'{}' ({} bytes do not fit '{}' beside what step {} ('{}') holds there)", g.nodes[static_cast<size_t>(layers[i].step)].name,
-                                         receivers[k].size, board.pools[static_cast<size_t>(tiled.scratch[receivers[k].request].pool)].name, blocked,
-                                         g.nodes[static_cast<size_t>(blocked)].name);
+            if (blockedBy_[k].empty())
+              blockedBy_[k] = fmt::format("'{}' ({} bytes do not fit '{}' beside what step {} ('{}') holds there)", g_.nodes[static_cast<size_t>(layers_[i].step)].name,
+                                          receivers_[k].size, board_.pools[static_cast<size_t>(tiled_.scratch[receivers_[k].request].pool)].name, blocked,
+                                          g_.nodes[static_cast<size_t>(blocked)].name);
             continue;
           }
-          // Cores mode with two channels: the transfer on the input channel or on the weight and store channel.
-          const Target& target = board.targets[static_cast<size_t>(layers[i].target)];
-          const std::vector<int> channels = layers[i].mode == "cores" && target.dmaChannels >= 2 ? std::vector<int>{0, 1} : std::vector<int>{0};
-          for (int channel : channels)
+          for (int channel : twoChannels(i) ? std::vector<int>{0, 1} : std::vector<int>{0})
             for (bool sj : splitOptions(j))
               for (bool si : splitOptions(i)) {
                 unpair(k);
                 if (served) unpair(*served);
-                layers[j].prefetchNext = layers[i].step;
-                layers[j].prefetchChannel = channel;
-                layers[j].weightsSplit = sj;
-                layers[i].weightsPrefetchedCores = std::min(layers[j].cores, layers[i].cores);
-                layers[i].weightsSplit = si;
-                issuerOf[k] = j;
-                const std::vector<uint64_t> transfers = timeline.firstWeightTransfers(i, layers[i].weightsPrefetchedCores);
-                if (std::any_of(transfers.begin(), transfers.end(), [](uint64_t c) { return c > 0; })) consider();
+                layers_[j].weightsSplit = sj;
+                layers_[i].weightsSplit = si;
+                if (pair(k, j, channel)) consider();
                 restore(before);
               }
         }
         if (best) {
           restore(*best);
-          current = bestTotal;
+          current_ = bestTotal;
           improved = true;
         }
       }
       if (!improved) break;
     }
-  };
-  // The search from no pairs, and again from the fastest regular starts that beat no pairs: every receiver paired with
-  // the candidate `d` layers back on its target (when that one issues for no other receiver yet, its buffer fits and
-  // there is a transfer to make), on a channel that follows a pattern over the receivers: all on one, or alternating
-  // every receiver or every second one. Where every layer receives and the transfers outlast the layers in between,
-  // the pairs must interleave over both channels, which single moves from no pairs do not reach (each would first
-  // take an issuer from the receiver it serves). The search from no pairs ends in a different local optimum than
-  // from the best start (hexagon-vtcm zoo ResNet-8: faster from no pairs, MobileNet from a start, the autoencoder from
-  // its third best start), so it runs from no pairs and the kSearchStarts fastest starts, and the fastest result stays.
-  const auto none = save();
-  const uint64_t noneTotal = timeline.run().second;
-  std::vector<std::pair<uint64_t, decltype(save())>> starts;  // those faster than no pairs
-  for (size_t d = 1; d <= kMaxIssuerLookBack; ++d)
-    for (int pattern = 0; pattern < 4; ++pattern) {
-      restore(none);
-      bool paired = false;
-      for (size_t k = 0; k < receivers.size(); ++k) {
-        const Receiver& rc = receivers[k];
-        if (rc.candidates.size() < d) continue;
-        const size_t i = rc.index, j = rc.candidates[d - 1];
-        if (receiverIssuedBy(j) || firstBlockedStep(k, j, {k}) >= 0) continue;
-        const Target& target = board.targets[static_cast<size_t>(layers[i].target)];
-        const bool twoChannels = layers[i].mode == "cores" && target.dmaChannels >= 2;
-        layers[j].prefetchNext = layers[i].step;
-        layers[j].prefetchChannel = !twoChannels ? 0 : pattern < 2 ? pattern : static_cast<int>((k / static_cast<size_t>(pattern - 1)) % 2);
-        layers[i].weightsPrefetchedCores = std::min(layers[j].cores, layers[i].cores);
-        issuerOf[k] = j;
-        const std::vector<uint64_t> transfers = timeline.firstWeightTransfers(i, layers[i].weightsPrefetchedCores);
-        if (std::none_of(transfers.begin(), transfers.end(), [](uint64_t c) { return c > 0; })) unpair(k);
-        else paired = true;
-      }
-      const uint64_t total = paired ? timeline.run().second : noneTotal;
-      if (total < noneTotal) starts.emplace_back(total, save());
-    }
-  std::stable_sort(starts.begin(), starts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  if (starts.size() > kSearchStarts) starts.resize(kSearchStarts);
-  restore(none);
-  current = noneTotal;
-  localSearch();
-  for (const auto& [total, state] : starts) {
-    const auto bestSoFar = save();
-    const uint64_t bestSoFarTotal = current;
-    restore(state);
-    current = total;
-    localSearch();
-    if (current >= bestSoFarTotal) {
-      restore(bestSoFar);
-      current = bestSoFarTotal;
-    }
   }
 
-  int taken = 0, notFaster = 0, overLayers = 0, overMoving = 0;
-  size_t takenBytes = 0;
-  std::vector<std::string> left;
-  for (size_t k = 0; k < receivers.size(); ++k) {
-    const size_t i = receivers[k].index;
-    if (!issuerOf[k]) {
-      if (blockedBy[k].empty()) ++notFaster;
-      else left.push_back(blockedBy[k]);
-      continue;
-    }
-    const size_t j = *issuerOf[k];
-    tiled.scratch[receivers[k].request].firstStep = layers[j].step;
-    ++taken;
-    takenBytes += receivers[k].size;
-    bool between = false, moving = false;
-    for (size_t m = j + 1; m < i; ++m)
-      if (layers[m].target == layers[i].target) {
-        between = true;
-        moving = moving || !movesNoData(layers[m]);
+  /// The regular starts faster than no pairs (`none`, `noneTotal`), fastest first, at most kSearchStarts: every
+  /// receiver paired with the candidate `d` layers back on its target (when that one issues for no other receiver
+  /// yet, its buffer fits and there is a transfer to make), on a channel that follows a pattern over the receivers:
+  /// all on one, or alternating every receiver or every second one. Where every layer receives and the transfers
+  /// outlast the layers in between, the pairs must interleave over both channels, which single moves from no pairs
+  /// do not reach (each would first take an issuer from the receiver it serves).
+  std::vector<std::pair<uint64_t, State>> regularStarts(const State& none, uint64_t noneTotal) {
+    std::vector<std::pair<uint64_t, State>> starts;
+    for (size_t d = 1; d <= kMaxIssuerLookBack; ++d)
+      for (int pattern = 0; pattern < 4; ++pattern) {
+        restore(none);
+        bool paired = false;
+        for (size_t k = 0; k < receivers_.size(); ++k) {
+          const Receiver& rc = receivers_[k];
+          if (rc.candidates.size() < d) continue;
+          const size_t j = rc.candidates[d - 1];
+          if (receiverIssuedBy(j) || firstBlockedStep(k, j, {k}) >= 0) continue;
+          const int channel = !twoChannels(rc.index) ? 0 : pattern < 2 ? pattern : static_cast<int>((k / static_cast<size_t>(pattern - 1)) % 2);
+          paired = pair(k, j, channel) || paired;
+        }
+        const uint64_t total = paired ? timeline_.run().second : noneTotal;
+        if (total < noneTotal) starts.emplace_back(total, save());
       }
-    overLayers += between;
-    overMoving += moving;
+    std::stable_sort(starts.begin(), starts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (starts.size() > kSearchStarts) starts.resize(kSearchStarts);
+    return starts;
   }
-  timeline.apply(timeline.run().first);
-  if (taken > 0)
-    tiled.remarks.push_back(fmt::format(
-        "prefetch: {} layer(s) find their first weight tiles loaded by an earlier layer on their target, during its last "
-        "tile ({} bytes of weight buffers live from that layer's step; --no-weight-prefetch turns it off)",
-        taken, takenBytes));
-  if (overLayers > 0)
-    tiled.remarks.push_back(fmt::format("prefetch: {} of them from a layer further back, the transfer running across the layers in between "
-                                        "({} over layers that move data of their own, queued behind it)",
-                                        overLayers, overMoving));
-  if (!left.empty())
-    tiled.remarks.push_back(fmt::format("prefetch: {} layer(s) load their first weight tiles themselves: {}", left.size(), fmt::join(left, "; ")));
-  if (notFaster > 0)
-    tiled.remarks.push_back(fmt::format("prefetch: {} layer(s) load their first weight tiles themselves: loading them during an earlier layer "
-                                        "would not be faster under the cost model",
-                                        notFaster));
+
+  const Graph& g_;
+  const Board& board_;
+  TiledProgram& tiled_;
+  std::vector<OffloadedLayer>& layers_;
+  LayerTimeline timeline_;
+  std::map<std::pair<int, int>, size_t> poolLive_;
+  std::map<std::tuple<int, int, int>, size_t> bankLive_;
+  std::map<std::string, size_t> requestOf_;
+  std::vector<Receiver> receivers_;
+  std::vector<bool> maySplit_;
+  std::vector<std::optional<size_t>> issuerOf_;  ///< by receiver: the issuing layer's index
+  std::vector<std::string> blockedBy_;           ///< by receiver: why a candidate was left out (for the remark)
+  uint64_t current_ = 0;                         ///< the estimated total under the current pairs
+};
+
+}  // namespace
+
+void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled) {
+  PairSearch search(g, board, tiled);
+  search.search();
+  search.apply();
 }
 
 void settlePrefetchArrivals(const Graph& g, ProgramPlan& plan) {

@@ -67,6 +67,7 @@ TEST(RaggedRows, RowWalkCoversEveryRowOnceWithinTheRowTile) {
   EXPECT_EQ(rowBlocksText(RowBlocks{1, 2}), ", first rows 1, last rows 2");
   EXPECT_EQ(rowBlocksText(RowBlocks{0, 3}), ", last rows 3");
   EXPECT_EQ(rowBlocksText(RowBlocks{1, 0, true}), ", first rows 1 doubling");
+  EXPECT_EQ(rowBlocksText(RowBlocks{3, 2, true}), ", first rows 3 doubling, last rows 2 doubling");
 }
 
 TEST(RaggedRows, RampDoublesTowardsTheRowTileAndCoversEveryRowOnce) {
