@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 
 #include "stowage/ir/Op.h"
@@ -37,6 +38,61 @@ std::vector<std::string> opNames() {
   std::vector<std::string> names;
   for (OpKind k : allOpKinds()) names.emplace_back(opName(k));
   return names;
+}
+
+/// The device address ranges [lo, hi) a fixed pool occupies: its banks (bank_bases) or base .. base + size, and with
+/// a per-core stride one copy per core of the busiest target that can access it. Empty when it has no base or size.
+std::vector<std::pair<uint64_t, uint64_t>> fixedPoolRanges(const Board& board, const MemoryPool& p) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  if (p.placement != PoolPlacement::Fixed || !p.sizeBytes || *p.sizeBytes == 0) return out;
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  auto add = [&](uint64_t lo, uint64_t bytes) { out.emplace_back(lo, bytes > kMax - lo ? kMax : lo + bytes); };
+  if (!p.bankBases.empty()) {
+    for (uint64_t b : p.bankBases) add(b, p.bankSizeBytes);
+    return out;
+  }
+  if (!p.base) return out;
+  int copies = 1;
+  if (p.perCoreStride != 0)
+    for (const Target& t : board.targets)
+      if (p.canAccess(t.name)) copies = std::max(copies, t.cores);
+  for (int c = 0; c < copies; ++c) {
+    const uint64_t offset = static_cast<uint64_t>(c) * p.perCoreStride;
+    if (offset > kMax - *p.base) break;
+    add(*p.base + offset, *p.sizeBytes);
+  }
+  return out;
+}
+
+/// Two fixed pools that one target can access must not share an address: buffers placed in each would alias.
+Status checkFixedPoolsApart(const Board& board, const std::function<KeyWhere(size_t)>& at) {
+  for (size_t i = 0; i < board.pools.size(); ++i) {
+    const MemoryPool& p = board.pools[i];
+    const auto mine = fixedPoolRanges(board, p);
+    for (size_t j = 0; j < i && !mine.empty(); ++j) {
+      const MemoryPool& q = board.pools[j];
+      std::string both;
+      for (const auto& a : p.access)
+        if (q.canAccess(a)) {
+          both = a;
+          break;
+        }
+      if (both.empty()) continue;
+      for (const auto& [lo, hi] : mine)
+        for (const auto& [qlo, qhi] : fixedPoolRanges(board, q)) {
+          if (lo >= qhi || qlo >= hi) continue;
+          const std::string key = p.bankBases.empty() ? "base" : "bank_bases";
+          Diagnostic d = err(at(i), key, "pool '" + p.name + "'",
+                             "its addresses " + hex(lo) + " .. " + hex(hi - 1) + " overlap pool '" + q.name + "' (" + hex(qlo) + " .. " +
+                                 hex(qhi - 1) + "), and target '" + both + "' can access both: buffers placed in the two would alias",
+                             "place this pool at " + hex(qhi) + " or above (after '" + q.name + "'), or '" + q.name +
+                                 "' elsewhere; memory both describe is one pool");
+          d.notes.push_back("pool '" + q.name + "' is defined at " + q.origin);
+          return d;
+        }
+    }
+  }
+  return Status::success();
 }
 
 }  // namespace
@@ -296,6 +352,7 @@ Status validateBoardAt(const Board& board, const BoardLocations& locs) {
     poolNames.push_back(p.name);
     anyWorkspace = anyWorkspace || p.kind == PoolKind::Workspace;
   }
+  STOWAGE_TRY(checkFixedPoolsApart(board, [&](size_t i) { return at(BoardItem::Pool, i); }));
   if (!anyWorkspace)
     return makeError(boardWhere, "the board has no workspace pool: activations would have nowhere to go",
                      "add a pool with kind = \"workspace\" (the default kind)");

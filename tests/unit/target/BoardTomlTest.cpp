@@ -280,6 +280,36 @@ TEST(BoardTomlErrors, BankBases) {
               {"bad.toml:4:", "'bank_bases' is only for placement = \"fixed\""});
 }
 
+TEST(BoardTomlErrors, FixedPoolsOneTargetReachesMustNotOverlap) {
+  const std::string npu = "[[targets]]\nname = \"cpu\"\n[[targets]]\nname = \"npu\"\nkind = \"accelerator\"\ncores = 4\n";
+  auto pool = [](const std::string& name, const std::string& where, const std::string& access) {
+    return "[[pools]]\nname = \"" + name + "\"\nplacement = \"fixed\"\naccess = [" + access + "]\n" + where;
+  };
+  // The accumulator placed inside the scratchpad's range: both reachable by the npu.
+  expectError(npu + pool("spad", "size = \"256KiB\"\nbase = 0x0\n", "\"npu\"") +
+                  pool("acc", "size = \"64KiB\"\nbase = 0x100\n", "\"npu\""),
+              {"bad.toml:18:", "pool 'acc'", "0x100 .. 0x100FF overlap pool 'spad' (0x0 .. 0x3FFFF)", "target 'npu' can access both",
+               "at 0x40000 or above", "pool 'spad' is defined at bad.toml:7"});
+  // Right after it: fine.
+  EXPECT_TRUE(parseBoardToml(npu + "[[pools]]\nname = \"dram\"\n" + pool("spad", "size = \"256KiB\"\nbase = 0x0\n", "\"npu\"") +
+                                 pool("acc", "size = \"64KiB\"\nbase = 0x40000\n", "\"npu\""),
+                             "ok.toml")
+                  .ok());
+  // The same addresses in two targets' private memories (no target reaches both): fine.
+  EXPECT_TRUE(parseBoardToml(npu + "[[pools]]\nname = \"dram\"\n" + pool("tcm", "size = \"64KiB\"\nbase = 0x0\n", "\"cpu\"") +
+                                 pool("spad", "size = \"64KiB\"\nbase = 0x0\n", "\"npu\""),
+                             "ok.toml")
+                  .ok());
+  // Per-core copies (4 cores, 64 KiB apart) run into a pool placed after the first copy.
+  expectError(npu + pool("l1", "size = \"32KiB\"\nbase = 0x10000000\nper_core_stride = \"64KiB\"\n", "\"npu\"") +
+                  pool("l1b", "size = \"32KiB\"\nbase = 0x10020000\n", "\"npu\""),
+              {"pool 'l1b'", "overlap pool 'l1' (0x10020000 .. 0x10027FFF)"});
+  // A bank of a split pool inside another pool.
+  expectError(npu + pool("vtcm", "bank_size = \"1MiB\"\nbank_bases = [0xD8000000, 0xD8800000]\n", "\"npu\"") +
+                  pool("other", "size = \"1MiB\"\nbase = 0xD8080000\n", "\"npu\""),
+              {"pool 'other'", "overlap pool 'vtcm' (0xD8000000 .. 0xD80FFFFF)"});
+}
+
 TEST(BoardTomlErrors, SectionOnNonStaticPool) {
   expectError("[[pools]]\nname = \"ram\"\nplacement = \"user\"\nsection = \".dtcm\"\n",
               {"bad.toml:4:", "'section' is only for placement = \"static\""});
