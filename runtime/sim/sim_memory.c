@@ -10,8 +10,6 @@
 #include "stowage_accel.h"
 #include "stowage_hal.h"
 
-#define STOWAGE_SIM_MAX_REGIONS 256
-#define STOWAGE_SIM_MAX_POOLS 64
 
 typedef struct {
   uintptr_t base;
@@ -28,10 +26,42 @@ typedef struct {
   unsigned char* host; /* host memory of device address `base` */
 } stowage_sim_pool_entry;
 
-static stowage_sim_region regions[STOWAGE_SIM_MAX_REGIONS];
-static int region_count;
-static stowage_sim_pool_entry pools[STOWAGE_SIM_MAX_POOLS];
-static int pool_count;
+/* Both lists grow as boards describe them (a pool with many non-contiguous banks is one pool per bank). */
+static stowage_sim_region* regions;
+static int region_count, region_capacity;
+static stowage_sim_pool_entry* pools;
+static int pool_count, pool_capacity;
+
+/* The new capacity for a list of `count` elements with room for `capacity` (64, then doubling), or `capacity` when
+ * one more fits. */
+static int grown_capacity(int count, int capacity) { return count < capacity ? capacity : capacity > 0 ? capacity * 2 : 64; }
+
+/* Room for one more region / pool, under the simulator's lock. */
+static void reserve_region_locked(void) {
+  const int cap = grown_capacity(region_count, region_capacity);
+  stowage_sim_region* grown;
+  if (cap == region_capacity) return;
+  grown = (stowage_sim_region*)realloc(regions, (size_t)cap * sizeof *regions);
+  if (grown == NULL) {
+    sim_unlock();
+    sim_fail("out of memory for %d fixed-address regions", cap);
+  }
+  regions = grown;
+  region_capacity = cap;
+}
+
+static void reserve_pool_locked(void) {
+  const int cap = grown_capacity(pool_count, pool_capacity);
+  stowage_sim_pool_entry* grown;
+  if (cap == pool_capacity) return;
+  grown = (stowage_sim_pool_entry*)realloc(pools, (size_t)cap * sizeof *pools);
+  if (grown == NULL) {
+    sim_unlock();
+    sim_fail("out of memory for %d pools", cap);
+  }
+  pools = grown;
+  pool_capacity = cap;
+}
 
 /* Under the simulator's lock. */
 static void* map_locked(uintptr_t address, size_t bytes) {
@@ -51,10 +81,7 @@ static void* map_locked(uintptr_t address, size_t bytes) {
                (unsigned long)address, (unsigned long)end, (unsigned long)r->base, (unsigned long)rend, name);
     }
   }
-  if (region_count == STOWAGE_SIM_MAX_REGIONS) {
-    sim_unlock();
-    sim_fail("more than %d fixed-address regions", STOWAGE_SIM_MAX_REGIONS);
-  }
+  reserve_region_locked();
   regions[region_count].base = address;
   regions[region_count].bytes = bytes > 0u ? bytes : 1u;
   regions[region_count].host = (unsigned char*)calloc(regions[region_count].bytes, 1u);
@@ -97,10 +124,7 @@ void stowage_sim_pool(const char* name, uintptr_t base, size_t bytes, size_t per
              "bytes)",
              name, (unsigned long)p->base, (unsigned long)p->bytes, (unsigned long)base, (unsigned long)bytes);
   }
-  if (pool_count == STOWAGE_SIM_MAX_POOLS) {
-    sim_unlock();
-    sim_fail("more than %d pools described", STOWAGE_SIM_MAX_POOLS);
-  }
+  reserve_pool_locked();
   p = &pools[pool_count];
   memset(p, 0, sizeof *p);
   snprintf(p->name, sizeof p->name, "%s", name);

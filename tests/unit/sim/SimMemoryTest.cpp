@@ -1,5 +1,6 @@
 // Bounds checks of the host simulator: a DMA, mvin or mvout that touches a described fixed pool must lie inside
 // it (inside one core's copy for per-core pools), else the program aborts naming the pool and the address.
+#include <string>
 #include <vector>
 
 #include "SimTestUtil.h"
@@ -98,6 +99,22 @@ TEST_F(SimMemory, StraddlingAMappedRegionNamesThePool) {
   const uintptr_t base = uniqueBase();
   stowage_sim_pool("acc", base, 256, 0, 1);
   EXPECT_DEATH(STOWAGE_FIXED_ADDRESS(base + 128, 256), "straddles the mapped region .* \\(pool 'acc'\\)");
+}
+
+TEST_F(SimMemory, ManyPoolsAndRegionsAreDescribed) {
+  // A pool of many non-contiguous banks is described one pool per bank (hexagon-like VTCM in 300 blocks of 1 KiB
+  // here): more than the 64 pools and 256 regions the simulator once had room for.
+  const uintptr_t base = uniqueBase();
+  constexpr int kBanks = 300;
+  for (int b = 0; b < kBanks; ++b) stowage_sim_pool(("vtcm.bank" + std::to_string(b)).c_str(), base + uintptr_t(b) * 4096, 1024, 0, 1);
+  std::vector<uint8_t> src(1024, 7);
+  for (int b : {0, 150, kBanks - 1}) {
+    auto* bank = static_cast<uint8_t*>(STOWAGE_FIXED_ADDRESS(base + uintptr_t(b) * 4096, 1024));
+    stowage_dma_wait(stowage_dma_start(0, bank, src.data(), 1024, 1, 1024, 1024));
+    EXPECT_EQ(bank[1023], 7) << b;
+  }
+  auto* last = static_cast<uint8_t*>(STOWAGE_FIXED_ADDRESS(base + uintptr_t(kBanks - 1) * 4096, 1024));
+  EXPECT_DEATH(stowage_dma_start(0, last + 512, src.data(), 1024, 1, 1024, 1024), "past the end of pool 'vtcm.bank299'");
 }
 
 }  // namespace
