@@ -7,9 +7,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define SIM_MAX_TARGETS 16
-#define SIM_MAX_CORES 64
-#define SIM_MAX_CHANNELS 16
+#include "stowage_sim.h"
+
+#define SIM_MAX_TARGETS STOWAGE_SIM_MAX_TARGETS
+#define SIM_MAX_CORES STOWAGE_SIM_MAX_CORES
+#define SIM_MAX_CHANNELS STOWAGE_SIM_MAX_CHANNELS
 
 /* What a timed event is, for the statistics: compute (a core's kernel or the engine's execute queue), data
  * movement (a DMA channel or the engine's load/store queues), or a core waiting (DMA, barrier, fence, cores). */

@@ -11,6 +11,12 @@
 extern "C" {
 #endif
 
+/* What the simulator handles: targets a board may describe (its [[targets]]), cores per target, DMA channels per
+ * core. `stowage run` checks a board against them before building (the generated C itself has no such limits). */
+#define STOWAGE_SIM_MAX_TARGETS 16
+#define STOWAGE_SIM_MAX_CORES 64
+#define STOWAGE_SIM_MAX_CHANNELS 64
+
 /* Forgets every clock, event, counter, described target and described pool (host memory of fixed-address
  * regions stays mapped). Call it from the host thread, outside stowage_run_on_cores. */
 void stowage_sim_reset(void);

@@ -110,6 +110,12 @@ std::string cStringText(std::string_view s) {
 
 bool floatNeedsMath(float v) { return !std::isfinite(v); }
 
+std::string doubleLiteral(double v) {
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // "16" -> "16.0" ("inf"/"nan" never: finite only)
+  return s;
+}
+
 std::string floatLiteral(float v) {
   if (std::isnan(v)) return std::signbit(v) ? "-NAN" : "NAN";
   if (std::isinf(v)) return v < 0 ? "-INFINITY" : "INFINITY";

@@ -33,6 +33,9 @@ std::string cStringText(std::string_view s);
 /// Exact C99 literal of a float: a hex float with an 'f' suffix ("0x1.8p+1f"), or INFINITY, -INFINITY, NAN
 /// (which need <math.h>).
 std::string floatLiteral(float v);
+/// C99 literal of a finite double that reads back as the same value: the shortest decimal ("16.0", "15.9999999",
+/// "1234567.0", "1e+300").
+std::string doubleLiteral(double v);
 /// True when floatLiteral(v) needs <math.h>.
 bool floatNeedsMath(float v);
 

@@ -273,8 +273,8 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
     const Target& tg = plan.board.targets[t];
     out += fmt::format("  stowage_sim_target({}, \"{}\", {}, {});\n", t, cStringText(tg.name), tg.cores, tg.engineDim);
     if (tg.dmaBytesPerCycle > 0)
-      out += fmt::format("  stowage_sim_dma({}, {}, {}, {});\n", t, tg.dmaChannels, fmt::format("{:.6g}", tg.dmaBytesPerCycle),
-                         fmt::format("{:.6g}", tg.dmaSetupCycles));
+      // Shortest text that reads back as the same double, so the simulator times with the board's exact numbers.
+      out += fmt::format("  stowage_sim_dma({}, {}, {}, {});\n", t, tg.dmaChannels, doubleLiteral(tg.dmaBytesPerCycle), doubleLiteral(tg.dmaSetupCycles));
   }
   for (size_t i = 0; i < plan.board.pools.size(); ++i) {
     const MemoryPool& pool = plan.board.pools[i];

@@ -13,6 +13,7 @@
 #include "stowage/driver/OutputDir.h"
 #include "stowage/driver/Process.h"
 #include "stowage/io/TensorFile.h"
+#include "stowage_sim.h"
 
 #ifndef STOWAGE_RUNTIME_DIR
 #define STOWAGE_RUNTIME_DIR "runtime"
@@ -130,9 +131,34 @@ Status checkInputs(const CompileResult& compiled, const std::vector<Tensor>& inp
   return Status::success();
 }
 
+/// The board within what the host simulator handles (STOWAGE_SIM_MAX_* in runtime/sim/stowage_sim.h): checked
+/// before building, so a board that is fine for the device gets a clear error instead of an abort at run time.
+Status checkSimulatorLimits(const Board& board) {
+  const std::string where = board.sourcePath.empty() ? "board" : board.sourcePath;
+  const std::string only = "stowage run simulates the board on the host; `stowage compile` has no such limit";
+  if (board.targets.size() > STOWAGE_SIM_MAX_TARGETS)
+    return makeError(where, fmt::format("the board has {} targets; the host simulator handles at most {}", board.targets.size(),
+                                        STOWAGE_SIM_MAX_TARGETS),
+                     only);
+  for (const Target& t : board.targets) {
+    if (t.cores > STOWAGE_SIM_MAX_CORES)
+      return makeError(t.origin.empty() ? where : t.origin,
+                       fmt::format("target '{}' has {} cores; the host simulator handles at most {} per target", t.name, t.cores,
+                                   STOWAGE_SIM_MAX_CORES),
+                       only);
+    if (t.dmaBytesPerCycle > 0 && t.dmaChannels > STOWAGE_SIM_MAX_CHANNELS)
+      return makeError(t.origin.empty() ? where : t.origin,
+                       fmt::format("target '{}' has {} DMA channels; the host simulator handles at most {} per core", t.name,
+                                   t.dmaChannels, STOWAGE_SIM_MAX_CHANNELS),
+                       only);
+  }
+  return Status::success();
+}
+
 Result<std::vector<Tensor>> runOnHost(const CompileResult& compiled, const std::vector<Tensor>& inputs,
                                       const HostRunOptions& options) {
   STOWAGE_TRY(checkInputs(compiled, inputs));
+  STOWAGE_TRY(checkSimulatorLimits(compiled.plan.board));
   const Graph& g = compiled.graph;
 
   TempDirGuard guard;

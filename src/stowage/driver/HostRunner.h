@@ -41,6 +41,10 @@ std::string runtimeLibraryPath();
 /// the error names the input and states the expected dtype and shape.
 Status checkInputs(const CompileResult& compiled, const std::vector<Tensor>& inputs);
 
+/// An error when `board` has more targets, cores per target or DMA channels than the host simulator handles
+/// (runtime/sim/stowage_sim.h), naming the target and the limit; runOnHost checks it before building.
+Status checkSimulatorLimits(const Board& board);
+
 /// Builds and runs `compiled` on `inputs` (graph input order). Returns one tensor per graph output, named
 /// after it. Errors carry the compiler's or program's output as notes.
 Result<std::vector<Tensor>> runOnHost(const CompileResult& compiled, const std::vector<Tensor>& inputs,

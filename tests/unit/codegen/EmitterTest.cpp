@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 
@@ -125,6 +126,15 @@ TEST(Emitter, ExactFloatLiterals) {
   EXPECT_EQ(floatLiteral(std::numeric_limits<float>::infinity()), "INFINITY");
   EXPECT_EQ(floatLiteral(std::numeric_limits<float>::quiet_NaN()), "NAN");
   EXPECT_EQ(floatLiteral(std::numeric_limits<float>::denorm_min()), "0x1p-149f");
+}
+
+TEST(Emitter, DoubleLiteralsReadBackExactly) {
+  EXPECT_EQ(doubleLiteral(16.0), "16.0");
+  EXPECT_EQ(doubleLiteral(15.9999999), "15.9999999");
+  EXPECT_EQ(doubleLiteral(1234567.0), "1234567.0");
+  EXPECT_EQ(doubleLiteral(0.5), "0.5");
+  for (double v : {0.1, 1.0 / 3.0, 12.5, 1e-7, 6.02214076e23, 1e300})
+    EXPECT_EQ(std::strtod(doubleLiteral(v).c_str(), nullptr), v) << doubleLiteral(v);
 }
 
 TEST(Emitter, IdentifiersAreSanitizedAndUnique) {

@@ -9,6 +9,7 @@
 #include "TestGraphs.h"
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
+#include "stowage/target/Board.h"
 
 namespace stowage {
 namespace {
@@ -141,6 +142,36 @@ TEST(HostRunner, RejectsInputOfWrongShape) {
   auto out = runOnHost(*compiled, {floatTensor("x", {1, 5}, std::vector<float>(5, 1.0f))});
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.error().message.find("1x4"), std::string::npos) << out.error().render();
+}
+
+TEST(HostRunner, BoardsBeyondTheSimulatorGetAClearErrorBeforeBuilding) {
+  // Valid boards for the device (cores up to 4096, DMA channels up to 64) that the host simulator cannot run: the
+  // error names the target, the count and the limit, instead of an abort of the built program.
+  auto board = [](const std::string& target) {
+    auto b = parseBoardToml("[[targets]]\nname = \"cpu\"\n" + target + "[[pools]]\nname = \"ram\"\n", "b.toml");
+    EXPECT_TRUE(b.ok()) << b.error().render();
+    return *b;
+  };
+  const Board manyCores = board("[[targets]]\nname = \"cluster\"\nkind = \"accelerator\"\ncores = 65\n");
+  Status s = checkSimulatorLimits(manyCores);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().render().find("target 'cluster' has 65 cores; the host simulator handles at most 64"), std::string::npos)
+      << s.error().render();
+  EXPECT_NE(s.error().render().find("b.toml:3"), std::string::npos) << s.error().render();
+  const Board manyChannels = board("[[targets]]\nname = \"dsp\"\nkind = \"accelerator\"\ndma_bytes_per_cycle = 8\ndma_channels = 64\n");
+  EXPECT_TRUE(checkSimulatorLimits(manyChannels).ok()) << "64 channels, the board format's limit, run";
+  EXPECT_TRUE(checkSimulatorLimits(board("[[targets]]\nname = \"dsp\"\nkind = \"accelerator\"\ncores = 64\n")).ok());
+
+  Graph g;
+  TensorId x = addInput(g, "x", {1, 4});
+  TensorId y = addTensor(g, "y", {1, 4});
+  addNode(g, "relu", OpKind::Relu, {x}, y);
+  g.outputs = {y};
+  auto compiled = compileGraphOnBoard(std::move(g), manyCores, CompileOptions{});
+  ASSERT_TRUE(compiled.ok()) << compiled.error().render();
+  auto out = runOnHost(*compiled, {floatTensor("x", {1, 4}, std::vector<float>(4, 1.0f))});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().render().find("65 cores"), std::string::npos) << out.error().render();
 }
 
 TEST(HostRunner, ModelWithoutInputsRuns) {

@@ -3,9 +3,13 @@
 // and the board keys of accelerators (engine, DMA, intrinsics, per_core_stride) with located errors.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <map>
+#include <utility>
 
 #include "ZooTestGraphs.h"
+#include "stowage/codegen/CNames.h"
 #include "stowage/driver/Compiler.h"
 #include "stowage/plan/PlanProgram.h"
 #include "stowage/plan/ValidateProgram.h"
@@ -128,6 +132,25 @@ TEST(TileChoice, StoreBoundIsBelowEveryEstimate) {
     }
   }
   EXPECT_GT(checked, 1000);
+}
+
+TEST(TileChoice, SimulatorTimesWithTheBoardsExactDmaNumbers) {
+  // The generated code tells the simulator the DMA rate and setup; printed with 6 significant digits, a setup of
+  // 1,234,567.5 cycles became 1.23457e+06 and 15.9999999 bytes per cycle became 16, and every layer's simulated
+  // cycles drifted from the estimate (found by a randomized board sweep).
+  const Graph g = testing::foldedZooGraph("autoencoder");
+  for (const auto& [rate, setup] : {std::pair{15.9999999, 100.0}, std::pair{16.0, 1234567.5}}) {
+    Board board = testing::exampleBoard("gemmini-like");
+    for (Target& t : board.targets)
+      if (t.engineDim > 0) {
+        t.dmaBytesPerCycle = rate;
+        t.dmaSetupCycles = setup;
+      }
+    auto r = compileGraphOnBoard(g, board, testing::quickPlannerOptions());
+    ASSERT_TRUE(r.ok()) << r.error().render();
+    EXPECT_NE(r->code.source.text.find(fmt::format("stowage_sim_dma(1, 1, {}, {})", doubleLiteral(rate), doubleLiteral(setup))), std::string::npos);
+    testing::expectLayersRunAsEstimated(*r, testing::patternInputs(g));
+  }
 }
 
 TEST(TileChoice, ClusterSplitsTilesOverCores) {
