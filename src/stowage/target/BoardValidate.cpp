@@ -136,14 +136,17 @@ Status checkTarget(const Target& t, const KeyWhere& where) {
   for (const auto& d : t.engineDtypes)
     if (d != "int8" && d != "float32")
       return err(where, "engine_dtypes", label, "'engine_dtypes' names \"" + d + "\"; the engine types are \"int8\" and \"float32\"");
-  if (!std::isfinite(t.macsPerCycle) || t.macsPerCycle <= 0)
-    return err(where, "macs_per_cycle", label, "'macs_per_cycle' must be a number > 0");
+  // Cost-model numbers in ranges whose cycle counts fit 64 bits (a setup of 1e19 cycles wrapped, 1e300 was an
+  // undefined float-to-integer conversion).
+  if (!std::isfinite(t.macsPerCycle) || t.macsPerCycle < 1e-6 || t.macsPerCycle > 1e9)
+    return err(where, "macs_per_cycle", label, "'macs_per_cycle' must be a number from 1e-6 to 1e9");
   if (t.dmaChannels < 1 || t.dmaChannels > 64)
     return err(where, "dma_channels", label, "'dma_channels' must be between 1 and 64, not " + std::to_string(t.dmaChannels));
-  if (!std::isfinite(t.dmaBytesPerCycle) || t.dmaBytesPerCycle < 0)
-    return err(where, "dma_bytes_per_cycle", label, "'dma_bytes_per_cycle' must be a number >= 0 (0 = no DMA)");
-  if (!std::isfinite(t.dmaSetupCycles) || t.dmaSetupCycles < 0)
-    return err(where, "dma_setup_cycles", label, "'dma_setup_cycles' must be a number >= 0");
+  if (!std::isfinite(t.dmaBytesPerCycle) || t.dmaBytesPerCycle < 0 || (t.dmaBytesPerCycle > 0 && t.dmaBytesPerCycle < 1e-6) ||
+      t.dmaBytesPerCycle > 1e9)
+    return err(where, "dma_bytes_per_cycle", label, "'dma_bytes_per_cycle' must be 0 (no DMA) or a number from 1e-6 to 1e9");
+  if (!std::isfinite(t.dmaSetupCycles) || t.dmaSetupCycles < 0 || t.dmaSetupCycles > 1e9)
+    return err(where, "dma_setup_cycles", label, "'dma_setup_cycles' must be a number from 0 to 1e9");
   for (const auto& in : t.intrinsics)
     if (!isIdentifier(in.name))
       return err(where, "intrinsics", label, "intrinsic '" + in.intrinsic + "' is renamed to '" + in.name + "', which is not a C identifier");

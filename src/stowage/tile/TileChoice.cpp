@@ -15,6 +15,9 @@ namespace stowage {
 
 namespace {
 
+/// Core counts the tiler tries every one of (above it, fewer: see coreCountCandidates).
+constexpr int kEveryCoreCountUpTo = 8;
+
 /// Uniform tilings (the cheapest) that get ragged variants after the search.
 constexpr size_t kRaggedShortlist = 4;
 
@@ -34,6 +37,13 @@ std::vector<int64_t> tileSizes(int64_t extent, int64_t step, int64_t prefer) {
 int doubledCount(const OperandBuffers& b) { return int{b.doubled[0]} + int{b.doubled[1]} + int{b.doubled[2]}; }
 
 }  // namespace
+
+std::vector<int> coreCountCandidates(int cores) {
+  std::vector<int> out;
+  for (int c = std::max(1, cores); c > kEveryCoreCountUpTo; c = std::min(c - 1, static_cast<int>(c * 0.85))) out.push_back(c);
+  for (int c = std::min(std::max(1, cores), kEveryCoreCountUpTo); c >= 1; --c) out.push_back(c);
+  return out;
+}
 
 OperandBuffers operandBuffersOf(const OffloadedLayer& layer) { return {{layer.doubled[0], layer.doubled[1], layer.doubled[2]}}; }
 
@@ -89,10 +99,9 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
                                       bool doubleBuffer, std::string& whyNot, const ResidentOperands& resident) {
   const Target& target = board.targets[static_cast<size_t>(targetIndex)];
   const bool engine = target.engineDim > 0;
-  // Cores mode may use fewer cores than the target has when their tiles do not fit (or it is cheaper): every
-  // count, since e.g. 6 of 8 cores may fit double-buffered tiles where 8 fit only single-buffered ones.
-  std::vector<int> coreCounts;
-  for (int c = engine ? 1 : target.cores; c >= 1; --c) coreCounts.push_back(c);
+  // Cores mode may use fewer cores than the target has when their tiles do not fit (or it is cheaper), e.g. 6 of 8
+  // cores may fit double-buffered tiles where 8 fit only single-buffered ones (coreCountCandidates).
+  const std::vector<int> coreCounts = engine ? std::vector<int>{1} : coreCountCandidates(target.cores);
   // Double buffering when asked, unless one buffer per tile is cheaper (e.g. it lets more cores' tiles fit), for
   // every operand or for the big one only: one input half (x loaded once per row block with the rows-outer order)
   // or one weight half (w once per channel block), the other operands still overlapping their transfers.

@@ -153,6 +153,23 @@ TEST(TileChoice, SimulatorTimesWithTheBoardsExactDmaNumbers) {
   }
 }
 
+TEST(TileChoice, CoreCountsTriedGrowLogarithmically) {
+  EXPECT_EQ(coreCountCandidates(1), (std::vector<int>{1}));
+  EXPECT_EQ(coreCountCandidates(4), (std::vector<int>{4, 3, 2, 1}));
+  EXPECT_EQ(coreCountCandidates(8), (std::vector<int>{8, 7, 6, 5, 4, 3, 2, 1}));
+  EXPECT_EQ(coreCountCandidates(32), (std::vector<int>{32, 27, 22, 18, 15, 12, 10, 8, 7, 6, 5, 4, 3, 2, 1}));
+  const std::vector<int> many = coreCountCandidates(4096);
+  EXPECT_EQ(many.front(), 4096);
+  EXPECT_EQ(many.back(), 1);
+  EXPECT_LT(many.size(), 50u);
+  for (size_t i = 1; i < many.size(); ++i) {
+    EXPECT_LT(many[i], many[i - 1]);
+    if (many[i] >= 8) {
+      EXPECT_GE(many[i] * 10, many[i - 1] * 8) << "no gap wider than about 15% above 8 cores";
+    }
+  }
+}
+
 TEST(TileChoice, ClusterSplitsTilesOverCores) {
   const Board board = exampleBoard("dsp-cluster4");
   const Graph g = zooGraph("resnet8");
@@ -297,6 +314,10 @@ TEST(BoardAccel, ErrorsNameFileLineAndKey) {
   const std::string head = "[[targets]]\nname = \"cpu\"\n[[pools]]\nname = \"ws\"\n[[targets]]\nname = \"npu\"\nkind = \"accelerator\"\n";
   expectError(head + "engine_dtypes = [\"int4\"]\n", "b.toml:8", "engine_dtypes");
   expectError(head + "dma_channels = 0\n", "b.toml:8", "dma_channels");
+  // Cost-model numbers whose cycle counts would not fit 64 bits (1e19 wrapped; 1e300 was an undefined conversion).
+  expectError(head + "dma_setup_cycles = 1e19\n", "b.toml:8", "'dma_setup_cycles' must be a number from 0 to 1e9");
+  expectError(head + "dma_bytes_per_cycle = 1e-300\n", "b.toml:8", "'dma_bytes_per_cycle' must be 0 (no DMA) or a number from 1e-6");
+  expectError(head + "macs_per_cycle = 1e300\n", "b.toml:8", "'macs_per_cycle' must be a number from 1e-6 to 1e9");
   expectError(head + "[targets.intrinsics]\nmvn = { name = \"x\" }\n", "b.toml:9", "unknown intrinsic 'mvn'");
   expectError(head + "[targets.intrinsics]\nmvin = { name = \"x\", args = [\"dram\"] }\n", "b.toml:9", "exactly once");
   expectError("[[targets]]\nname = \"cpu\"\nengine_dim = 4\n[[pools]]\nname = \"ws\"\n", "b.toml:3", "only for kind");
