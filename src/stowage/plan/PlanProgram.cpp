@@ -247,8 +247,8 @@ class Planner {
       d.message = fmt::format("the planner found no placement within {} in {} s, and proved none impossible", bytesText(capacity),
                               options_.timeLimitSeconds);
     else
-      d.message = fmt::format("is too small: {} hold the buffers that can only live here, whose peak demand is {} at {}",
-                              bytesText(capacity), bytesText(live), stepText(g_, step));
+      d.message = fmt::format("is too small: {} hold the buffers {}, whose peak demand is {} at {}", bytesText(capacity),
+                              pool.banks > 1 ? "placed in this bank" : "that can only live here", bytesText(live), stepText(g_, step));
     std::vector<int> atPeak;
     for (int i : members) {
       const PlacedBuffer& b = plan_.buffers[static_cast<size_t>(i)];
@@ -274,8 +274,14 @@ class Planner {
     }
     const size_t needPool = pool.banks > 1 ? need * static_cast<size_t>(pool.banks) : need;
     d.notes.push_back(fmt::format("a {} of {} would fit them {}", pool.banks > 1 ? "bank" : "pool", bytesText(need), proof));
-    d.hint = pool.banks > 1 ? fmt::format("give '{}' banks of at least {} bytes (size {}), or let these tensors use another pool",
-                                          pool.name, need, needPool)
+    // Banks: the buffers were spread over the banks for this bank size; with other sizes they may spread otherwise,
+    // so `need` is enough but maybe not necessary (each bank must still hold the largest buffer placed in it).
+    size_t largest = 0;
+    for (int i : members) largest = std::max(largest, plan_.buffers[static_cast<size_t>(i)].sizeBytes);
+    d.hint = pool.banks > 1 ? fmt::format("give '{}' banks of at least {} bytes (size {}) to fit them as placed (banks down to {} bytes, "
+                                          "the largest of them, may do when the buffers spread over the banks otherwise), or let "
+                                          "these tensors use another pool",
+                                          pool.name, need, needPool, largest)
                             : fmt::format("set the size of pool '{}' to at least {} bytes, or let these tensors use another pool "
                                           "(pool access, rules, pins)", pool.name, need);
     return d;
