@@ -32,35 +32,20 @@ static int region_count, region_capacity;
 static stowage_sim_pool_entry* pools;
 static int pool_count, pool_capacity;
 
-/* The new capacity for a list of `count` elements with room for `capacity` (64, then doubling), or `capacity` when
- * one more fits. */
-static int grown_capacity(int count, int capacity) { return count < capacity ? capacity : capacity > 0 ? capacity * 2 : 64; }
-
-/* Room for one more region / pool, under the simulator's lock. */
-static void reserve_region_locked(void) {
-  const int cap = grown_capacity(region_count, region_capacity);
-  stowage_sim_region* grown;
-  if (cap == region_capacity) return;
-  grown = (stowage_sim_region*)realloc(regions, (size_t)cap * sizeof *regions);
+/* `list` (of `count` elements of `size` bytes, room for `*capacity`) with room for one more: the same pointer, or
+ * a larger copy (64 elements, then doubling). Under the simulator's lock; fails naming `what` without memory. */
+static void* reserve_one_locked(void* list, int count, int* capacity, size_t size, const char* what) {
+  int cap;
+  void* grown;
+  if (count < *capacity) return list;
+  cap = *capacity > 0 ? *capacity * 2 : 64;
+  grown = realloc(list, (size_t)cap * size);
   if (grown == NULL) {
     sim_unlock();
-    sim_fail("out of memory for %d fixed-address regions", cap);
+    sim_fail("out of memory for %d %s", cap, what);
   }
-  regions = grown;
-  region_capacity = cap;
-}
-
-static void reserve_pool_locked(void) {
-  const int cap = grown_capacity(pool_count, pool_capacity);
-  stowage_sim_pool_entry* grown;
-  if (cap == pool_capacity) return;
-  grown = (stowage_sim_pool_entry*)realloc(pools, (size_t)cap * sizeof *pools);
-  if (grown == NULL) {
-    sim_unlock();
-    sim_fail("out of memory for %d pools", cap);
-  }
-  pools = grown;
-  pool_capacity = cap;
+  *capacity = cap;
+  return grown;
 }
 
 /* Under the simulator's lock. */
@@ -81,7 +66,8 @@ static void* map_locked(uintptr_t address, size_t bytes) {
                (unsigned long)address, (unsigned long)end, (unsigned long)r->base, (unsigned long)rend, name);
     }
   }
-  reserve_region_locked();
+  regions = (stowage_sim_region*)reserve_one_locked(regions, region_count, &region_capacity, sizeof *regions,
+                                                    "fixed-address regions");
   regions[region_count].base = address;
   regions[region_count].bytes = bytes > 0u ? bytes : 1u;
   regions[region_count].host = (unsigned char*)calloc(regions[region_count].bytes, 1u);
@@ -124,7 +110,7 @@ void stowage_sim_pool(const char* name, uintptr_t base, size_t bytes, size_t per
              "bytes)",
              name, (unsigned long)p->base, (unsigned long)p->bytes, (unsigned long)base, (unsigned long)bytes);
   }
-  reserve_pool_locked();
+  pools = (stowage_sim_pool_entry*)reserve_one_locked(pools, pool_count, &pool_capacity, sizeof *pools, "pools");
   p = &pools[pool_count];
   memset(p, 0, sizeof *p);
   snprintf(p->name, sizeof p->name, "%s", name);
