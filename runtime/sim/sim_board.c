@@ -8,9 +8,9 @@
 
 void stowage_sim_target(int target, const char* name, int cores, int engine_dim) {
   sim_target* t = sim_target_at(target, "stowage_sim_target");
-  if (cores < 1 || cores > SIM_MAX_CORES)
+  if (cores < 1 || cores > STOWAGE_SIM_MAX_CORES)
     sim_fail("stowage_sim_target: target %d ('%s') has %d cores; the simulator handles 1..%d", target,
-             name != NULL ? name : "?", cores, SIM_MAX_CORES);
+             name != NULL ? name : "?", cores, STOWAGE_SIM_MAX_CORES);
   if (engine_dim < 0) sim_fail("stowage_sim_target: target %d has a negative engine dim (%d)", target, engine_dim);
   t->described = 1;
   snprintf(t->name, sizeof t->name, "%s", name != NULL && *name ? name : "target");
@@ -20,9 +20,9 @@ void stowage_sim_target(int target, const char* name, int cores, int engine_dim)
 
 void stowage_sim_dma(int target, int channels, double bytes_per_cycle, double setup_cycles) {
   sim_target* t = sim_target_at(target, "stowage_sim_dma");
-  if (channels < 1 || channels > SIM_MAX_CHANNELS)
+  if (channels < 1 || channels > STOWAGE_SIM_MAX_CHANNELS)
     sim_fail("stowage_sim_dma: target %d has %d DMA channels; the simulator handles 1..%d", target, channels,
-             SIM_MAX_CHANNELS);
+             STOWAGE_SIM_MAX_CHANNELS);
   if (!(bytes_per_cycle > 0.0))
     sim_fail("stowage_sim_dma: target %d moves %g bytes per cycle; it must be positive", target, bytes_per_cycle);
   if (!(setup_cycles >= 0.0))

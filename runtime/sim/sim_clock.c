@@ -11,7 +11,7 @@
 #include "stowage_accel.h"
 #include "stowage_sim.h"
 
-sim_target sim_targets[SIM_MAX_TARGETS];
+sim_target sim_targets[STOWAGE_SIM_MAX_TARGETS];
 
 static pthread_mutex_t sim_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t context_key;
@@ -38,18 +38,18 @@ void sim_lock(void) { pthread_mutex_lock(&sim_mutex); }
 void sim_unlock(void) { pthread_mutex_unlock(&sim_mutex); }
 
 sim_target* sim_target_at(int target, const char* function) {
-  if (target < 0 || target >= SIM_MAX_TARGETS)
+  if (target < 0 || target >= STOWAGE_SIM_MAX_TARGETS)
     sim_fail("%s: target index %d is out of range (the simulator handles targets 0..%d)", function, target,
-             SIM_MAX_TARGETS - 1);
+             STOWAGE_SIM_MAX_TARGETS - 1);
   return &sim_targets[target];
 }
 
 sim_core_state* sim_core_at(int target, int core) {
   sim_target* t = sim_target_at(target, "core state");
   sim_core_state* s;
-  if (core < 0 || core >= SIM_MAX_CORES)
+  if (core < 0 || core >= STOWAGE_SIM_MAX_CORES)
     sim_fail("core %d of target %d is out of range (the simulator handles %d cores per target)", core, target,
-             SIM_MAX_CORES);
+             STOWAGE_SIM_MAX_CORES);
   sim_lock();
   s = t->core[core];
   if (s == NULL) {
@@ -112,8 +112,8 @@ void stowage_sim_reset(void) {
   int t, k;
   sim_context* c = sim_current();
   if (c->run != NULL) sim_fail("stowage_sim_reset called inside stowage_run_on_cores");
-  for (t = 0; t < SIM_MAX_TARGETS; ++t) {
-    for (k = 0; k < SIM_MAX_CORES; ++k) {
+  for (t = 0; t < STOWAGE_SIM_MAX_TARGETS; ++t) {
+    for (k = 0; k < STOWAGE_SIM_MAX_CORES; ++k) {
       sim_core_state* s = sim_targets[t].core[k];
       if (s == NULL) continue;
       sim_event_list_free(&s->events);

@@ -14,8 +14,8 @@ struct sim_run {
   void* arg;
   int cores;
   pthread_barrier_t barrier;
-  uint64_t arrivals[SIM_MAX_CORES];
-  sim_context contexts[SIM_MAX_CORES];
+  uint64_t arrivals[STOWAGE_SIM_MAX_CORES];
+  sim_context contexts[STOWAGE_SIM_MAX_CORES];
 };
 
 static void* core_main(void* p) {
@@ -28,7 +28,7 @@ static void* core_main(void* p) {
 void stowage_run_on_cores(int target, int cores, stowage_core_fn fn, void* arg) {
   sim_context* caller = sim_current();
   sim_target* t = sim_target_at(target, "stowage_run_on_cores");
-  pthread_t threads[SIM_MAX_CORES];
+  pthread_t threads[STOWAGE_SIM_MAX_CORES];
   sim_run* run;
   uint64_t start, end;
   int c, member = 0;

@@ -25,7 +25,7 @@ static const sim_target* dma_of(const sim_context* c) {
   int k;
   if (t->dma_described) return t;
   if (c->run == NULL)
-    for (k = 0; k < SIM_MAX_TARGETS; ++k)
+    for (k = 0; k < STOWAGE_SIM_MAX_TARGETS; ++k)
       if (sim_targets[k].dma_described) return &sim_targets[k];
   sim_fail("stowage_dma_start on core %d of target %d ('%s'), whose DMA was not described (the generated setup "
            "function calls stowage_sim_dma)",

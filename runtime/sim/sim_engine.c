@@ -68,7 +68,7 @@ uint64_t stowage_sim_engine_bytes(int queue) { return queue >= 0 && queue < SIM_
 /* The first described target with a matrix engine. */
 static int engine_target(const char* function) {
   int t;
-  for (t = 0; t < SIM_MAX_TARGETS; ++t)
+  for (t = 0; t < STOWAGE_SIM_MAX_TARGETS; ++t)
     if (sim_targets[t].described && sim_targets[t].engine_dim > 0) return t;
   sim_fail("%s: no target with a matrix engine was described (the generated setup function calls "
            "stowage_sim_target with engine_dim > 0)",

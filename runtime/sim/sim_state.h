@@ -7,11 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "stowage_sim.h"
-
-#define SIM_MAX_TARGETS STOWAGE_SIM_MAX_TARGETS
-#define SIM_MAX_CORES STOWAGE_SIM_MAX_CORES
-#define SIM_MAX_CHANNELS STOWAGE_SIM_MAX_CHANNELS
+#include "stowage_sim.h" /* STOWAGE_SIM_MAX_TARGETS, _CORES, _CHANNELS */
 
 /* What a timed event is, for the statistics: compute (a core's kernel or the engine's execute queue), data
  * movement (a DMA channel or the engine's load/store queues), or a core waiting (DMA, barrier, fence, cores). */
@@ -45,7 +41,7 @@ typedef struct {
  * running that core (or by the host thread for core 0 of target 0 between runs). */
 typedef struct {
   uint64_t clock;
-  uint64_t channel_free[SIM_MAX_CHANNELS];
+  uint64_t channel_free[STOWAGE_SIM_MAX_CHANNELS];
   uint64_t* ticket_end; /* ticket t (1-based) ends at ticket_end[t - 1] */
   size_t ticket_count, ticket_capacity;
   sim_event_list events;
@@ -64,7 +60,7 @@ typedef struct {
   int dma_channels;
   double dma_bytes_per_cycle;
   double dma_setup_cycles;
-  sim_core_state* core[SIM_MAX_CORES]; /* created on first use */
+  sim_core_state* core[STOWAGE_SIM_MAX_CORES]; /* created on first use */
 } sim_target;
 
 /* The calling thread: which target and core it is, and the state of the current stowage_run_on_cores call. */
@@ -78,7 +74,7 @@ typedef struct {
 } sim_context;
 
 /* ---- sim_clock.c */
-extern sim_target sim_targets[SIM_MAX_TARGETS];
+extern sim_target sim_targets[STOWAGE_SIM_MAX_TARGETS];
 /* The context of the calling thread (the host context outside stowage_run_on_cores). */
 sim_context* sim_current(void);
 void sim_set_current(sim_context* context);

@@ -74,8 +74,8 @@ void stowage_sim_get_totals(stowage_sim_totals* totals) {
       compute[nc++].end = e->end;
     }
   }
-  for (t = 0; t < SIM_MAX_TARGETS; ++t)
-    for (k = 0; k < SIM_MAX_CORES; ++k) {
+  for (t = 0; t < STOWAGE_SIM_MAX_TARGETS; ++t)
+    for (k = 0; k < STOWAGE_SIM_MAX_CORES; ++k) {
       const sim_core_state* s = sim_targets[t].core[k];
       if (s == NULL) continue;
       if (s->clock > totals->total_cycles) totals->total_cycles = s->clock;
@@ -114,7 +114,7 @@ double stowage_sim_overlap_fraction(void) {
 }
 
 static const sim_core_state* core_or_null(int target, int core) {
-  if (target < 0 || target >= SIM_MAX_TARGETS || core < 0 || core >= SIM_MAX_CORES) return NULL;
+  if (target < 0 || target >= STOWAGE_SIM_MAX_TARGETS || core < 0 || core >= STOWAGE_SIM_MAX_CORES) return NULL;
   return sim_targets[target].core[core];
 }
 
@@ -152,9 +152,9 @@ void stowage_sim_print_stats(FILE* out) {
   fprintf(out, "  DMA %llu bytes in %llu transfers; stalls %llu cycles (DMA waits, fences); %llu cycles at barriers and joins\n",
           (unsigned long long)totals.dma_bytes, (unsigned long long)totals.dma_transfers,
           (unsigned long long)totals.stall_cycles, (unsigned long long)totals.sync_wait_cycles);
-  for (t = 0; t < SIM_MAX_TARGETS; ++t) {
+  for (t = 0; t < STOWAGE_SIM_MAX_TARGETS; ++t) {
     const sim_target* target = &sim_targets[t];
-    for (k = 0; k < SIM_MAX_CORES; ++k) {
+    for (k = 0; k < STOWAGE_SIM_MAX_CORES; ++k) {
       const sim_core_state* s = target->core[k];
       if (s == NULL || !s->used) continue;
       fprintf(out,

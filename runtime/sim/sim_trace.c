@@ -41,13 +41,13 @@ sim_event* sim_collect_events(size_t* count) {
   size_t total = sim_engine_events()->count, at = 0;
   sim_event* all;
   int t, k;
-  for (t = 0; t < SIM_MAX_TARGETS; ++t)
-    for (k = 0; k < SIM_MAX_CORES; ++k)
+  for (t = 0; t < STOWAGE_SIM_MAX_TARGETS; ++t)
+    for (k = 0; k < STOWAGE_SIM_MAX_CORES; ++k)
       if (sim_targets[t].core[k] != NULL) total += sim_targets[t].core[k]->events.count;
   all = (sim_event*)malloc((total > 0u ? total : 1u) * sizeof *all);
   if (all == NULL) sim_fail("out of memory for %lu trace events", (unsigned long)total);
-  for (t = 0; t < SIM_MAX_TARGETS; ++t)
-    for (k = 0; k < SIM_MAX_CORES; ++k) {
+  for (t = 0; t < STOWAGE_SIM_MAX_TARGETS; ++t)
+    for (k = 0; k < STOWAGE_SIM_MAX_CORES; ++k) {
       const sim_core_state* s = sim_targets[t].core[k];
       if (s == NULL || s->events.count == 0u) continue;
       memcpy(all + at, s->events.items, s->events.count * sizeof *all);
@@ -62,14 +62,14 @@ sim_event* sim_collect_events(size_t* count) {
 
 const char* stowage_sim_target_name(int target) {
   static const char* const fallback[] = {"host", "target"};
-  if (target < 0 || target >= SIM_MAX_TARGETS) return fallback[1];
+  if (target < 0 || target >= STOWAGE_SIM_MAX_TARGETS) return fallback[1];
   if (sim_targets[target].described) return sim_targets[target].name;
   return fallback[target == 0 ? 0 : 1];
 }
 
 static int track_id(int track_type, int core, int lane) {
   if (track_type == SIM_TRACK_ENGINE) return 10000 + lane;
-  return core * (SIM_MAX_CHANNELS + 1) + 1 + (track_type == SIM_TRACK_DMA ? 1 + lane : 0);
+  return core * (STOWAGE_SIM_MAX_CHANNELS + 1) + 1 + (track_type == SIM_TRACK_DMA ? 1 + lane : 0);
 }
 
 static void write_string(FILE* f, const char* s) {
@@ -113,9 +113,9 @@ int stowage_sim_write_trace(const char* path) {
         "\n\"traceEvents\":[",
         f);
   /* Processes (targets) and the tracks of every core that ran, then tracks that only events mention. */
-  for (t = 0; t < SIM_MAX_TARGETS; ++t) {
+  for (t = 0; t < STOWAGE_SIM_MAX_TARGETS; ++t) {
     int used = 0;
-    for (k = 0; k < SIM_MAX_CORES; ++k)
+    for (k = 0; k < STOWAGE_SIM_MAX_CORES; ++k)
       if (sim_targets[t].core[k] != NULL && sim_targets[t].core[k]->used) used = 1;
     for (i = 0; i < count && !used; ++i)
       if (events[i].target == t) used = 1;
@@ -126,7 +126,7 @@ int stowage_sim_write_trace(const char* path) {
     fprintf(f, "}},\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"sort_index\":%d}}",
             t + 1, t);
     first = 0;
-    for (k = 0; k < SIM_MAX_CORES; ++k)
+    for (k = 0; k < STOWAGE_SIM_MAX_CORES; ++k)
       if (sim_targets[t].core[k] != NULL && sim_targets[t].core[k]->used)
         write_thread_name(f, &first, t, SIM_TRACK_CORE, k, 0);
   }

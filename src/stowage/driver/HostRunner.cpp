@@ -141,13 +141,14 @@ Status checkSimulatorLimits(const Board& board) {
                                         STOWAGE_SIM_MAX_TARGETS),
                      only);
   for (const Target& t : board.targets) {
+    const std::string at = t.origin.empty() ? where : t.origin;
     if (t.cores > STOWAGE_SIM_MAX_CORES)
-      return makeError(t.origin.empty() ? where : t.origin,
+      return makeError(at,
                        fmt::format("target '{}' has {} cores; the host simulator handles at most {} per target", t.name, t.cores,
                                    STOWAGE_SIM_MAX_CORES),
                        only);
     if (t.dmaBytesPerCycle > 0 && t.dmaChannels > STOWAGE_SIM_MAX_CHANNELS)
-      return makeError(t.origin.empty() ? where : t.origin,
+      return makeError(at,
                        fmt::format("target '{}' has {} DMA channels; the host simulator handles at most {} per core", t.name,
                                    t.dmaChannels, STOWAGE_SIM_MAX_CHANNELS),
                        only);

@@ -64,34 +64,37 @@ std::vector<std::pair<uint64_t, uint64_t>> fixedPoolRanges(const Board& board, c
   return out;
 }
 
-/// Two fixed pools that one target can access must not share an address: buffers placed in each would alias.
+/// Two fixed pools that one target can access must not share an address: buffers placed in each would alias. Every
+/// fixed pool's ranges once, sorted by start: a range can only overlap the ones after it that start before it ends.
 Status checkFixedPoolsApart(const Board& board, const std::function<KeyWhere(size_t)>& at) {
-  for (size_t i = 0; i < board.pools.size(); ++i) {
-    const MemoryPool& p = board.pools[i];
-    const auto mine = fixedPoolRanges(board, p);
-    for (size_t j = 0; j < i && !mine.empty(); ++j) {
-      const MemoryPool& q = board.pools[j];
-      std::string both;
-      for (const auto& a : p.access)
-        if (q.canAccess(a)) {
-          both = a;
-          break;
-        }
-      if (both.empty()) continue;
-      for (const auto& [lo, hi] : mine)
-        for (const auto& [qlo, qhi] : fixedPoolRanges(board, q)) {
-          if (lo >= qhi || qlo >= hi) continue;
-          const std::string key = p.bankBases.empty() ? "base" : "bank_bases";
-          Diagnostic d = err(at(i), key, "pool '" + p.name + "'",
-                             "its addresses " + hex(lo) + " .. " + hex(hi - 1) + " overlap pool '" + q.name + "' (" + hex(qlo) + " .. " +
-                                 hex(qhi - 1) + "), and target '" + both + "' can access both: buffers placed in the two would alias",
-                             "place this pool at " + hex(qhi) + " or above (after '" + q.name + "'), or '" + q.name +
-                                 "' elsewhere; memory both describe is one pool");
-          d.notes.push_back("pool '" + q.name + "' is defined at " + q.origin);
-          return d;
-        }
+  struct Range {
+    uint64_t lo, hi;
+    size_t pool;
+  };
+  std::vector<Range> ranges;
+  for (size_t i = 0; i < board.pools.size(); ++i)
+    for (const auto& [lo, hi] : fixedPoolRanges(board, board.pools[i])) ranges.push_back({lo, hi, i});
+  std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.lo < b.lo; });
+  for (size_t r = 0; r < ranges.size(); ++r)
+    for (size_t o = r + 1; o < ranges.size() && ranges[o].lo < ranges[r].hi; ++o) {
+      if (ranges[o].pool == ranges[r].pool) continue;  // a pool's own banks are checked apart in checkPool
+      // Reported at the pool defined later.
+      const bool later = ranges[o].pool > ranges[r].pool;
+      const Range& mine = later ? ranges[o] : ranges[r];
+      const Range& theirs = later ? ranges[r] : ranges[o];
+      const MemoryPool& p = board.pools[mine.pool];
+      const MemoryPool& q = board.pools[theirs.pool];
+      const auto both = std::find_if(p.access.begin(), p.access.end(), [&](const std::string& a) { return q.canAccess(a); });
+      if (both == p.access.end()) continue;
+      const std::string key = p.bankBases.empty() ? "base" : "bank_bases";
+      Diagnostic d = err(at(mine.pool), key, "pool '" + p.name + "'",
+                         "its addresses " + hex(mine.lo) + " .. " + hex(mine.hi - 1) + " overlap pool '" + q.name + "' (" + hex(theirs.lo) +
+                             " .. " + hex(theirs.hi - 1) + "), and target '" + *both + "' can access both: buffers placed in the two would alias",
+                         "place this pool at " + hex(theirs.hi) + " or above (after '" + q.name + "'), or '" + q.name +
+                             "' elsewhere; memory both describe is one pool");
+      d.notes.push_back("pool '" + q.name + "' is defined at " + q.origin);
+      return d;
     }
-  }
   return Status::success();
 }
 

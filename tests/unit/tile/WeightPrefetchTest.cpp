@@ -111,15 +111,15 @@ double ratioToBounds(const CompileResult& r, size_t i) {
 // The zoo ResNet-8 on `boardName`: at least `minPrefetched` layers find their first weights loaded by the layer
 // before on their target; the generated code holds each of `codeMarkers`; the simulator agrees with the estimates,
 // the outputs are the CPU's, and the model is faster than with --no-weight-prefetch.
-/// The zoo ResNet-8 (`g`) compiled for the example board `boardName`.
-Result<CompileResult> compileResNet8On(const Graph& g, const std::string& boardName, const CompileOptions& o) {
+/// A zoo graph (`g`) compiled for the example board `boardName`.
+Result<CompileResult> compileOnExampleBoard(const Graph& g, const std::string& boardName, const CompileOptions& o) {
   return compileGraphOnBoard(g, testing::exampleBoard(boardName), o);
 }
 
 void expectResNet8HandsWeightsOver(const std::string& boardName, int minPrefetched, const std::vector<std::string>& codeMarkers) {
   const Graph g = testing::foldedZooGraph("resnet8");
   const CompileOptions o = testing::quickPlannerOptions();
-  auto r = compileResNet8On(g, boardName, o);
+  auto r = compileOnExampleBoard(g, boardName, o);
   ASSERT_TRUE(r.ok()) << r.error().render();
   const ProgramPlan& plan = r->plan;
   int prefetched = 0;
@@ -159,7 +159,7 @@ void expectResNet8HandsWeightsOver(const std::string& boardName, int minPrefetch
   const uint64_t with = testing::expectLayersRunAsEstimated(*r, inputs);
   CompileOptions own = o;
   own.prefetchWeights = false;
-  auto without = compileResNet8On(g, boardName, own);
+  auto without = compileOnExampleBoard(g, boardName, own);
   ASSERT_TRUE(without.ok()) << without.error().render();
   for (const OffloadedLayer& l : without->plan.offloaded) {
     EXPECT_EQ(l.prefetchNext, -1);
@@ -287,8 +287,7 @@ TEST(WeightPrefetch, MobileNetOnHexagonInterleavesTheTransfersOverBothChannels) 
   // alternate the pointwise transfers over both channels, so each of those layers runs within 1.15x of its bounds.
   const Graph g = testing::foldedZooGraph("mobilenet-v1-0.25");
   const CompileOptions o = testing::quickPlannerOptions();
-  const Board board = testing::exampleBoard("hexagon-vtcm");
-  auto r = compileGraphOnBoard(g, board, o);
+  auto r = compileOnExampleBoard(g, "hexagon-vtcm", o);
   ASSERT_TRUE(r.ok()) << r.error().render();
   const ProgramPlan& plan = r->plan;
   int channels[2] = {0, 0}, checked = 0;
@@ -321,8 +320,7 @@ TEST(WeightPrefetch, SearchKeepsTheBestOfSeveralStarts) {
   // best start the pairs hand it over in time (1,180 cycles) and the model is faster (12,068 -> 11,566 simulated).
   const Graph g = testing::foldedZooGraph("autoencoder");
   const CompileOptions o = testing::quickPlannerOptions();
-  const Board board = testing::exampleBoard("hexagon-vtcm");
-  auto r = compileGraphOnBoard(g, board, o);
+  auto r = compileOnExampleBoard(g, "hexagon-vtcm", o);
   ASSERT_TRUE(r.ok()) << r.error().render();
   bool found = false;
   for (size_t i = 0; i < r->plan.offloaded.size(); ++i) {
