@@ -2,8 +2,9 @@
 // ResNet-8 on every accelerator board, the cycles the host simulator measures for that layer against the cost
 // model's bounds (compute of the busiest core / engine, transfers of the busiest DMA queue, summed over its
 // tiles), the same layer with --no-double-buffer, and ResNet-8's conv layers on each cluster board with 1 core
-// against 4, and every model as a whole (all layers, CPU ones included) with and without Relu/Clip fusion.
-// Prints markdown tables for bench/RESULTS.md ("## Accelerators").
+// against 4, every model as a whole (all layers, CPU ones included) with and without Relu/Clip fusion and weight
+// prefetch, and for the layers above the ratio target the tiling space the tile search saw (what meeting the target
+// would cost). Prints markdown tables for bench/RESULTS.md ("## Accelerators").
 // A plain executable: built by `make build`, not run by ctest. Usage: stowage_bench_accel [SHARED_DIR].
 #include <fmt/format.h>
 
@@ -222,6 +223,116 @@ Result<ModelCycles> measureModel(const ModelCase& m, const Board& board, bool fu
   return c;
 }
 
+
+/// One tiling the tile search tried for a layer (TileSearchObserver), standalone (no weights across layers): its
+/// estimate against its own bounds.
+struct SearchedTiling {
+  int64_t rowTile = 0, channelTile = 0;
+  int cores = 1;
+  size_t tiles = 0;
+  OperandBuffers buffers;
+  TileOrder order = TileOrder::ChannelsOuter;
+  RowBlocks rowBlocks;
+  DirectOperands direct;
+  bool weightsSplit = false;
+  uint64_t estimate = 0, bound = 0;
+  double ratio() const { return bound > 0 ? static_cast<double>(estimate) / static_cast<double>(bound) : 0.0; }
+  /// The tiling `l` has (its weight loads split or not aside: the weight prefetch across layers may change that).
+  bool sameTiling(const OffloadedLayer& l) const {
+    return rowTile == l.rowTile && channelTile == l.channelTile && cores == l.cores && buffers == operandBuffersOf(l) &&
+           order == tileOrderOf(l) && rowBlocks == rowBlocksOf(l) && direct == directOperandsOf(l);
+  }
+  std::string text() const {
+    std::string t = fmt::format("{} ({} x {}", tiles, rowTile, channelTile);
+    if (cores > 1) t += fmt::format(", {} cores", cores);
+    const char* names[3] = {"x", "w", "y"};
+    if (buffers.none()) t += ", 1 buffer";
+    else
+      for (int op = 0; op < 3; ++op)
+        if (!buffers.doubled[op]) t += fmt::format(", {} 1 buffer", names[op]);
+    if (order == TileOrder::RowsOuter) t += ", rows outer";
+    t += rowBlocksText(rowBlocks);
+    if (weightsSplit) t += ", w on 2 channels";
+    if (direct.any()) t += ", " + directOperandsText(direct) + " in place";
+    return t + ")";
+  }
+};
+
+/// Every tiling of the last tile search of each step (a layer searched again starts afresh).
+class TilingSpace {
+ public:
+  TilingSpace() {
+    observer_.begin = [this](int step) { byStep_[step].clear(); };
+    observer_.candidate = [this](int step, const Target& target, const LayerShape& s, const TileChoice& c) {
+      SearchedTiling t;
+      t.rowTile = c.rowTile;
+      t.channelTile = c.channelTile;
+      t.cores = c.cores;
+      t.tiles = c.schedule.tiles.size();
+      t.buffers = c.buffers;
+      t.order = c.order;
+      t.rowBlocks = c.rowBlocks;
+      t.direct = c.direct;
+      t.weightsSplit = c.schedule.weightsSplit;
+      t.estimate = c.cost.total;
+      const LayerBounds b = layerBounds(target, s, c.schedule);
+      t.bound = std::max(b.compute, b.dma);
+      byStep_[step].push_back(t);
+    };
+  }
+  const TileSearchObserver* observer() const { return &observer_; }
+  const std::vector<SearchedTiling>& at(int step) const {
+    static const std::vector<SearchedTiling> none;
+    auto it = byStep_.find(step);
+    return it == byStep_.end() ? none : it->second;
+  }
+
+ private:
+  TileSearchObserver observer_;
+  std::map<int, std::vector<SearchedTiling>> byStep_;
+};
+
+/// A layer above the ratio target, as the tile search saw it: the chosen tiling alone (estimate / its bounds, without
+/// the weights moved across layers), the candidate with the lowest ratio, and the fastest candidate within the target.
+struct SpaceRow {
+  std::string node;
+  size_t candidates = 0;
+  std::optional<SearchedTiling> chosen, lowestRatio, fastestWithin;
+};
+
+Result<std::vector<SpaceRow>> searchSpaceOf(const ModelCase& m, const Board& board, const std::set<std::string>& nodes) {
+  TilingSpace space;
+  CompileOptions o;
+  o.planner.timeLimitSeconds = 2;
+  o.tileSearchObserver = space.observer();
+  STOWAGE_ASSIGN_OR_RETURN(CompileResult compiled, compileGraphOnBoard(m.graph, board, o));
+  std::vector<SpaceRow> rows;
+  for (const OffloadedLayer& l : compiled.plan.offloaded) {
+    const std::string& name = compiled.graph.nodes[static_cast<size_t>(l.step)].name;
+    if (nodes.count(name) == 0) continue;
+    SpaceRow r;
+    r.node = name;
+    const std::vector<SearchedTiling>& all = space.at(l.step);
+    r.candidates = all.size();
+    for (const SearchedTiling& t : all) {
+      if (!r.chosen && t.sameTiling(l)) r.chosen = t;
+      if (!r.lowestRatio || t.ratio() < r.lowestRatio->ratio() ||
+          (t.ratio() == r.lowestRatio->ratio() && t.estimate < r.lowestRatio->estimate))
+        r.lowestRatio = t;
+      if (t.ratio() <= kRatioTarget && (!r.fastestWithin || t.estimate < r.fastestWithin->estimate)) r.fastestWithin = t;
+    }
+    if (!r.chosen) {
+      std::string near;
+      for (const SearchedTiling& t : all)
+        if (t.rowTile == l.rowTile && t.channelTile == l.channelTile && t.cores == l.cores) near += "\n  seen: " + t.text();
+      return makeError(m.label, fmt::format("the tile search of '{}' did not report the tiling it chose: {} {} x {}, {}{}", name,
+                                            l.tiles, l.rowTile, l.channelTile, tilingText(l), near));
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
 std::string num(uint64_t n) {
   std::string s = std::to_string(n);
   for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
@@ -287,7 +398,9 @@ int main(int argc, char** argv) {
   int over = 0, layers = 0, floorLimited = 0, estimateOff = 0;
   double worst = 0;
   std::string worstName;
-  for (const ModelCase& m : models) {
+  std::map<std::pair<size_t, std::string>, std::set<std::string>> overTarget;  // (model, board) -> layers above the target
+  for (size_t mi = 0; mi < models.size(); ++mi) {
+    const ModelCase& m = models[mi];
     for (const std::string& b : kBoards) {
       auto db = measure(m, boards.at(b), true);
       auto sb = measure(m, boards.at(b), false);
@@ -300,7 +413,10 @@ int main(int argc, char** argv) {
         if (i < sb->size() && (*sb)[i].node == r.node) r.simulatedSingle = (*sb)[i].simulatedSingle;
         const double ratio = r.ratio();
         ++layers;
-        if (ratio > kRatioTarget) ++over;
+        if (ratio > kRatioTarget) {
+          ++over;
+          overTarget[{mi, b}].insert(r.node);
+        }
         if (ratio > worst) {
           worst = ratio;
           worstName = fmt::format("{} / {} / {}", m.label, b, r.node);
@@ -324,6 +440,46 @@ int main(int argc, char** argv) {
   std::printf("\n%d offloaded layers; %d above the %.2f target (marked **), of which %d are within %.2f of their fill/drain "
               "floor; worst %.3f (%s); %d layers where the simulator differs from the compiler's estimate\n\n",
               layers, over, kRatioTarget, floorLimited, kRatioTarget, worst, worstName.c_str(), estimateOff);
+
+  // Table 1b: the layers above the target, against every tiling the tile search tried for them (standalone
+  // estimates: no weights moved across layers; each against its own bounds).
+  std::printf("Layers above the target, against every tiling the tile search tried for them (estimates of each tiling alone, "
+              "without weights moved across layers, against its own bounds):\n\n");
+  std::printf("| model | board | layer | tilings tried | chosen alone: estimate (ratio) | lowest ratio of any tiling: estimate "
+              "(ratio), tiling | fastest tiling within %.2f: estimate (vs chosen), tiling |\n|---|---|---|---:|---:|---|---|\n",
+              kRatioTarget);
+  int none = 0, slowerOnly = 0, aheadOrEqual = 0;
+  double leastSlowdown = 1e9;
+  for (const auto& [key, nodes] : overTarget) {
+    const ModelCase& m = models[key.first];
+    auto space = searchSpaceOf(m, boards.at(key.second), nodes);
+    if (!space.ok()) {
+      std::fprintf(stderr, "%s on %s: %s\n", m.label.c_str(), key.second.c_str(), space.error().render().c_str());
+      return 2;
+    }
+    for (const SpaceRow& r : *space) {
+      const SearchedTiling& c = *r.chosen;
+      std::string within = "none";
+      if (r.fastestWithin) {
+        const double vs = static_cast<double>(r.fastestWithin->estimate) / static_cast<double>(std::max<uint64_t>(1, c.estimate));
+        if (r.fastestWithin->estimate <= c.estimate) ++aheadOrEqual;
+        else {
+          ++slowerOnly;
+          leastSlowdown = std::min(leastSlowdown, vs);
+        }
+        within = fmt::format("{} ({:.2f}x), {}", num(r.fastestWithin->estimate), vs, r.fastestWithin->text());
+      } else {
+        ++none;
+      }
+      std::printf("| %s | %s | %s | %zu | %s (%.3f) | %s (%.3f), %s | %s |\n", m.label.c_str(), key.second.c_str(), r.node.c_str(),
+                  r.candidates, num(c.estimate).c_str(), c.ratio(), num(r.lowestRatio->estimate).c_str(), r.lowestRatio->ratio(),
+                  r.lowestRatio->text().c_str(), within.c_str());
+    }
+    std::fflush(stdout);
+  }
+  std::printf("\n%d layers above the target: for %d no tiling tried meets it; for %d only slower tilings do (the least slowdown "
+              "%.2fx); for %d a tiling as fast or faster does\n\n",
+              over, none, slowerOnly, slowerOnly > 0 ? leastSlowdown : 0.0, aheadOrEqual);
 
   // Table 2: ResNet-8 conv layers on each cluster board, 1 core against 4 (the board's target with `cores`
   // overridden; everything else as the board gives it).

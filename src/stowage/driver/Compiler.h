@@ -16,6 +16,8 @@
 
 namespace stowage {
 
+struct TileSearchObserver;  // stowage/tile/TileChoice.h
+
 struct CompileOptions {
   std::string modelPath;  ///< the ONNX model file
   /// Folder receiving <name>.h, <name>.c, <name>_weights.c (and any <name>_weights_<pool>.bin); empty: emit in memory only (`stowage run`).
@@ -37,6 +39,8 @@ struct CompileOptions {
   bool resident = true;                        ///< `--no-resident` moves every activation through main memory
   bool prefetchWeights = true;                 ///< `--no-weight-prefetch`: each layer loads its own first weight tiles
   bool fuse = true;                            ///< `--no-fuse` keeps each Relu apart from the Conv before it
+  /// Sees every offloaded layer's tile search (analyses of the tiling space, bench/accel); null: none.
+  const TileSearchObserver* tileSearchObserver = nullptr;
 };
 
 /// Wall time of one pipeline stage.

@@ -53,7 +53,8 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const
   // Partition between CPU and accelerators, tile the offloaded layers; their tile buffers are planned below.
   // Activations may stay in an accelerator's local pool between its layers (not in guard mode: the CPU writes the
   // canaries around every activation).
-  const TileOptions tileOptions{options.doubleBuffer, options.resident && !options.guard, options.prefetchWeights, planner.aliasing};
+  const TileOptions tileOptions{options.doubleBuffer, options.resident && !options.guard, options.prefetchWeights, planner.aliasing,
+                                options.tileSearchObserver};
   TiledProgram tiled = timeStage(timings, "tile", [&] { return tileProgram(graph, board, tileOptions); });
   auto usePartition = [&planner](const TiledProgram& t) {
     planner.nodeTargets = t.nodeTargets;
@@ -78,7 +79,8 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const
   if (!plan && !tiled.resident.empty()) {
     // The residents did not fit beside the tile buffers after all: tile and plan again through main memory.
     const std::string why = plan.error().message;
-    tiled = timeStage(timings, "tile-again", [&] { return tileProgram(graph, board, TileOptions{options.doubleBuffer, false, false, planner.aliasing}); });
+    tiled = timeStage(timings, "tile-again", [&] { return tileProgram(graph, board, TileOptions{options.doubleBuffer, false, false, planner.aliasing,
+                                                                                                         options.tileSearchObserver}); });
     tiled.remarks.push_back("resident: no activation stays in a local pool: planning them there failed (" + why + ")");
     usePartition(tiled);
     plan = timeStage(timings, "plan-again", [&] { return planProgram(graph, board, planner); });

@@ -33,7 +33,8 @@ std::vector<RowBlocks> raggedRowBlockCandidates(int64_t rows, int64_t rowTile) {
   return out;
 }
 
-std::optional<TileChoice> cheapestRaggedVariant(const Target& target, const LayerShape& s, const TileChoice& uniform) {
+std::optional<TileChoice> cheapestRaggedVariant(const Target& target, const LayerShape& s, const TileChoice& uniform,
+                                                const std::function<void(const TileChoice&)>* observe) {
   std::optional<TileChoice> best;
   for (const RowBlocks& r : raggedRowBlockCandidates(s.rows, uniform.rowTile)) {
     TileChoice c = uniform;
@@ -46,6 +47,7 @@ std::optional<TileChoice> cheapestRaggedVariant(const Target& target, const Laye
     applyDirectOperands(c.schedule, c.direct);
     c.cost = estimateLayer(target, s, c.schedule, c.buffers);
     splitWeightsWhenFaster(target, s, c);
+    if (observe) (*observe)(c);
     if (c.cost.total < uniform.cost.total && (!best || c.cost.total < best->cost.total)) best = std::move(c);
   }
   return best;

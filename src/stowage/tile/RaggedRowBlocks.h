@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -21,8 +22,10 @@ std::vector<RowBlocks> raggedRowBlockCandidates(int64_t rows, int64_t rowTile);
 /// with smaller first and / or last row blocks (several cores: at both ends of each core's chunk, see
 /// scheduleTiles) whose estimate is below uniform's, or nullopt. Its tiles fit
 /// uniform's buffers (no block has more rows); an operand uniform uses in place must stay contiguous in every
-/// tile, and weight loads are split over both channels when that is faster, as for uniform tilings.
-std::optional<TileChoice> cheapestRaggedVariant(const Target& target, const LayerShape& s, const TileChoice& uniform);
+/// tile, and weight loads are split over both channels when that is faster, as for uniform tilings. `observe`, when
+/// given, sees every variant that fits, cheaper or not (TileSearchObserver).
+std::optional<TileChoice> cheapestRaggedVariant(const Target& target, const LayerShape& s, const TileChoice& uniform,
+                                                const std::function<void(const TileChoice&)>* observe = nullptr);
 
 /// The `size` cheapest tilings offered (their schedules dropped: the variants rebuild them), to try ragged variants
 /// of after the search.

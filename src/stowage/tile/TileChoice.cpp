@@ -18,8 +18,10 @@ namespace {
 /// Core counts the tiler tries every one of (above it, fewer: see coreCountCandidates).
 constexpr int kEveryCoreCountUpTo = 8;
 
-/// Uniform tilings (the cheapest) that get ragged variants after the search.
+/// Uniform tilings (the cheapest) that get ragged variants after the search; with an observer, more of them get
+/// variants the observer sees (they do not change the choice).
 constexpr size_t kRaggedShortlist = 4;
+constexpr size_t kObservedRaggedShortlist = 32;
 
 /// Tile sizes giving distinct tile counts: ceil(units / k) * step for k = 1 .. units (units = extent / step),
 /// plus multiples of `prefer` (the engine dim) that are multiples of step.
@@ -96,8 +98,13 @@ void splitWeightsWhenFaster(const Target& target, const LayerShape& s, TileChoic
 }
 
 std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const LayerShape& s, const std::vector<int>& pools, int step,
-                                      bool doubleBuffer, std::string& whyNot, const ResidentOperands& resident) {
+                                      bool doubleBuffer, std::string& whyNot, const ResidentOperands& resident,
+                                      const TileSearchObserver* observer) {
   const Target& target = board.targets[static_cast<size_t>(targetIndex)];
+  if (observer && observer->begin) observer->begin(step);
+  const std::function<void(const TileChoice&)> observe = [&](const TileChoice& c) {
+    if (observer && observer->candidate) observer->candidate(step, target, s, c);
+  };
   const bool engine = target.engineDim > 0;
   // Cores mode may use fewer cores than the target has when their tiles do not fit (or it is cheaper), e.g. 6 of 8
   // cores may fit double-buffered tiles where 8 fit only single-buffered ones (coreCountCandidates).
@@ -126,6 +133,7 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
   };
   // The few cheapest uniform tilings get ragged variants (smaller first / last row blocks) after the search.
   RaggedShortlist shortlist(kRaggedShortlist);
+  RaggedShortlist observedShortlist(observer ? kObservedRaggedShortlist : 0);
   for (const OperandBuffers& buffers : buffering)
   for (TileOrder order : {TileOrder::ChannelsOuter, TileOrder::RowsOuter})
   for (int cores : coreCounts)
@@ -135,12 +143,13 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
       if (order == TileOrder::RowsOuter && (th >= s.rows || tn >= s.channels)) continue;
       // Cores: the busiest core computes at least its share of every MAC, so a tiling on too few cores to beat
       // the best so far needs no schedule.
-      if (!engine && best && coreComputeCycles(target.macsPerCycle * cores, totalMacs) > best->cost.total + 1) continue;
+      bool slower = !engine && best && coreComputeCycles(target.macsPerCycle * cores, totalMacs) > best->cost.total + 1;
       // Every tile stores its output block once, one after the other on its core's store queue, so the busiest
       // core's stores take at least the average: a tiling whose stores alone are slower than the best so far (many
       // small tiles under a large DMA setup) needs no schedule either. Not when the output may be used in place.
       const uint64_t storesAtLeast = resident.resident.direct[2] ? 0 : storeCyclesAtLeast(target, s, th, tn, cores);
-      if (best && storesAtLeast > best->cost.total) continue;
+      slower = slower || (best && storesAtLeast > best->cost.total);
+      if (slower && !observer) continue;
       const bool db = buffers.all();
       const TileBytes bytes = tileBytes(s, th, tn);
       // Resident operands whose every tile copy is contiguous are used in place: no buffer, no DMA.
@@ -174,12 +183,19 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
       c.schedule = schedule ? std::move(*schedule) : scheduleTiles(s, th, tn, cores, buffers, order);
       c.cost = estimateLayer(target, s, c.schedule, buffers);
       splitWeightsWhenFaster(target, s, c);
+      if (observer) {
+        observe(c);
+        observedShortlist.offer(c);
+      }
+      if (slower) continue;  // seen by the observer only
       shortlist.offer(c);
       if (!best || better(c, *best)) best = std::move(c);
     }
   }
   for (const TileChoice& uniform : shortlist.tilings())
-    if (auto ragged = cheapestRaggedVariant(target, s, uniform); ragged && better(*ragged, *best)) best = std::move(*ragged);
+    if (auto ragged = cheapestRaggedVariant(target, s, uniform, observer ? &observe : nullptr); ragged && better(*ragged, *best))
+      best = std::move(*ragged);
+  for (const TileChoice& uniform : observedShortlist.tilings()) cheapestRaggedVariant(target, s, uniform, &observe);
   if (!best) {
     const TileBytes smallest = tileBytes(s, 1, s.channelStep);
     std::string poolNames;

@@ -3,6 +3,7 @@
 // and has the lowest estimated cycles under the cost model.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,10 +66,21 @@ struct ResidentOperands {
   size_t reservedBytes = 0;
 };
 
+/// Watches the tile search, for analyses of the tiling space (bench/accel): `begin(step)` when a search for the layer
+/// at `step` starts (a layer may be searched again, e.g. with resident operands: the last search is the one whose
+/// choice stands), then `candidate` for every tiling that fits its pools, slower ones included. With an observer the
+/// search prunes nothing and also tries ragged row blocks (tile/RaggedRowBlocks.h) on more uniform tilings, for the
+/// observer only: the choice is the same as without one.
+struct TileSearchObserver {
+  std::function<void(int step)> begin;
+  std::function<void(int step, const Target& target, const LayerShape& s, const TileChoice& candidate)> candidate;
+};
+
 /// The best tiling of `s` at `step` on `target` (index `targetIndex`) with tiles in `pools`, or nullopt with
 /// `whyNot` set (the smallest tile and what it would need). A resident operand is used in place (direct) by the
 /// tilings whose copies of it are contiguous; the others copy it by DMA like any operand.
 std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const LayerShape& s, const std::vector<int>& pools, int step,
-                                      bool doubleBuffer, std::string& whyNot, const ResidentOperands& resident = {});
+                                      bool doubleBuffer, std::string& whyNot, const ResidentOperands& resident = {},
+                                      const TileSearchObserver* observer = nullptr);
 
 }  // namespace stowage

@@ -132,7 +132,7 @@ TiledProgram tilePass(const Graph& g, const Board& board, const TileOptions& opt
     std::string whyNot;
     const auto res = resident.find(static_cast<int>(step));
     auto choice = chooseTiles(board, accel, *shape.shape, pools, static_cast<int>(step), options.doubleBuffer, whyNot,
-                              res == resident.end() ? ResidentOperands{} : res->second);
+                              res == resident.end() ? ResidentOperands{} : res->second, options.observer);
     if (!choice) {
       fallback(whyNot);
       continue;

@@ -19,6 +19,7 @@ struct TileOptions {
   bool resident = true;      ///< activations stay in an accelerator's local pool between its layers (`--no-resident`)
   bool prefetchWeights = true;  ///< a layer's cores load the next layer's first weight tiles (`--no-weight-prefetch`)
   bool viewsShareBuffers = true;  ///< the planner aliases views (PlanOptions::aliasing): residents may pass through them
+  const TileSearchObserver* observer = nullptr;  ///< sees each layer's tile search (analyses; not the searches residents try)
 };
 
 struct TiledProgram {

@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "ZooTestGraphs.h"
@@ -166,6 +168,64 @@ TEST(TileChoice, CoreCountsTriedGrowLogarithmically) {
     EXPECT_LT(many[i], many[i - 1]);
     if (many[i] >= 8) {
       EXPECT_GE(many[i] * 10, many[i - 1] * 8) << "no gap wider than about 15% above 8 cores";
+    }
+  }
+}
+
+TEST(TileChoice, SearchObserverSeesEveryTilingAndChangesNoChoice) {
+  // The observer (bench/accel's tiling-space table) sees the chosen tiling among the candidates of the layer's last
+  // search, with its estimate, and the slower tilings the search would otherwise prune; the choice is the same as
+  // without an observer. A matrix engine and cores, no resident operands or weights across layers (the chosen
+  // tiling's estimate is then the layer's).
+  for (const std::string board : {"gemmini-like", "hexagon-vtcm"}) {
+    const Board b = exampleBoard(board);
+    for (const std::string model : {"ds-cnn", "resnet8"}) {
+      const Graph g = zooGraph(model);
+      struct Seen {
+        int64_t rowTile, channelTile;
+        int cores;
+        TileOrder order;
+        RowBlocks rowBlocks;
+        OperandBuffers buffers;
+        uint64_t total;
+      };
+      std::map<int, std::vector<Seen>> seen;
+      std::map<int, int> searches;
+      TileSearchObserver observer;
+      observer.begin = [&](int step) {
+        seen[step].clear();
+        ++searches[step];
+      };
+      observer.candidate = [&](int step, const Target&, const LayerShape&, const TileChoice& c) {
+        seen[step].push_back({c.rowTile, c.channelTile, c.cores, c.order, c.rowBlocks, c.buffers, c.cost.total});
+      };
+      TileOptions plain{true, false, false};
+      TileOptions watched = plain;
+      watched.observer = &observer;
+      const TiledProgram without = tileProgram(g, b, plain);
+      const TiledProgram with = tileProgram(g, b, watched);
+      ASSERT_EQ(with.offloaded.size(), without.offloaded.size()) << board << " " << model;
+      ASSERT_FALSE(with.offloaded.empty());
+      for (size_t i = 0; i < with.offloaded.size(); ++i) {
+        const OffloadedLayer& l = with.offloaded[i];
+        const OffloadedLayer& o = without.offloaded[i];
+        const std::string where = board + " " + model + " step " + std::to_string(l.step);
+        EXPECT_EQ(l.step, o.step) << where;
+        EXPECT_EQ(std::tie(l.rowTile, l.channelTile, l.cores, l.rowsOuter, l.firstRows, l.lastRows, l.rampRows, l.totalCycles),
+                  std::tie(o.rowTile, o.channelTile, o.cores, o.rowsOuter, o.firstRows, o.lastRows, o.rampRows, o.totalCycles))
+            << where;
+        EXPECT_EQ(operandBuffersOf(l), operandBuffersOf(o)) << where;
+        EXPECT_EQ(searches[l.step], 1) << where;
+        const std::vector<Seen>& all = seen[l.step];
+        const bool chosenSeen = std::any_of(all.begin(), all.end(), [&](const Seen& c) {
+          return c.rowTile == l.rowTile && c.channelTile == l.channelTile && c.cores == l.cores && c.order == tileOrderOf(l) &&
+                 c.rowBlocks == rowBlocksOf(l) && c.buffers == operandBuffersOf(l) && c.total == l.totalCycles;
+        });
+        EXPECT_TRUE(chosenSeen) << where;
+        // Unpruned: the one-row, smallest-channel tiling (every tile a setup) is among them, well slower than the choice.
+        const bool smallest = std::any_of(all.begin(), all.end(), [&](const Seen& c) { return c.rowTile == 1 && c.total > l.totalCycles; });
+        EXPECT_TRUE(smallest) << where << ": " << all.size() << " tilings seen";
+      }
     }
   }
 }
