@@ -27,17 +27,18 @@ std::vector<RowBlocks> raggedRowBlockCandidates(int64_t rows, int64_t rowTile);
 std::optional<TileChoice> cheapestRaggedVariant(const Target& target, const LayerShape& s, const TileChoice& uniform,
                                                 const std::function<void(const TileChoice&)>* observe = nullptr);
 
-/// The `size` cheapest tilings offered (their schedules dropped: the variants rebuild them), to try ragged variants
-/// of after the search.
+/// The `size` tilings offered with the lowest key (their schedules dropped: the variants rebuild them), to try ragged
+/// variants of after the search; ties keep the one offered first.
 class RaggedShortlist {
  public:
   explicit RaggedShortlist(size_t size) : size_(size) {}
-  void offer(const TileChoice& uniform);
+  void offer(const TileChoice& uniform, uint64_t key);
   const std::vector<TileChoice>& tilings() const { return tilings_; }
 
  private:
   size_t size_;
-  std::vector<TileChoice> tilings_;  ///< cheapest first
+  std::vector<uint64_t> keys_;       ///< lowest first
+  std::vector<TileChoice> tilings_;  ///< in the order of keys_
 };
 
 }  // namespace stowage

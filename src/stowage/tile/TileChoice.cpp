@@ -18,9 +18,11 @@ namespace {
 /// Core counts the tiler tries every one of (above it, fewer: see coreCountCandidates).
 constexpr int kEveryCoreCountUpTo = 8;
 
-/// Uniform tilings (the cheapest) that get ragged variants after the search; with an observer, more of them get
-/// variants the observer sees (they do not change the choice).
+/// Uniform tilings that get ragged variants after the search: the cheapest few, and up to kRaggedByFloor more whose
+/// floor (raggedVariantFloor) is below the best estimate, lowest floor first; with an observer, the cheapest
+/// kObservedRaggedShortlist get variants the observer sees (they do not change the choice).
 constexpr size_t kRaggedShortlist = 4;
+constexpr size_t kRaggedByFloor = 32;
 constexpr size_t kObservedRaggedShortlist = 32;
 
 /// Tile sizes giving distinct tile counts: ceil(units / k) * step for k = 1 .. units (units = extent / step),
@@ -37,6 +39,19 @@ std::vector<int64_t> tileSizes(int64_t extent, int64_t step, int64_t prefer) {
 
 /// Operands with two halves counted (the tie-break: more overlap for the same estimate).
 int doubledCount(const OperandBuffers& b) { return int{b.doubled[0]} + int{b.doubled[1]} + int{b.doubled[2]}; }
+
+/// A lower bound on the estimate of any ragged variant of the uniform tiling `c` (same tiles, rows cut into more
+/// blocks): its bounds are at least c's, and its busiest core (or the engine) computes no earlier than one transfer
+/// after it starts (the first tile's input or weights, unless both are used in place) and stores for at least one
+/// transfer after its last compute (unless the output is used in place). A transfer takes the setup plus at least
+/// one cycle.
+uint64_t raggedVariantFloor(const Target& target, const LayerShape& s, const TileChoice& c) {
+  const LayerBounds b = layerBounds(target, s, c.schedule);
+  const uint64_t transfer = static_cast<uint64_t>(std::ceil(target.dmaSetupCycles)) + 1;
+  const uint64_t fill = c.direct.direct[0] && c.direct.direct[1] ? 0 : transfer;
+  const uint64_t drain = c.direct.direct[2] ? 0 : transfer;
+  return std::max({b.compute + fill + drain, b.dma});
+}
 
 }  // namespace
 
@@ -131,8 +146,11 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
     if (a.rowBlocks.uniform() != b.rowBlocks.uniform()) return a.rowBlocks.uniform();
     return a.rowTile > b.rowTile;
   };
-  // The few cheapest uniform tilings get ragged variants (smaller first / last row blocks) after the search.
+  // Ragged variants (smaller first / last row blocks) after the search: of the cheapest uniform tilings, and of the
+  // tilings whose floor is lowest (few large tiles: slow uniform, as their first load and last store are long, but
+  // the ones ragged blocks gain most on), while the floor is below the best estimate so far.
   RaggedShortlist shortlist(kRaggedShortlist);
+  std::vector<std::pair<uint64_t, TileChoice>> raggedBases;  // (floor, uniform tiling without its schedule)
   RaggedShortlist observedShortlist(observer ? kObservedRaggedShortlist : 0);
   for (const OperandBuffers& buffers : buffering)
   for (TileOrder order : {TileOrder::ChannelsOuter, TileOrder::RowsOuter})
@@ -185,16 +203,26 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
       splitWeightsWhenFaster(target, s, c);
       if (observer) {
         observe(c);
-        observedShortlist.offer(c);
+        observedShortlist.offer(c, c.cost.total);
       }
       if (slower) continue;  // seen by the observer only
-      shortlist.offer(c);
+      shortlist.offer(c, c.cost.total);
+      if (const uint64_t floor = raggedVariantFloor(target, s, c); floor < c.cost.total) {  // else no variant can be faster
+        TileSchedule schedule = std::move(c.schedule);  // not copied: the variants rebuild it
+        raggedBases.emplace_back(floor, c);
+        c.schedule = std::move(schedule);
+      }
       if (!best || better(c, *best)) best = std::move(c);
     }
   }
-  for (const TileChoice& uniform : shortlist.tilings())
+  auto tryVariants = [&](const TileChoice& uniform) {
     if (auto ragged = cheapestRaggedVariant(target, s, uniform, observer ? &observe : nullptr); ragged && better(*ragged, *best))
       best = std::move(*ragged);
+  };
+  for (const TileChoice& uniform : shortlist.tilings()) tryVariants(uniform);
+  std::stable_sort(raggedBases.begin(), raggedBases.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t i = 0; i < raggedBases.size() && i < kRaggedByFloor && raggedBases[i].first < best->cost.total; ++i)
+    tryVariants(raggedBases[i].second);
   for (const TileChoice& uniform : observedShortlist.tilings()) cheapestRaggedVariant(target, s, uniform, &observe);
   if (!best) {
     const TileBytes smallest = tileBytes(s, 1, s.channelStep);
