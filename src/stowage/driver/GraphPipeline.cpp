@@ -64,9 +64,20 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const
     planner.resident = t.resident;
   };
   usePartition(tiled);
+  int failedPool = -1;
+  planner.infeasiblePool = &failedPool;
   Result<ProgramPlan> plan = timeStage(timings, "plan", [&] { return planProgram(graph, board, planner); });
+  // Tiling again changes only what the tile pools hold (tile buffers, prefetched weights, residents; without
+  // residents main memory holds more): it cannot help a pool that is none of them, and tiling a big model takes
+  // seconds.
+  std::vector<std::string> retried;
+  auto retilingMayHelp = [&](const TiledProgram& t) {
+    if (failedPool < 0) return true;  // another error than a full pool: try
+    if (std::find(t.scratchPools.begin(), t.scratchPools.end(), failedPool) != t.scratchPools.end()) return true;
+    return std::any_of(t.resident.begin(), t.resident.end(), [&](const ResidentTensor& r) { return r.pool == failedPool; });
+  };
   const bool prefetched = std::any_of(tiled.scratch.begin(), tiled.scratch.end(), [](const ScratchRequest& r) { return r.firstStep >= 0; });
-  if (!plan && prefetched) {
+  if (!plan && prefetched && retilingMayHelp(tiled)) {
     // The weight buffers living one layer longer did not fit beside the rest after all: each layer loads its own.
     const std::string why = plan.error().message;
     TileOptions again = tileOptions;
@@ -74,18 +85,26 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const
     tiled = timeStage(timings, "tile-again", [&] { return tileProgram(graph, board, again); });
     tiled.remarks.push_back("prefetch: every layer loads its own first weight tiles: planning their buffers a layer early failed (" + why + ")");
     usePartition(tiled);
+    failedPool = -1;
     plan = timeStage(timings, "plan-again", [&] { return planProgram(graph, board, planner); });
+    retried.push_back("without the weight prefetch across layers");
   }
-  if (!plan && !tiled.resident.empty()) {
+  if (!plan && !tiled.resident.empty() && retilingMayHelp(tiled)) {
     // The residents did not fit beside the tile buffers after all: tile and plan again through main memory.
     const std::string why = plan.error().message;
     tiled = timeStage(timings, "tile-again", [&] { return tileProgram(graph, board, TileOptions{options.doubleBuffer, false, false, planner.aliasing,
                                                                                                          options.tileSearchObserver}); });
     tiled.remarks.push_back("resident: no activation stays in a local pool: planning them there failed (" + why + ")");
     usePartition(tiled);
+    failedPool = -1;
     plan = timeStage(timings, "plan-again", [&] { return planProgram(graph, board, planner); });
+    retried.push_back("with every activation in main memory (no resident ones)");
   }
-  if (!plan) return plan.error();
+  if (!plan) {
+    Diagnostic d = plan.error();
+    if (!retried.empty()) d.notes.push_back("planned again " + fmt::format("{}", fmt::join(retried, ", then ")) + ": this is the last attempt's error");
+    return d;
+  }
   r.plan = std::move(*plan);
   r.plan.offloaded = tiled.offloaded;
   // Weight transfers handed over across CPU steps (or other targets' layers) arrive that much earlier.

@@ -36,7 +36,8 @@ class LayerTimeline {
  public:
   /// `stepCycles(step)`: the cycles of a step that is not an offloaded layer (CPU steps; 0 before planning).
   LayerTimeline(const Graph& g, const Board& board, std::vector<OffloadedLayer>& layers, std::function<uint64_t(size_t)> stepCycles)
-      : g_(g), board_(board), layers_(layers), stepCycles_(std::move(stepCycles)), shapes_(layers.size()), schedules_(layers.size()) {
+      : g_(g), board_(board), layers_(layers), stepCycles_(std::move(stepCycles)), shapes_(layers.size()), schedules_(layers.size()),
+        estimated_(layers.size()) {
     for (size_t i = 0; i < layers.size(); ++i) {
       shapes_[i] = layerShapeOf(g, g.nodes[static_cast<size_t>(layers[i].step)]).shape;
       indexOf_[layers[i].step] = i;
@@ -85,7 +86,6 @@ class LayerTimeline {
       }
       const size_t i = *idx;
       const OffloadedLayer& L = layers_[i];
-      const Target& target = board_.targets[static_cast<size_t>(L.target)];
       const bool cores = L.mode == "cores";
       CrossLayerWeights x;
       x.prefetchedCores = L.weightsPrefetchedCores;
@@ -108,7 +108,7 @@ class LayerTimeline {
       }
       const auto r = L.prefetchNext >= 0 ? indexOfStep(L.prefetchNext) : std::nullopt;
       if (r) x.issueNext = firstWeightTransfers(*r, layers_[*r].weightsPrefetchedCores);
-      LayerCost cost = estimateLayer(target, *shapes_[i], schedule(i), operandBuffersOf(L), x);
+      LayerCost cost = estimate(i, x);
       if (r) {
         std::vector<uint64_t>& to = arrival[*r];
         for (size_t c = 0; c < cost.nextReady.size(); ++c) {
@@ -122,6 +122,22 @@ class LayerTimeline {
       out[i] = {std::move(cost), std::move(x)};
     }
     return {std::move(out), clock};
+  }
+
+  /// Layer i's estimate under `x`: the search runs the program again for each pair it tries, and most layers see the
+  /// same cross-layer times as in the run before (their cost is then the one that run computed).
+  LayerCost estimate(size_t i, const CrossLayerWeights& x) {
+    const OffloadedLayer& L = layers_[i];
+    std::optional<Estimated>& last = estimated_[i];
+    const bool same = last && last->weightsSplit == L.weightsSplit && last->buffers == operandBuffersOf(L) &&
+                      last->cross.prefetchedCores == x.prefetchedCores && last->cross.firstReady == x.firstReady &&
+                      last->cross.issueNext == x.issueNext && last->cross.inputBusy == x.inputBusy &&
+                      last->cross.weightBusy == x.weightBusy && last->cross.issueChannel == x.issueChannel;
+    if (!same) {
+      const Target& target = board_.targets[static_cast<size_t>(L.target)];
+      last = Estimated{L.weightsSplit, operandBuffersOf(L), x, estimateLayer(target, *shapes_[i], schedule(i), operandBuffersOf(L), x)};
+    }
+    return last->cost;
   }
 
   /// Writes a run's estimates and cross-layer times into the layers.
@@ -145,6 +161,14 @@ class LayerTimeline {
   std::function<uint64_t(size_t)> stepCycles_;
   std::vector<std::optional<LayerShape>> shapes_;
   std::vector<std::array<std::optional<TileSchedule>, 2>> schedules_;
+  /// Per layer, its last estimate and what it depended on.
+  struct Estimated {
+    bool weightsSplit = false;
+    OperandBuffers buffers;
+    CrossLayerWeights cross;
+    LayerCost cost;
+  };
+  std::vector<std::optional<Estimated>> estimated_;
   std::map<int, size_t> indexOf_;
 };
 

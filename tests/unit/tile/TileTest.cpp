@@ -256,6 +256,37 @@ TEST(TileChoice, RaggedVariantsOfLargeTilesAreFound) {
   }
 }
 
+TEST(TileChoice, AFullMainMemoryIsNotRetiled) {
+  // When planning fails, the pipeline tiles again without the weight prefetch and without resident activations, but
+  // only when the pool that did not fit holds tile buffers or residents: neither helps a full main memory (and tiling
+  // a big model takes seconds). The observer counts the tile searches: as many with a too-small `dram` as when it
+  // fits (one per offloaded layer), and the error does not say it was planned again.
+  const Graph g = zooGraph("resnet8");
+  auto searches = [&](const Board& b, bool& ok, std::string& error) {
+    int n = 0;
+    TileSearchObserver observer;
+    observer.begin = [&](int) { ++n; };
+    CompileOptions o = testing::quickPlannerOptions();
+    o.tileSearchObserver = &observer;
+    auto r = compileGraphOnBoard(g, b, o);
+    ok = r.ok();
+    error = ok ? "" : r.error().render();
+    return n;
+  };
+  Board fits = exampleBoard("gemmini-like");  // weights prefetched across layers in the scratchpad
+  Board full = fits;
+  for (MemoryPool& p : full.pools)
+    if (p.name == "dram") p.sizeBytes = 4096;
+  bool ok = false;
+  std::string error;
+  const int planned = searches(fits, ok, error);
+  ASSERT_TRUE(ok) << error;
+  EXPECT_EQ(searches(full, ok, error), planned);
+  ASSERT_FALSE(ok);
+  EXPECT_NE(error.find("pool 'dram'"), std::string::npos) << error;
+  EXPECT_EQ(error.find("planned again"), std::string::npos) << error;
+}
+
 TEST(TileChoice, ClusterSplitsTilesOverCores) {
   const Board board = exampleBoard("dsp-cluster4");
   const Graph g = zooGraph("resnet8");
