@@ -701,6 +701,7 @@ TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channel
   // Cores: contiguous chunks; with ragged blocks each core's first tile gives its first `ragged.first` rows a tile
   // of their own, and its last tile its last `ragged.last` rows (every core's fill and drain get short).
   out.chunkStart.push_back(0);
+  out.tiles.reserve(blocks.size() + (c > 1 && !ragged.uniform() ? 2 * c : 0));  // a tile is large: grow once
   for (size_t k = 0; k < c; ++k) {
     std::vector<Block> chunk(blocks.begin() + static_cast<std::ptrdiff_t>(blocks.size() * k / c),
                              blocks.begin() + static_cast<std::ptrdiff_t>(blocks.size() * (k + 1) / c));
