@@ -72,6 +72,23 @@ std::vector<Tensor> deterministicInputs(const Graph& g) {
   return inputs;
 }
 
+/// How a tiling is buffered and walked, for the tables: ", 1 buffer" (every operand) or ", x 1 buffer" (per operand),
+/// ", rows outer", its ragged row blocks, ", w on 2 channels", ", x/y in place" as they apply ("" for none).
+std::string tilingNotes(const OperandBuffers& buffers, TileOrder order, const RowBlocks& rowBlocks, bool weightsSplit,
+                        const DirectOperands& direct) {
+  std::string t;
+  const char* names[3] = {"x", "w", "y"};
+  if (buffers.none()) t += ", 1 buffer";
+  else
+    for (int op = 0; op < 3; ++op)
+      if (!buffers.doubled[op]) t += fmt::format(", {} 1 buffer", names[op]);
+  if (order == TileOrder::RowsOuter) t += ", rows outer";
+  t += rowBlocksText(rowBlocks);
+  if (weightsSplit) t += ", w on 2 channels";
+  if (direct.any()) t += ", " + directOperandsText(direct) + " in place";
+  return t;
+}
+
 /// One offloaded layer's measurements.
 struct LayerRow {
   std::string node, mode;
@@ -175,15 +192,7 @@ Result<std::vector<LayerRow>> measure(const ModelCase& m, const Board& board, bo
     r.rowTile = l.rowTile;
     r.channelTile = l.channelTile;
     r.doubleBuffer = l.doubleBuffer;
-    const char* operandNames[3] = {"x", "w", "y"};
-    if (!l.doubled[0] && !l.doubled[1] && !l.doubled[2]) r.buffering = ", 1 buffer";
-    else
-      for (int op = 0; op < 3; ++op)
-        if (!l.doubled[op]) r.buffering += fmt::format(", {} 1 buffer", operandNames[op]);
-    if (l.rowsOuter) r.buffering += ", rows outer";
-    r.buffering += rowBlocksText(rowBlocksOf(l));
-    if (l.weightsSplit) r.buffering += ", w on 2 channels";
-    if (directOperandsOf(l).any()) r.buffering += ", " + directOperandsText(directOperandsOf(l)) + " in place";
+    r.buffering = tilingNotes(operandBuffersOf(l), tileOrderOf(l), rowBlocksOf(l), l.weightsSplit, directOperandsOf(l));
     if (l.weightsPrefetchedCores > 0) r.buffering += ", w prefetched";
     // Transfers moved across layers (weight prefetch) are in neither layer's bounds: no span has to contain them.
     const CrossLayerWeights cross = crossLayerTransfers(compiled.graph, compiled.plan.board, compiled.plan.offloaded, i);
@@ -223,7 +232,6 @@ Result<ModelCycles> measureModel(const ModelCase& m, const Board& board, bool fu
   return c;
 }
 
-
 /// One tiling the tile search tried for a layer (TileSearchObserver), standalone (no weights across layers): its
 /// estimate against its own bounds.
 struct SearchedTiling {
@@ -243,18 +251,8 @@ struct SearchedTiling {
            order == tileOrderOf(l) && rowBlocks == rowBlocksOf(l) && direct == directOperandsOf(l);
   }
   std::string text() const {
-    std::string t = fmt::format("{} ({} x {}", tiles, rowTile, channelTile);
-    if (cores > 1) t += fmt::format(", {} cores", cores);
-    const char* names[3] = {"x", "w", "y"};
-    if (buffers.none()) t += ", 1 buffer";
-    else
-      for (int op = 0; op < 3; ++op)
-        if (!buffers.doubled[op]) t += fmt::format(", {} 1 buffer", names[op]);
-    if (order == TileOrder::RowsOuter) t += ", rows outer";
-    t += rowBlocksText(rowBlocks);
-    if (weightsSplit) t += ", w on 2 channels";
-    if (direct.any()) t += ", " + directOperandsText(direct) + " in place";
-    return t + ")";
+    return fmt::format("{} ({} x {}{}{})", tiles, rowTile, channelTile, cores > 1 ? fmt::format(", {} cores", cores) : "",
+                       tilingNotes(buffers, order, rowBlocks, weightsSplit, direct));
   }
 };
 
@@ -321,13 +319,7 @@ Result<std::vector<SpaceRow>> searchSpaceOf(const ModelCase& m, const Board& boa
         r.lowestRatio = t;
       if (t.ratio() <= kRatioTarget && (!r.fastestWithin || t.estimate < r.fastestWithin->estimate)) r.fastestWithin = t;
     }
-    if (!r.chosen) {
-      std::string near;
-      for (const SearchedTiling& t : all)
-        if (t.rowTile == l.rowTile && t.channelTile == l.channelTile && t.cores == l.cores) near += "\n  seen: " + t.text();
-      return makeError(m.label, fmt::format("the tile search of '{}' did not report the tiling it chose: {} {} x {}, {}{}", name,
-                                            l.tiles, l.rowTile, l.channelTile, tilingText(l), near));
-    }
+    if (!r.chosen) return makeError(m.label, fmt::format("the tile search of '{}' did not report the tiling it chose ({})", name, tilingText(l)));
     rows.push_back(std::move(r));
   }
   return rows;

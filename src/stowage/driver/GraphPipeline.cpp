@@ -102,7 +102,7 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const
   }
   if (!plan) {
     Diagnostic d = plan.error();
-    if (!retried.empty()) d.notes.push_back("planned again " + fmt::format("{}", fmt::join(retried, ", then ")) + ": this is the last attempt's error");
+    if (!retried.empty()) d.notes.push_back(fmt::format("planned again {}: this is the last attempt's error", fmt::join(retried, ", then ")));
     return d;
   }
   r.plan = std::move(*plan);

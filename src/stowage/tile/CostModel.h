@@ -49,6 +49,7 @@ struct CrossLayerWeights {
   std::vector<uint64_t> weightBusy;
   /// Cores mode with two channels: the channel the issueNext transfers go on (0: input, 1: weights and stores).
   int issueChannel = 0;
+  bool operator==(const CrossLayerWeights&) const = default;
 };
 /// Lower bounds of a layer under the cost model: `compute` = the busiest core's compute (engine: every tile's),
 /// `dma` = the busiest DMA queue's transfers (engine: the load or the store queue; cores: per core, channel 0

@@ -53,19 +53,21 @@ std::optional<TileChoice> cheapestRaggedVariant(const Target& target, const Laye
   return best;
 }
 
-void RaggedShortlist::offer(const TileChoice& uniform, uint64_t key) {
+TileChoice copyWithoutSchedule(TileChoice& c) {
+  TileSchedule schedule = std::move(c.schedule);
+  c.schedule = {};
+  TileChoice copy = c;
+  c.schedule = std::move(schedule);
+  return copy;
+}
+
+void RaggedShortlist::offer(TileChoice& uniform) {
   if (size_ == 0) return;
-  if (keys_.size() == size_ && key >= keys_.back()) return;
-  const auto at = std::upper_bound(keys_.begin(), keys_.end(), key);
-  const auto index = at - keys_.begin();
-  keys_.insert(at, key);
-  TileChoice copy = uniform;
-  copy.schedule = {};
-  tilings_.insert(tilings_.begin() + index, std::move(copy));
-  if (keys_.size() > size_) {
-    keys_.pop_back();
-    tilings_.pop_back();
-  }
+  if (tilings_.size() == size_ && uniform.cost.total >= tilings_.back().cost.total) return;
+  auto at = std::upper_bound(tilings_.begin(), tilings_.end(), uniform.cost.total,
+                             [](uint64_t cost, const TileChoice& c) { return cost < c.cost.total; });
+  tilings_.insert(at, copyWithoutSchedule(uniform));
+  if (tilings_.size() > size_) tilings_.pop_back();
 }
 
 }  // namespace stowage

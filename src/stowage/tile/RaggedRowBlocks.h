@@ -27,18 +27,21 @@ std::vector<RowBlocks> raggedRowBlockCandidates(int64_t rows, int64_t rowTile);
 std::optional<TileChoice> cheapestRaggedVariant(const Target& target, const LayerShape& s, const TileChoice& uniform,
                                                 const std::function<void(const TileChoice&)>* observe = nullptr);
 
-/// The `size` tilings offered with the lowest key (their schedules dropped: the variants rebuild them), to try ragged
-/// variants of after the search; ties keep the one offered first.
+/// A copy of `c` without its schedule (the ragged variants rebuild it; a schedule may be megabytes): the schedule
+/// is moved out for the copy and back, never copied.
+TileChoice copyWithoutSchedule(TileChoice& c);
+
+/// The `size` cheapest tilings offered (their schedules dropped: the variants rebuild them), to try ragged variants
+/// of after the search.
 class RaggedShortlist {
  public:
   explicit RaggedShortlist(size_t size) : size_(size) {}
-  void offer(const TileChoice& uniform, uint64_t key);
+  void offer(TileChoice& uniform);
   const std::vector<TileChoice>& tilings() const { return tilings_; }
 
  private:
   size_t size_;
-  std::vector<uint64_t> keys_;       ///< lowest first
-  std::vector<TileChoice> tilings_;  ///< in the order of keys_
+  std::vector<TileChoice> tilings_;  ///< cheapest first
 };
 
 }  // namespace stowage

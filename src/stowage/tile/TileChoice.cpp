@@ -203,15 +203,12 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
       splitWeightsWhenFaster(target, s, c);
       if (observer) {
         observe(c);
-        observedShortlist.offer(c, c.cost.total);
+        observedShortlist.offer(c);
       }
       if (slower) continue;  // seen by the observer only
-      shortlist.offer(c, c.cost.total);
-      if (const uint64_t floor = raggedVariantFloor(target, s, c); floor < c.cost.total) {  // else no variant can be faster
-        TileSchedule schedule = std::move(c.schedule);  // not copied: the variants rebuild it
-        raggedBases.emplace_back(floor, c);
-        c.schedule = std::move(schedule);
-      }
+      shortlist.offer(c);
+      // A tiling whose floor is not below its own estimate has no faster variant.
+      if (const uint64_t floor = raggedVariantFloor(target, s, c); floor < c.cost.total) raggedBases.emplace_back(floor, copyWithoutSchedule(c));
       if (!best || better(c, *best)) best = std::move(c);
     }
   }

@@ -129,11 +129,7 @@ class LayerTimeline {
   LayerCost estimate(size_t i, const CrossLayerWeights& x) {
     const OffloadedLayer& L = layers_[i];
     std::optional<Estimated>& last = estimated_[i];
-    const bool same = last && last->weightsSplit == L.weightsSplit && last->buffers == operandBuffersOf(L) &&
-                      last->cross.prefetchedCores == x.prefetchedCores && last->cross.firstReady == x.firstReady &&
-                      last->cross.issueNext == x.issueNext && last->cross.inputBusy == x.inputBusy &&
-                      last->cross.weightBusy == x.weightBusy && last->cross.issueChannel == x.issueChannel;
-    if (!same) {
+    if (!last || last->weightsSplit != L.weightsSplit || last->buffers != operandBuffersOf(L) || last->cross != x) {
       const Target& target = board_.targets[static_cast<size_t>(L.target)];
       last = Estimated{L.weightsSplit, operandBuffersOf(L), x, estimateLayer(target, *shapes_[i], schedule(i), operandBuffersOf(L), x)};
     }
