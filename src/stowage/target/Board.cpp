@@ -15,6 +15,32 @@ const Target* Board::findTarget(std::string_view name) const {
   return nullptr;
 }
 
+const DeviceMemory* Board::findMemory(std::string_view name) const {
+  for (const auto& m : memories)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+const DeviceMemory* poolMemory(const Board& board, const MemoryPool& pool) {
+  if (board.memories.empty()) return nullptr;
+  if (!pool.memory.empty()) return board.findMemory(pool.memory);
+  if (pool.base) {
+    for (const DeviceMemory& m : board.memories)
+      if (*pool.base >= m.base && *pool.base < m.end()) return &m;
+    return nullptr;
+  }
+  if (!board.device || pool.placement == PoolPlacement::Fixed) return nullptr;
+  return board.findMemory(pool.kind == PoolKind::Constant ? board.device->flashMemory : board.device->ramMemory);
+}
+
+const DeviceMemory* poolLoadMemory(const Board& board, const MemoryPool& pool) {
+  if (pool.kind != PoolKind::Constant || pool.placement != PoolPlacement::Static) return nullptr;
+  const DeviceMemory* home = poolMemory(board, pool);
+  if (!home || home->kind == MemoryKind::Flash) return nullptr;
+  if (!pool.loadFrom.empty()) return board.findMemory(pool.loadFrom);
+  return board.device ? board.findMemory(board.device->flashMemory) : nullptr;
+}
+
 Board defaultBoard() {
   Board b;
   b.name = "default";

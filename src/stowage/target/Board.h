@@ -10,6 +10,7 @@
 
 #include "stowage/support/Diagnostic.h"
 #include "stowage/target/ByteSize.h"
+#include "stowage/target/Device.h"
 #include "stowage/target/Glob.h"
 #include "stowage/target/MemoryPool.h"
 #include "stowage/target/PlacementRule.h"
@@ -25,10 +26,23 @@ struct Board {
   std::vector<PlacementRule> rules;  ///< board file rules first, then --rule flags
   std::vector<PoolPin> pins;         ///< board file pins first, then --pin flags
   std::vector<std::string> notes;    ///< remarks made while resolving (e.g. a --pool replaced a board pool)
+  /// `[device]`: the CPU and the memories for code and the application's data (firmware/); nullopt = not described.
+  std::optional<Device> device;
+  /// `[[memories]]`: the physical memories of the address map (linker-script MEMORY regions), in declaration order.
+  std::vector<DeviceMemory> memories;
 
   const MemoryPool* findPool(std::string_view name) const;
   const Target* findTarget(std::string_view name) const;
+  const DeviceMemory* findMemory(std::string_view name) const;
 };
+
+/// The memory that holds `pool` in the device's address map, or null when the board describes no memories or the
+/// pool lives in none: its `memory` key; else the memory containing its `base`; else, for `user` and `static` pools
+/// of a board with a [device], the device's `ram` memory (workspace pools) or `flash` memory (constant pools).
+const DeviceMemory* poolMemory(const Board& board, const MemoryPool& pool);
+/// The flash memory a RAM-resident `static` constant pool is copied from at boot (its `load_from`, else the device's
+/// flash memory), or null when the pool needs no copy (it is in flash, or not a static constant pool).
+const DeviceMemory* poolLoadMemory(const Board& board, const MemoryPool& pool);
 
 /// Name of the default workspace pool (user placement, unlimited, cpu access).
 inline constexpr std::string_view kDefaultWorkspacePool = "workspace";

@@ -25,19 +25,24 @@ std::string ruleLabel(const PlacementRule& rule);
 Status checkOpPattern(const std::string& pattern, const std::string& label, const std::string& key,
                       const std::string& where);
 
-enum class BoardItem { Target, Pool, Rule, Pin };
+enum class BoardItem { Target, Pool, Rule, Pin, Memory };
 
 /// Where each key of each item was written, per item index (filled from a board file). Missing entries
 /// fall back to the item's `origin`.
 struct BoardLocations {
   using Keys = std::map<std::string, std::string, std::less<>>;
-  std::vector<Keys> targets, pools, rules, pins;
+  std::vector<Keys> targets, pools, rules, pins, memories;
+  Keys device;  ///< keys of [device]
   std::string where(const Board& board, BoardItem item, size_t index, std::string_view key) const;
 };
 
 /// Defaults: a `cpu` target when there are none, pool access = every cpu target when not given, the
 /// `weights` constant pool when no pool is a constant pool.
 void finalizeBoard(Board& board);
+/// The device description's checks (DeviceValidate.cpp): memories, [device], each pool against its memory.
+Status checkDeviceAt(const Board& board, const BoardLocations& locations);
+/// Device defaults: [device] flash / ram default to the board's only memory of that kind.
+void finalizeDevice(Board& board);
 /// validateBoard with locations from a board file.
 Status validateBoardAt(const Board& board, const BoardLocations& locations);
 

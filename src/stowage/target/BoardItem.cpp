@@ -41,7 +41,7 @@ const std::vector<std::string>& poolKeys() {
   static const std::vector<std::string> k = {
       "name",    "size", "alignment", "kind",      "placement",  "access",
       "section", "base", "banks",     "bank_size", "bank_bases", "read_bytes_per_cycle",
-      "write_bytes_per_cycle",        "latency_cycles", "per_core_stride"};
+      "write_bytes_per_cycle",        "latency_cycles", "per_core_stride", "memory", "load_from"};
   return k;
 }
 
@@ -52,6 +52,16 @@ const std::vector<std::string>& ruleKeys() {
 
 const std::vector<std::string>& pinKeys() {
   static const std::vector<std::string> k = {"tensor", "pool"};
+  return k;
+}
+
+const std::vector<std::string>& memoryKeys() {
+  static const std::vector<std::string> k = {"name", "base", "size", "kind"};
+  return k;
+}
+
+const std::vector<std::string>& deviceKeys() {
+  static const std::vector<std::string> k = {"cpu", "fpu", "dsp", "mve", "flash", "ram", "stack", "openocd", "qemu"};
   return k;
 }
 
@@ -204,6 +214,11 @@ Result<MemoryPool> readPool(ItemReader& in, const std::string& what) {
     if (stride == 0) return in.error("per_core_stride", "'per_core_stride' must be greater than 0", "leave it out for a pool shared by every core");
     p.perCoreStride = static_cast<size_t>(stride);
   }
+  for (auto [key, slot] : {std::pair{"memory", &p.memory}, std::pair{"load_from", &p.loadFrom}}) {
+    if (!in.has(key)) continue;
+    STOWAGE_ASSIGN_OR_RETURN(*slot, in.getString(key));
+    if (slot->empty()) return in.error(key, std::string("'") + key + "' is empty", "name one of the board's [[memories]]");
+  }
   const std::string readKeys[] = {"read_bytes_per_cycle", "write_bytes_per_cycle", "latency_cycles"};
   double* readTo[] = {&p.readBytesPerCycle, &p.writeBytesPerCycle, &p.latencyCycles};
   for (int i = 0; i < 3; ++i) {
@@ -265,6 +280,102 @@ Result<PoolPin> readPin(ItemReader& in, const std::string& what) {
   STOWAGE_TRY(in.checkKnownKeys(pinKeys()));
   STOWAGE_ASSIGN_OR_RETURN(pin.pool, requiredString(in, "pool", pinKeys()));
   return pin;
+}
+
+Result<DeviceMemory> readMemory(ItemReader& in, const std::string& what) {
+  in.label = what;
+  DeviceMemory m;
+  m.origin = in.where("");
+  STOWAGE_ASSIGN_OR_RETURN(m.name, requiredString(in, "name", memoryKeys()));
+  in.label = "memory '" + m.name + "'";
+  STOWAGE_TRY(in.checkKnownKeys(memoryKeys()));
+  if (!in.has("base")) return in.error("", "has no 'base'", "add base = 0x... (the address of its first byte)");
+  STOWAGE_ASSIGN_OR_RETURN(m.base, in.getUnsigned("base"));
+  if (!in.has("size")) return in.error("", "has no 'size'", "add size = \"...\" (e.g. \"128KiB\")");
+  STOWAGE_ASSIGN_OR_RETURN(m.sizeBytes, in.getByteSize("size"));
+  if (m.sizeBytes == 0) return in.error("size", "'size' is 0");
+  if (m.sizeBytes - 1 > std::numeric_limits<uint64_t>::max() - m.base)
+    return in.error("size", "'base' + 'size' runs past the end of the 64-bit address space");
+  if (in.has("kind")) {
+    STOWAGE_ASSIGN_OR_RETURN(std::string kind, in.getString("kind"));
+    auto k = memoryKindFromName(kind);
+    if (!k)
+      return in.error("kind", "'kind' must be \"flash\" (read-only while running: code, constants) or \"ram\", not \"" + kind + "\"");
+    m.kind = *k;
+  }
+  return m;
+}
+
+Result<Device> readDevice(ItemReader& in) {
+  in.label = "[device]";
+  Device d;
+  d.origin = in.where("");
+  STOWAGE_TRY(in.checkKnownKeys(deviceKeys()));
+  if (!in.has("cpu")) {
+    std::string list;
+    for (const auto& n : knownCpuNames()) list += " " + n;
+    return in.error("", "has no 'cpu'", "add cpu = \"...\", one of:" + list);
+  }
+  STOWAGE_ASSIGN_OR_RETURN(std::string cpu, in.getString("cpu"));
+  auto spec = defaultCpuSpec(cpu);
+  if (!spec) {
+    std::string list;
+    for (const auto& n : knownCpuNames()) list += " " + n;
+    return in.error("cpu", "unknown CPU '" + cpu + "'" + didYouMean(cpu, knownCpuNames()), "known CPUs:" + list);
+  }
+  d.cpu = *spec;
+  const bool arm = d.cpu.isa == IsaFamily::Arm;
+  if (in.has("fpu")) {
+    if (!arm) return in.error("fpu", "'fpu' is for Arm CPUs; '" + cpu + "' states its extensions in its name");
+    const std::string builtIn = spec->fpu;
+    if (in.holdsBool("fpu")) {
+      STOWAGE_ASSIGN_OR_RETURN(bool on, in.getBool("fpu"));
+      if (on && builtIn.empty()) return in.error("fpu", "'" + cpu + "' has no floating-point unit", "leave 'fpu' out");
+      if (!on) d.cpu.fpu.clear();
+    } else {
+      STOWAGE_ASSIGN_OR_RETURN(std::string fpu, in.getString("fpu"));
+      const bool ok = (cpu == "cortex-m4" && fpu == "fpv4-sp-d16") || (cpu == "cortex-m7" && (fpu == "fpv5-d16" || fpu == "fpv5-sp-d16")) ||
+                      (cpu == "cortex-m33" && fpu == "fpv5-sp-d16");
+      if (!ok)
+        return in.error("fpu", "'" + cpu + "' has no FPU called '" + fpu + "'",
+                        builtIn.empty() ? "this CPU has no FPU: leave 'fpu' out"
+                                        : "fpu = true (the default, " + builtIn + ") or false (software floating point)");
+      d.cpu.fpu = fpu;
+    }
+  }
+  if (in.has("dsp")) {
+    STOWAGE_ASSIGN_OR_RETURN(bool dsp, in.getBool("dsp"));
+    if (dsp && !spec->dsp) return in.error("dsp", "'" + cpu + "' has no DSP extension");
+    if (!dsp && cpu != "cortex-m33") return in.error("dsp", "the DSP extension cannot be left out of '" + cpu + "'", "only the Cortex-M33 has it as an option");
+    d.cpu.dsp = dsp;
+  }
+  if (in.has("mve")) {
+    STOWAGE_ASSIGN_OR_RETURN(std::string mve, in.getString("mve"));
+    if (spec->mve.empty()) return in.error("mve", "'" + cpu + "' has no Helium (MVE)");
+    if (mve != "none" && mve != "int" && mve != "float")
+      return in.error("mve", "'mve' must be \"none\", \"int\" or \"float\", not \"" + mve + "\"");
+    if (mve == "float" && d.cpu.fpu.empty())
+      return in.error("mve", "mve = \"float\" needs the FPU (fpu = false was given)", "say mve = \"int\" or \"none\"");
+    d.cpu.mve = mve == "none" ? "" : mve;
+  } else if (d.cpu.fpu.empty() && d.cpu.mve == "float") {
+    d.cpu.mve = "int";  // without an FPU, Helium has integer vectors only
+  }
+  for (auto [key, slot] : {std::pair{"flash", &d.flashMemory}, std::pair{"ram", &d.ramMemory}, std::pair{"qemu", &d.qemuMachine}}) {
+    if (!in.has(key)) continue;
+    STOWAGE_ASSIGN_OR_RETURN(*slot, in.getString(key));
+    if (slot->empty()) return in.error(key, std::string("'") + key + "' is empty");
+  }
+  if (in.has("stack")) {
+    STOWAGE_ASSIGN_OR_RETURN(d.stackBytes, in.getByteSize("stack"));
+    if (d.stackBytes < 256 || d.stackBytes % 8 != 0)
+      return in.error("stack", "'stack' must be at least 256 bytes and a multiple of 8, not " + std::to_string(d.stackBytes));
+  }
+  if (in.has("openocd")) {
+    STOWAGE_ASSIGN_OR_RETURN(d.openocdConfigs, in.getStringList("openocd"));
+    for (const auto& c : d.openocdConfigs)
+      if (c.empty()) return in.error("openocd", "'openocd' lists an empty file name");
+  }
+  return d;
 }
 
 }  // namespace stowage

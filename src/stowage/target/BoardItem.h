@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "stowage/support/Diagnostic.h"
+#include "stowage/target/Device.h"
 #include "stowage/target/MemoryPool.h"
 #include "stowage/target/PlacementRule.h"
 #include "stowage/target/Target.h"
@@ -34,6 +35,12 @@ class ItemReader {
   virtual Result<uint64_t> getByteSize(std::string_view key) const = 0;
   virtual Result<double> getNumber(std::string_view key) const = 0;
   virtual Result<std::vector<uint64_t>> getUnsignedList(std::string_view key) const = 0;
+  /// A boolean (board files only).
+  virtual Result<bool> getBool(std::string_view key) const {
+    return error(key, "'" + std::string(key) + "' must be true or false");
+  }
+  /// True when `key` holds a boolean (board files only).
+  virtual bool holdsBool(std::string_view) const { return false; }
   /// A table of intrinsic renamings: `{ mvin = { name = "...", args = [...] }, ... }` (board files only).
   virtual Result<std::vector<IntrinsicSpec>> getIntrinsics(std::string_view key) const {
     return error(key, "'" + std::string(key) + "' can only be given in a board file ([targets.intrinsics] table)");
@@ -52,6 +59,8 @@ const std::vector<std::string>& targetKeys();
 const std::vector<std::string>& poolKeys();
 const std::vector<std::string>& ruleKeys();
 const std::vector<std::string>& pinKeys();
+const std::vector<std::string>& memoryKeys();
+const std::vector<std::string>& deviceKeys();
 
 /// Reads and checks one item (unknown keys, types, values that are wrong on their own). Cross-item checks
 /// (names that must exist, duplicates) are validateBoard's. `what` names the item when it has no name yet
@@ -61,5 +70,9 @@ Result<Target> readTarget(ItemReader& in, const std::string& what);
 Result<MemoryPool> readPool(ItemReader& in, const std::string& what);
 Result<PlacementRule> readRule(ItemReader& in, const std::string& what);
 Result<PoolPin> readPin(ItemReader& in, const std::string& what);
+/// A `[[memories]]` table: name, base, size, kind.
+Result<DeviceMemory> readMemory(ItemReader& in, const std::string& what);
+/// The `[device]` table. The memories it names are checked by validateBoard (they may come later in the file).
+Result<Device> readDevice(ItemReader& in);
 
 }  // namespace stowage

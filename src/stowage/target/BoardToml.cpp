@@ -72,6 +72,12 @@ class TomlItem : public ItemReader {
     return out;
   }
   Result<uint64_t> getUnsigned(std::string_view key) const override { return unsignedOf(key, *table_.get(key)); }
+  bool holdsBool(std::string_view key) const override { return table_.get(key) && table_.get(key)->is_boolean(); }
+  Result<bool> getBool(std::string_view key) const override {
+    const toml::node& n = *table_.get(key);
+    if (auto b = n.as_boolean()) return b->get();
+    return typeError(key, n, "true or false");
+  }
   Result<uint64_t> getByteSize(std::string_view key) const override {
     const toml::node& n = *table_.get(key);
     if (auto i = n.as_integer()) {
@@ -183,7 +189,7 @@ class TomlItem : public ItemReader {
 };
 
 const std::vector<std::string>& topKeys() {
-  static const std::vector<std::string> k = {"name", "description", "targets", "pools", "rules", "pins"};
+  static const std::vector<std::string> k = {"name", "description", "device", "memories", "targets", "pools", "rules", "pins"};
   return k;
 }
 
@@ -230,7 +236,7 @@ Result<Board> readBoardToml(std::string_view text, const std::string& sourceName
     if (std::find(topKeys().begin(), topKeys().end(), key) != topKeys().end()) continue;
     std::string close = closestMatch(key, topKeys());
     return makeError(locate(sourceName, v.source()), "unknown top-level key '" + key + "'",
-                     close.empty() ? "a board file has name, description, [[targets]], [[pools]], [[rules]] and [[pins]]"
+                     close.empty() ? "a board file has name, description, [device], [[memories]], [[targets]], [[pools]], [[rules]] and [[pins]]"
                                    : "did you mean '" + close + "'?");
   }
   Board b;
@@ -243,6 +249,17 @@ Result<Board> readBoardToml(std::string_view text, const std::string& sourceName
       return makeError(locate(sourceName, n->source()), std::string("'") + key + "' must be a string, not " + typeName(*n));
     if (std::string_view(key) == "name") b.name = n->as_string()->get();
   }
+  if (const toml::node* n = root.get("device")) {
+    auto t = n->as_table();
+    if (!t)
+      return makeError(locate(sourceName, n->source()), "'device' must be a table, not " + typeName(*n),
+                       "write it as a [device] table with cpu = \"...\"");
+    TomlItem item(*t, sourceName);
+    STOWAGE_ASSIGN_OR_RETURN(b.device, readDevice(item));
+    locs.device[""] = item.where("");
+    for (const auto& name : item.keys()) locs.device[name] = item.where(name);
+  }
+  STOWAGE_TRY(readArray(root, "memories", sourceName, readMemory, b.memories, locs.memories));
   STOWAGE_TRY(readArray(root, "targets", sourceName, readTarget, b.targets, locs.targets));
   STOWAGE_TRY(readArray(root, "pools", sourceName, readPool, b.pools, locs.pools));
   STOWAGE_TRY(readArray(root, "rules", sourceName, readRule, b.rules, locs.rules));

@@ -173,10 +173,9 @@ Status checkPool(const MemoryPool& p, const KeyWhere& where) {
     return err(where, "", label, "a fixed pool needs a 'base' address", "add base = 0x... (or bank_bases = [...])");
   if (!fixed && !p.bankBases.empty())
     return err(where, "bank_bases", label, "'bank_bases' is only for placement = \"fixed\"");
-  if (!fixed && p.base)
-    return err(where, "base", label, "'base' is only for placement = \"fixed\" (this pool is \"" +
-                                         std::string(poolPlacementName(p.placement)) + "\")",
-               "set placement = \"fixed\" or remove 'base'");
+  if (p.placement == PoolPlacement::User && p.base)
+    return err(where, "base", label, "'base' is for placement = \"fixed\" or \"static\" (this pool is \"user\": the application passes its memory)",
+               "set placement = \"fixed\" or \"static\", or remove 'base'");
   if (p.placement != PoolPlacement::Static && !p.section.empty())
     return err(where, "section", label, "'section' is only for placement = \"static\" (this pool is \"" +
                                             std::string(poolPlacementName(p.placement)) + "\")",
@@ -270,6 +269,7 @@ std::string BoardLocations::where(const Board& board, BoardItem item, size_t ind
     case BoardItem::Pool: table = &pools; origin = board.pools[index].origin; break;
     case BoardItem::Rule: table = &rules; origin = board.rules[index].origin; break;
     case BoardItem::Pin: table = &pins; origin = board.pins[index].origin; break;
+    case BoardItem::Memory: table = &memories; origin = board.memories[index].origin; break;
   }
   if (index < table->size()) {
     const Keys& keys = (*table)[index];
@@ -280,6 +280,7 @@ std::string BoardLocations::where(const Board& board, BoardItem item, size_t ind
 }
 
 void finalizeBoard(Board& board) {
+  finalizeDevice(board);
   if (board.targets.empty()) {
     Target cpu;
     cpu.name = "cpu";
@@ -395,7 +396,7 @@ Status validateBoardAt(const Board& board, const BoardLocations& locs) {
     if (pin.tensor.empty()) return err(where, "tensor", label, "the tensor name is empty");
     if (!board.findPool(pin.pool)) return unknownPool(where, "pool", label, pin.pool);
   }
-  return Status::success();
+  return checkDeviceAt(board, locs);
 }
 
 Status validateBoard(const Board& board) { return validateBoardAt(board, BoardLocations{}); }

@@ -30,7 +30,9 @@ struct MemoryPool {
   PoolPlacement placement = PoolPlacement::User;
   std::vector<std::string> access;      ///< target names that can read/write it
   std::string section;                  ///< static pools: linker section, may be empty
-  std::optional<uint64_t> base;         ///< fixed pools: device address of byte 0
+  std::optional<uint64_t> base;         ///< fixed pools: device address of byte 0; static pools: where the linker puts it
+  std::string memory;                   ///< user / static pools: the board memory ([[memories]]) that holds it; "" = default
+  std::string loadFrom;                 ///< static constant pools in a RAM memory: the flash memory copied from at boot
   int banks = 1;                        ///< number of separate physical blocks
   size_t bankSizeBytes = 0;             ///< bytes per bank when banks > 1 (banks * bankSizeBytes == size)
   std::vector<uint64_t> bankBases;      ///< fixed pools with non-contiguous banks: device address of each

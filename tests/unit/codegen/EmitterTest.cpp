@@ -1,10 +1,13 @@
 // The C emitter: deterministic bytes, strict-C99 compilation of the generated files, symbol naming, the
-// repetition-compressed weights file, and constant folding through the kernels.
+// repetition-compressed weights file, the positional I/O API (a generic harness against the named-field one),
+// and constant folding through the kernels.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 
 #include "TestGraphs.h"
@@ -155,6 +158,371 @@ TEST(Emitter, RejectsBadModelNames) {
   // Negative cases: not identifiers, or a C keyword.
   for (const char* bad : {"", "9net", "my-net", "int", "_net"}) EXPECT_FALSE(validateModelName(bad).ok()) << bad;
   EXPECT_TRUE(validateModelName("net2").ok());
+}
+
+// ---- Positional I/O ----
+
+/// A generic application written only against the positional API of a model named "net" (any graph, any board,
+/// either --io-in-pools mode): prints every input, output and pool info, gives each pool of net_workspaces memory
+/// from one static arena at the pool's alignment (loading weights images from DIR), reads input k from DIR/in_k.bin,
+/// runs, writes output k to DIR/out_k.bin, and checks the error codes of out-of-range indexes and NULL arguments.
+/// Exit 0: success; 1: a file error; 2: a check failed (the line is printed).
+constexpr const char* kGenericHarness = R"(#include <stdio.h>
+#include <string.h>
+
+#include "net.h"
+
+#define CHECK(cond)                                                  \
+  do {                                                               \
+    if (!(cond)) {                                                   \
+      printf("check failed at line %d: %s\n", __LINE__, #cond);      \
+      return 2;                                                      \
+    }                                                                \
+  } while (0)
+
+static unsigned char arena[1u << 20];
+static size_t arena_used;
+
+/* `bytes` of the arena aligned to `align` (a power of two), or NULL when it is full. */
+static void* take(size_t bytes, size_t align) {
+  uintptr_t at = ((uintptr_t)(arena + arena_used) + (align - 1u)) & ~(uintptr_t)(align - 1u);
+  size_t start = (size_t)(at - (uintptr_t)arena);
+  if (start + bytes > sizeof arena) return NULL;
+  arena_used = start + bytes + 1u; /* + 1: no two buffers at the same address */
+  return arena + start;
+}
+
+/* Opens DIR/NAME with `mode`. */
+static FILE* open_in(const char* dir, const char* name, const char* mode) {
+  char path[4096];
+  sprintf(path, "%.2000s/%.2000s", dir, name);
+  return fopen(path, mode);
+}
+
+static int load(const char* dir, const char* name, void* dst, size_t bytes) {
+  FILE* f;
+  size_t got;
+  f = open_in(dir, name, "rb");
+  if (f == NULL) return 0;
+  got = bytes > 0u ? fread(dst, 1u, bytes, f) : 0u;
+  fclose(f);
+  return got == bytes;
+}
+
+static void print_tensor(const char* what, size_t i, const stowage_tensor_info* t) {
+  size_t d;
+  printf("%s %lu '%s' dtype=%d elems=%lu bytes=%lu shape=", what, (unsigned long)i, t->name, t->dtype,
+         (unsigned long)t->elems, (unsigned long)t->bytes);
+  for (d = 0; d < t->rank; ++d) printf("%s%lld", d ? "x" : "", (long long)t->shape[d]);
+  printf("\n");
+}
+
+int main(int argc, char** argv) {
+  net_inputs in;
+  net_outputs out;
+  net_workspaces ws;
+  char name[64];
+  size_t i;
+  if (argc != 2) return 1;
+  memset(&in, 0, sizeof in);
+  memset(&out, 0, sizeof out);
+  memset(&ws, 0, sizeof ws);
+  for (i = 0; i < NET_NUM_INPUTS; ++i) print_tensor("input", i, net_input_info(i));
+  for (i = 0; i < NET_NUM_OUTPUTS; ++i) print_tensor("output", i, net_output_info(i));
+  CHECK(net_input_info(NET_NUM_INPUTS) == NULL);
+  CHECK(net_output_info(NET_NUM_OUTPUTS) == NULL);
+
+  for (i = 0; i < NET_NUM_POOLS; ++i) {
+    const stowage_pool_info* p = net_pool_info(i);
+    void* memory;
+    printf("pool %lu '%s' kind=%d placement=%d size=%lu align=%lu ws=%d image=%s\n", (unsigned long)i, p->name, p->kind,
+           p->placement, (unsigned long)p->size, (unsigned long)p->align, p->in_workspaces, p->image ? p->image : "-");
+    if (!p->in_workspaces) {
+      CHECK(net_set_pool(&ws, i, arena) == NET_ERR_INDEX); /* not a field of net_workspaces */
+      continue;
+    }
+    memory = take(p->size, p->align);
+    CHECK(memory != NULL);
+    if (p->image != NULL && !load(argv[1], p->image, memory, p->size)) return 1;
+    CHECK(net_set_pool(&ws, i, memory) == NET_OK);
+  }
+  CHECK(net_pool_info(NET_NUM_POOLS) == NULL);
+  CHECK(net_set_pool(&ws, NET_NUM_POOLS, arena) == NET_ERR_INDEX);
+  CHECK(net_set_pool(NULL, 0u, arena) == NET_ERR_NULL_ARGUMENT);
+
+#if NET_IO_IN_POOLS
+  CHECK(net_map_inputs(&ws, &in) == NET_OK);
+  for (i = 0; i < NET_NUM_INPUTS; ++i) {
+    void* dst = net_get_input(&in, i); /* where input i goes, inside a pool */
+    CHECK(dst != NULL);
+    sprintf(name, "in_%lu.bin", (unsigned long)i);
+    if (!load(argv[1], name, dst, net_input_info(i)->bytes)) return 1;
+  }
+  CHECK(net_run(&ws) == NET_OK);
+  CHECK(net_map_outputs(&ws, &out) == NET_OK);
+#else
+  for (i = 0; i < NET_NUM_INPUTS; ++i) {
+    void* buffer = take(net_input_info(i)->bytes, 16u);
+    CHECK(buffer != NULL);
+    sprintf(name, "in_%lu.bin", (unsigned long)i);
+    if (!load(argv[1], name, buffer, net_input_info(i)->bytes)) return 1;
+    CHECK(net_set_input(&in, i, buffer) == NET_OK);
+    CHECK(net_get_input(&in, i) == buffer);
+  }
+  for (i = 0; i < NET_NUM_OUTPUTS; ++i) {
+    void* buffer = take(net_output_info(i)->bytes, 16u);
+    CHECK(buffer != NULL);
+    CHECK(net_set_output(&out, i, buffer) == NET_OK);
+    CHECK(net_get_output(&out, i) == buffer);
+  }
+  CHECK(net_set_input(&in, NET_NUM_INPUTS, arena) == NET_ERR_INDEX);
+  CHECK(net_set_output(&out, NET_NUM_OUTPUTS, arena) == NET_ERR_INDEX);
+  CHECK(net_set_input(NULL, 0u, arena) == NET_ERR_NULL_ARGUMENT);
+  CHECK(net_set_output(NULL, 0u, arena) == NET_ERR_NULL_ARGUMENT);
+  CHECK(net_run(&in, &out, &ws) == NET_OK);
+#endif
+  CHECK(net_get_input(&in, NET_NUM_INPUTS) == NULL);
+  CHECK(net_get_output(&out, NET_NUM_OUTPUTS) == NULL);
+  CHECK(net_get_input(NULL, 0u) == NULL);
+  CHECK(net_get_output(NULL, 0u) == NULL);
+  for (i = 0; i < NET_NUM_OUTPUTS; ++i) {
+    const void* src = net_get_output(&out, i);
+    FILE* f;
+    size_t bytes = net_output_info(i)->bytes;
+    CHECK(src != NULL);
+    sprintf(name, "out_%lu.bin", (unsigned long)i);
+    f = open_in(argv[1], name, "wb");
+    if (f == NULL || fwrite(src, 1u, bytes, f) != bytes) return 1;
+    if (fclose(f) != 0) return 1;
+  }
+  return 0;
+}
+)";
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void writeBytes(const fs::path& p, const void* data, size_t bytes) {
+  std::ofstream out(p, std::ios::binary);
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+}
+
+/// What kGenericHarness printed and wrote.
+struct GenericRun {
+  std::string log;                   ///< its stdout (info lines, or the failed check)
+  std::vector<std::string> outputs;  ///< bytes of each output, by position
+};
+
+/// Builds `r`'s generated files with kGenericHarness under the strict C99 flags and runs it on `inputs`.
+GenericRun runGenericHarness(const CompileResult& r, const std::vector<Tensor>& inputs) {
+  GenericRun run;
+  auto dir = makeTempDir("stowage-positional-io");
+  EXPECT_TRUE(dir.ok());
+  if (!dir.ok()) return run;
+  for (const GeneratedFile* f : {&r.code.header, &r.code.source, &r.code.weights})
+    EXPECT_TRUE(writeTextFile(*dir / f->fileName, f->text).ok());
+  for (const GeneratedImage& img : r.code.images) writeBytes(*dir / img.fileName, img.bytes.data(), img.bytes.size());
+  EXPECT_TRUE(writeTextFile(*dir / "harness.c", kGenericHarness).ok());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    writeBytes(*dir / ("in_" + std::to_string(i) + ".bin"), inputs[i].data.data(), inputs[i].data.size());
+  const std::vector<std::string> cc = {"cc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I",
+                                       std::string(STOWAGE_SOURCE_DIR) + "/runtime/include", "-I", dir->string(),
+                                       (*dir / "harness.c").string(), (*dir / "net.c").string(), (*dir / "net_weights.c").string(),
+                                       runtimeLibraryPath(), "-lm", "-o", (*dir / "harness").string()};
+  auto built = runProcess(cc, (*dir / "cc.log").string());
+  EXPECT_TRUE(built.ok() && built->exitCode == 0 && built->output.empty()) << (built.ok() ? built->output : built.error().render());
+  if (!built.ok() || built->exitCode != 0) return run;
+  auto ran = runProcess({(*dir / "harness").string(), dir->string()}, (*dir / "run.log").string());
+  EXPECT_TRUE(ran.ok() && ran->exitCode == 0) << (ran.ok() ? ran->output : ran.error().render());
+  if (!ran.ok() || ran->exitCode != 0) return run;
+  run.log = ran->output;
+  for (size_t i = 0; i < r.graph.outputs.size(); ++i) run.outputs.push_back(slurp(*dir / ("out_" + std::to_string(i) + ".bin")));
+  fs::remove_all(*dir);
+  return run;
+}
+
+/// The info lines kGenericHarness prints for `g`'s inputs and outputs, built from the graph.
+std::string expectedTensorLines(const Graph& g) {
+  std::string s;
+  for (const char* what : {"input", "output"}) {
+    const auto& ids = std::string(what) == "input" ? g.inputs : g.outputs;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const Tensor& t = g.tensor(ids[i]);
+      std::string shape;
+      for (size_t d = 0; d < t.shape.size(); ++d) shape += (d ? "x" : "") + std::to_string(t.shape[d]);
+      s += std::string(what) + " " + std::to_string(i) + " '" + t.name + "' dtype=" + std::to_string(static_cast<int>(t.dtype) + 1) +
+           " elems=" + std::to_string(t.numElements()) + " bytes=" + std::to_string(t.byteSize()) + " shape=" + shape + "\n";
+    }
+  }
+  return s;
+}
+
+/// The pool lines kGenericHarness prints, from the plan; `inWorkspaces` and `images` per pool, in board order.
+std::string expectedPoolLines(const CompileResult& r, const std::vector<int>& inWorkspaces, const std::vector<std::string>& images) {
+  std::string s;
+  for (size_t i = 0; i < r.plan.board.pools.size(); ++i) {
+    const MemoryPool& pool = r.plan.board.pools[i];
+    s += "pool " + std::to_string(i) + " '" + pool.name + "' kind=" + (pool.kind == PoolKind::Workspace ? "1" : "2") +
+         " placement=" + std::to_string(pool.placement == PoolPlacement::User ? 1 : pool.placement == PoolPlacement::Static ? 2 : 3) +
+         " size=" + std::to_string(std::max<size_t>(1, r.plan.pools[i].usedBytes)) + " align=" + std::to_string(pool.alignment) +
+         " ws=" + std::to_string(inWorkspaces.at(i)) + " image=" + images.at(i) + "\n";
+  }
+  return s;
+}
+
+/// Deterministic float inputs for every graph input of `g` (varied signs, so Relu matters).
+std::vector<Tensor> patternInputs(const Graph& g) {
+  std::vector<Tensor> v;
+  for (size_t k = 0; k < g.inputs.size(); ++k) {
+    const Tensor& t = g.tensor(g.inputs[k]);
+    std::vector<float> values(static_cast<size_t>(t.numElements()));
+    for (size_t j = 0; j < values.size(); ++j) values[j] = static_cast<float>(static_cast<int>((j * 7 + k * 3) % 13) - 6) * 0.375f;
+    v.push_back(floatTensor(t.name, t.shape, values));
+  }
+  return v;
+}
+
+/// Two inputs (one broadcast), two outputs, a constant: sum = a + b, out = relu(sum * c). Names need escaping.
+Graph twoInTwoOut() {
+  Graph g;
+  g.name = "two in, two out";
+  TensorId a = addInput(g, "in/a\"q\"", {2, 3});
+  TensorId b = addInput(g, "in b", {1, 3});
+  TensorId c = addConstant(g, "scale", {2, 3}, {1.0f, -2.0f, 0.5f, 3.0f, -1.0f, 0.25f});
+  TensorId sum = addTensor(g, "sum", {2, 3});
+  TensorId prod = addTensor(g, "prod", {2, 3});
+  TensorId y = addTensor(g, "out:relu", {2, 3});
+  addNode(g, "add", OpKind::Add, {a, b}, sum);
+  addNode(g, "mul", OpKind::Mul, {sum, c}, prod);
+  addNode(g, "relu", OpKind::Relu, {prod}, y);
+  g.outputs = {y, sum};
+  return g;
+}
+
+// Two user workspace pools (a small aligned TCM filled first, then SRAM) plus the static `weights` pool the board
+// gets when it declares no constant pool.
+const std::vector<std::string> kTwoUserPools = {"name=tcm;size=256;alignment=64;latency_cycles=1",
+                                                "name=sram;size=64KiB;latency_cycles=10"};
+// A user workspace pool and a user constant pool, which is delivered as a weights image passed in net_workspaces.
+const std::vector<std::string> kUserImagePool = {"name=ram;size=64KiB",
+                                                 "name=wram;size=4KiB;kind=constant;placement=user;alignment=32"};
+
+Result<CompileResult> compileOn(Graph g, const std::vector<std::string>& pools, bool ioInPools,
+                                const std::vector<std::string>& pins = {}) {
+  CompileOptions o;
+  o.name = "net";
+  o.board.pools = pools;
+  o.board.pins = pins;
+  o.fuse = false;  // convNet's Relu output stays a tensor of its own, so it can be pinned
+  o.ioInPools = ioInPools;
+  return compileGraph(std::move(g), o);
+}
+
+TEST(PositionalIo, GenericHarnessMatchesTheNamedFieldApiOnTwoUserPools) {
+  for (bool io : {false, true}) {
+    auto r = compileOn(convNet(), kTwoUserPools, io, {"relu_out=sram"});
+    ASSERT_TRUE(r.ok()) << r.error().render();
+    ASSERT_EQ(r->plan.board.pools.size(), 3u);
+    EXPECT_GT(r->plan.pools[0].usedBytes, 0u) << "the TCM holds tensors";
+    EXPECT_GT(r->plan.pools[1].usedBytes, 0u) << "so does the SRAM";
+    const std::vector<Tensor> inputs = patternInputs(r->graph);
+    auto named = runOnHost(*r, inputs);  // the `stowage run` harness, written with the named fields
+    ASSERT_TRUE(named.ok()) << named.error().render();
+    const GenericRun generic = runGenericHarness(*r, inputs);
+    ASSERT_EQ(generic.outputs.size(), named->size()) << generic.log;
+    for (size_t i = 0; i < named->size(); ++i)
+      EXPECT_EQ(generic.outputs[i], std::string((*named)[i].data.begin(), (*named)[i].data.end())) << "output " << i << " io=" << io;
+    // Infos: the model's own tensor names (not the sanitized fields), f32 = 1, shapes as in the graph.
+    EXPECT_EQ(generic.log, expectedTensorLines(r->graph) + expectedPoolLines(*r, {1, 1, 0}, {"-", "-", "-"})) << "io=" << io;
+    EXPECT_NE(generic.log.find("input 0 'input:0' dtype=1 elems=16 bytes=64 shape=1x1x4x4\n"), std::string::npos) << generic.log;
+    EXPECT_NE(generic.log.find("output 0 'int' dtype=1 elems=3 bytes=12 shape=1x3\n"), std::string::npos) << generic.log;
+  }
+}
+
+TEST(PositionalIo, GenericHarnessMatchesTheNamedFieldApiWithAWeightsImageAndTwoOutputs) {
+  for (bool io : {true, false}) {
+    auto r = compileOn(twoInTwoOut(), kUserImagePool, io);
+    ASSERT_TRUE(r.ok()) << r.error().render();
+    ASSERT_EQ(r->code.images.size(), 1u);
+    const std::vector<Tensor> inputs = patternInputs(r->graph);
+    auto named = runOnHost(*r, inputs);
+    ASSERT_TRUE(named.ok()) << named.error().render();
+    const GenericRun generic = runGenericHarness(*r, inputs);
+    ASSERT_EQ(generic.outputs.size(), 2u) << generic.log;
+    for (size_t i = 0; i < named->size(); ++i)
+      EXPECT_EQ(generic.outputs[i], std::string((*named)[i].data.begin(), (*named)[i].data.end())) << "output " << i << " io=" << io;
+    EXPECT_EQ(generic.log, expectedTensorLines(r->graph) + expectedPoolLines(*r, {1, 1}, {"-", "net_weights_wram.bin"})) << "io=" << io;
+  }
+  // The header spells the escaped name as a C string; the fields stay sanitized.
+  auto r = compileOn(twoInTwoOut(), kUserImagePool, false);
+  ASSERT_TRUE(r.ok());
+  EXPECT_NE(r->code.source.text.find(R"(.name = "in/a\"q\"")"), std::string::npos);
+  EXPECT_NE(r->code.source.text.find("in->in_a_q = (const float*)data;"), std::string::npos) << r->code.source.text;
+  EXPECT_NE(r->code.source.text.find("ws->wram = (const uint8_t*)memory;"), std::string::npos) << "an image pool's field is const";
+}
+
+TEST(PositionalIo, HeaderDeclaresTheApiWithConstWhereTheFieldsAreConst) {
+  auto plain = compileOn(convNet(), kTwoUserPools, false);
+  auto io = compileOn(convNet(), kTwoUserPools, true);
+  ASSERT_TRUE(plain.ok()) << plain.error().render();
+  ASSERT_TRUE(io.ok()) << io.error().render();
+  for (const std::string* h : {&plain->code.header.text, &io->code.header.text})
+    for (const char* s : {"#include \"stowage_io.h\"", "#define NET_ERR_INDEX 2 ", "#define NET_NUM_POOLS 3\n",
+                          "const stowage_tensor_info* net_input_info(size_t index);",
+                          "const stowage_tensor_info* net_output_info(size_t index);",
+                          "const stowage_pool_info* net_pool_info(size_t index);",
+                          "int net_set_pool(net_workspaces* ws, size_t index, void* memory);"})
+      EXPECT_NE(h->find(s), std::string::npos) << s;
+  const std::string& h = plain->code.header.text;
+  for (const char* s : {"#define NET_IO_IN_POOLS 0\n", "int net_set_input(net_inputs* in, size_t index, const void* data);",
+                        "int net_set_output(net_outputs* out, size_t index, void* data);",
+                        "const void* net_get_input(const net_inputs* in, size_t index);",
+                        "void* net_get_output(const net_outputs* out, size_t index);"})
+    EXPECT_NE(h.find(s), std::string::npos) << s;
+  // --io-in-pools: the application writes the inputs where net_map_inputs says and only reads the outputs; net_run
+  // reads no struct pointer, so there is nothing to set.
+  const std::string& hio = io->code.header.text;
+  for (const char* s : {"#define NET_IO_IN_POOLS 1\n", "void* net_get_input(const net_inputs* in, size_t index);",
+                        "const void* net_get_output(const net_outputs* out, size_t index);"})
+    EXPECT_NE(hio.find(s), std::string::npos) << s;
+  EXPECT_EQ(hio.find("int net_set_input("), std::string::npos);
+  EXPECT_EQ(hio.find("int net_set_output("), std::string::npos);
+  // The new code collides with none of the existing return codes: 0, 1, then 16 + 2i / 17 + 2i per pool.
+  EXPECT_NE(h.find("#define NET_ERR_POOL_TCM_NULL 16\n"), std::string::npos);
+}
+
+TEST(PositionalIo, NoInputsAndNoWorkspacesPoolsCompileWithoutZeroLengthArrays) {
+  // A model with no graph input (its output computed from a constant) on a board whose only pools are static:
+  // no info table, no switch, under the strict flags, in both modes.
+  for (bool io : {false, true}) {
+    Graph g;
+    TensorId c = addConstant(g, "c", {2}, {-1.0f, 2.0f});
+    TensorId y = addTensor(g, "y", {2});
+    addNode(g, "relu", OpKind::Relu, {c}, y);
+    g.outputs = {y};
+    auto r = compileOn(std::move(g), {"name=ram;size=4KiB;placement=static"}, io);
+    ASSERT_TRUE(r.ok()) << r.error().render();
+    const std::string& c99 = r->code.source.text;
+    EXPECT_EQ(c99.find("net_io_inputs"), std::string::npos);
+    EXPECT_NE(c99.find("int net_set_pool(net_workspaces* ws, size_t index, void* memory) {\n"
+                       "  if (ws == NULL) return NET_ERR_NULL_ARGUMENT;\n  (void)index;\n  (void)memory;\n  return NET_ERR_INDEX;\n}"),
+              std::string::npos)
+        << c99;
+    auto dir = makeTempDir("stowage-positional-empty");
+    ASSERT_TRUE(dir.ok());
+    for (const GeneratedFile* f : {&r->code.header, &r->code.source})
+      ASSERT_TRUE(writeTextFile(*dir / f->fileName, f->text).ok());
+    auto out = runProcess({"cc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I",
+                           std::string(STOWAGE_SOURCE_DIR) + "/runtime/include", "-c", (*dir / "net.c").string(), "-o",
+                           (*dir / "net.o").string()},
+                          (*dir / "cc.log").string());
+    ASSERT_TRUE(out.ok()) << out.error().render();
+    EXPECT_EQ(out->exitCode, 0) << out->output;
+    EXPECT_EQ(out->output, "");
+    fs::remove_all(*dir);
+  }
 }
 
 TEST(FoldConstants, FoldsConstantSubgraphsWithTheKernels) {

@@ -315,9 +315,11 @@ TEST(BoardTomlErrors, SectionOnNonStaticPool) {
               {"bad.toml:4:", "'section' is only for placement = \"static\""});
 }
 
-TEST(BoardTomlErrors, BaseOnNonFixedPool) {
-  expectError("[[pools]]\nname = \"ram\"\nplacement = \"static\"\nbase = 0x20000000\n",
-              {"bad.toml:4:", "'base' is only for placement = \"fixed\""});
+TEST(BoardTomlErrors, BaseOnUserPoolOrStaticPoolWithoutSize) {
+  // A user pool's memory is the application's: a base address means nothing there.
+  expectError("[[pools]]\nname = \"ram\"\nbase = 0x20000000\n", {"bad.toml:3:", "'base' is for placement = \"fixed\" or \"static\""});
+  // A static pool at a base needs its extent, to be checked against the others and its memory.
+  expectError("[[pools]]\nname = \"ram\"\nplacement = \"static\"\nbase = 0x20000000\n", {"bad.toml:4:", "needs a 'size'"});
 }
 
 TEST(BoardTomlErrors, FixedPoolWithoutBaseOrSize) {
