@@ -11,6 +11,7 @@
 #include "Commands.h"
 #include "ModelFlags.h"
 #include "stowage/driver/Compiler.h"
+#include "stowage/driver/EmulatorRunner.h"
 #include "stowage/driver/HostRunner.h"
 #include "stowage/driver/OutputDir.h"
 #include "stowage/io/TensorFile.h"
@@ -80,7 +81,7 @@ std::string leadingValues(const Tensor& t) {
 
 CommandRunner registerRunCommand(CLI::App& app) {
   struct Flags {
-    std::string model, outDir, format = "pb", keep, traceFile;
+    std::string model, outDir, format = "pb", keep, traceFile, emulate;
     bool trace = false;
     std::vector<std::string> inputs, shapes, binds;
   };
@@ -120,12 +121,29 @@ CommandRunner registerRunCommand(CLI::App& app) {
                 "OUTDIR/trace.json. Cycles follow the board's costs (docs/accelerators.md, Host simulator)");
   sub->add_option("--trace-file", f->traceFile, "With --trace: write the trace to FILE instead of OUTDIR/trace.json")
       ->type_name("FILE");
+  std::string machines;
+  for (const EmulatedMachine& m : emulatedMachines()) machines += fmt::format("{}{} ({})", machines.empty() ? "" : ", ", m.name, m.description);
+  sub->add_option("--emulate", f->emulate,
+                  "Build the firmware for MACHINE with its cross toolchain (arm-none-eabi-gcc or riscv64-unknown-elf-gcc) and run it "
+                  "on QEMU instead of the host, writing the outputs as a host run does and printing the instructions of one "
+                  "inference, the stack used and the firmware's sizes. The board is mapped onto the machine's memories "
+                  "(a board without [[memories]] gets the machine's; memories the machine lacks, such as TCMs, are carved out of "
+                  "its RAM: docs/firmware.md). Machines: " + machines)
+      ->type_name("MACHINE");
   addBoardFlags(sub, *options);
 
   return [f, shared = options]() -> int {
     CompileOptions& options = *shared;
     options.modelPath = f->model;
     options.name = "net";
+    const EmulatedMachine* machine = nullptr;
+    if (!f->emulate.empty()) {
+      auto m = findEmulatedMachine(f->emulate);
+      if (!m.ok()) return fail(m.error());
+      machine = *m;
+      options.emulate = machine;
+      if (f->trace) return fail(makeError("--trace", "is for the host simulator; with --emulate the firmware prints its instruction count"));
+    }
     if (Status s = applyModelFlags(f->shapes, f->binds, options); !s.ok()) return fail(s.error());
     auto compiled = compileModel(options);
     if (!compiled.ok()) return fail(compiled.error());
@@ -145,7 +163,10 @@ CommandRunner registerRunCommand(CLI::App& app) {
       return fail(makeError("--trace-file", "is given without --trace", "add --trace to write the simulator's trace"));
     HostSimReport simReport;
     if (f->trace) runOptions.simReport = &simReport;
-    auto outputs = runOnHost(*compiled, inputs, runOptions);
+    EmulatorReport emulated;
+    for (const std::string& r : compiled->remarks) std::printf("note: %s\n", r.c_str());
+    auto outputs = machine ? runOnEmulator(*compiled, inputs, *machine, EmulatorRunOptions{f->keep}, &emulated)
+                           : runOnHost(*compiled, inputs, runOptions);
     if (!outputs.ok()) return fail(outputs.error());
     if (f->trace && !f->traceFile.empty()) {
       const fs::path traceDir = fs::path(f->traceFile).parent_path();
@@ -170,6 +191,15 @@ CommandRunner registerRunCommand(CLI::App& app) {
       const Tensor& t = (*outputs)[i];
       std::printf("output_%zu.%s: '%s' %s[%s] = %s\n", i, f->format.c_str(), t.name.c_str(), std::string(dtypeName(t.dtype)).c_str(),
                   shapeToString(t.shape).c_str(), leadingValues(t).c_str());
+    }
+    if (machine) {
+      const FirmwareSizes& z = emulated.sizes;
+      std::printf("%s: %llu instructions per inference, stack peak %llu of %llu bytes\n", machine->name.c_str(),
+                  static_cast<unsigned long long>(emulated.instructions), static_cast<unsigned long long>(emulated.stackPeakBytes),
+                  static_cast<unsigned long long>(z.stackBytes));
+      std::printf("firmware: text %llu, data %llu, bss %llu bytes (RAM %llu bytes)\n", static_cast<unsigned long long>(z.text),
+                  static_cast<unsigned long long>(z.data), static_cast<unsigned long long>(z.bss), static_cast<unsigned long long>(z.ramBytes));
+      if (!emulated.elfPath.empty()) std::printf("elf: %s\n", emulated.elfPath.c_str());
     }
     if (f->trace) {
       std::fputs(simReport.stats.c_str(), stdout);

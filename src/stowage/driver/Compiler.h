@@ -17,6 +17,7 @@
 namespace stowage {
 
 struct TileSearchObserver;  // stowage/tile/TileChoice.h
+struct EmulatedMachine;     // stowage/firmware/EmulatedMachine.h
 
 struct CompileOptions {
   std::string modelPath;  ///< the ONNX model file
@@ -39,6 +40,11 @@ struct CompileOptions {
   bool resident = true;                        ///< `--no-resident` moves every activation through main memory
   bool prefetchWeights = true;                 ///< `--no-weight-prefetch`: each layer loads its own first weight tiles
   bool fuse = true;                            ///< `--no-fuse` keeps each Relu apart from the Conv before it
+  /// `--emulate MACHINE`: the board is mapped onto this QEMU machine (boardForMachine) before compiling; null: as is.
+  const EmulatedMachine* emulate = nullptr;
+  /// `--project DIR`: also write a firmware project there (firmware/FirmwareProject.h); needs a board with a [device]
+  /// and memories, or `emulate`. Written like the output folder: only when everything succeeded.
+  std::string projectDir;
   /// Sees every offloaded layer's tile search (analyses of the tiling space, bench/accel); null: none.
   const TileSearchObserver* tileSearchObserver = nullptr;
 };
@@ -58,7 +64,15 @@ struct CompileResult {
   std::vector<StageTime> timings;
   int64_t macs = 0;            ///< multiply-accumulates of one run (sum of macCount over nodes)
   size_t weightBytes = 0;      ///< bytes of constant data (the weights file's arrays)
+  std::vector<std::string> remarks;  ///< what the compiler changed on its own (e.g. memories moved for an emulated machine)
 };
+
+/// The board of `options`: resolveBoard, then mapped onto `options.emulate` when set (remarks say what moved).
+Result<Board> resolveCompileBoard(const CompileOptions& options, std::vector<std::string>* remarks = nullptr);
+
+/// The linker-script files of a compile: <name>_sections.ld when a pool has a section or the board has memories,
+/// <name>_memory.ld with memories, <name>.ld (complete) with a [device] and memories.
+Result<std::vector<GeneratedFile>> linkerScriptFiles(const CompileResult& result);
 
 /// Compiles `options.modelPath`; writes the files when `options.outDir` is set. Errors name the model file,
 /// node or output folder; on any error no output folder is created or modified.

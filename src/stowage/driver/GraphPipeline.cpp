@@ -20,7 +20,8 @@
 namespace stowage {
 
 Result<CompileResult> compileGraph(Graph graph, const CompileOptions& options, std::vector<StageTime> timings) {
-  STOWAGE_ASSIGN_OR_RETURN(Board board, resolveBoard(options.board));
+  std::vector<std::string> remarks;
+  STOWAGE_ASSIGN_OR_RETURN(Board board, resolveCompileBoard(options, &remarks));
   return compileGraphOnBoard(std::move(graph), board, options, std::move(timings));
 }
 

@@ -80,6 +80,8 @@ Status commitOutputDir(const std::string& dir, const std::function<Status(const 
   for (const auto& e : fs::directory_iterator(tmp, ec)) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   for (const fs::path& f : files) {
+    // A generated subfolder (a firmware project's model/, runtime/) replaces the old one as a whole.
+    if (fs::is_directory(f, ec) && fs::is_directory(target / f.filename(), ec)) fs::remove_all(target / f.filename(), ec);
     fs::rename(f, target / f.filename(), ec);
     if (ec) {
       cleanup();

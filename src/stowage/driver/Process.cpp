@@ -31,7 +31,7 @@ std::string commandLine(const std::vector<std::string>& argv) {
   return s;
 }
 
-Result<ChildProcess> startProcess(const std::vector<std::string>& argv, const std::string& logPath) {
+Result<ChildProcess> startProcess(const std::vector<std::string>& argv, const std::string& logPath, const std::string& cwd) {
   if (argv.empty()) return makeError("process", "empty command");
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -41,6 +41,7 @@ Result<ChildProcess> startProcess(const std::vector<std::string>& argv, const st
   posix_spawn_file_actions_addopen(&actions, 1, logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
   ChildProcess child;
   child.argv = argv;
   child.logPath = logPath;
@@ -66,8 +67,8 @@ Result<ProcessOutcome> waitProcess(const ChildProcess& child) {
   return out;
 }
 
-Result<ProcessOutcome> runProcess(const std::vector<std::string>& argv, const std::string& logPath) {
-  STOWAGE_ASSIGN_OR_RETURN(ChildProcess child, startProcess(argv, logPath));
+Result<ProcessOutcome> runProcess(const std::vector<std::string>& argv, const std::string& logPath, const std::string& cwd) {
+  STOWAGE_ASSIGN_OR_RETURN(ChildProcess child, startProcess(argv, logPath, cwd));
   return waitProcess(child);
 }
 

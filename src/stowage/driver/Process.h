@@ -25,12 +25,13 @@ struct ProcessOutcome {
   bool ok() const { return exitCode == 0; }
 };
 
-/// Starts argv[0] (looked up in PATH) with the arguments argv[1..]. The error names the program.
-Result<ChildProcess> startProcess(const std::vector<std::string>& argv, const std::string& logPath);
+/// Starts argv[0] (looked up in PATH) with the arguments argv[1..], in folder `cwd` when it is not empty. The error
+/// names the program.
+Result<ChildProcess> startProcess(const std::vector<std::string>& argv, const std::string& logPath, const std::string& cwd = "");
 /// Waits for `child` to end and reads its log.
 Result<ProcessOutcome> waitProcess(const ChildProcess& child);
 /// startProcess then waitProcess.
-Result<ProcessOutcome> runProcess(const std::vector<std::string>& argv, const std::string& logPath);
+Result<ProcessOutcome> runProcess(const std::vector<std::string>& argv, const std::string& logPath, const std::string& cwd = "");
 
 /// "cc -c a.c -o a.o", each argument quoted when needed, for messages.
 std::string commandLine(const std::vector<std::string>& argv);

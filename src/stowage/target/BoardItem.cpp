@@ -346,14 +346,15 @@ Result<Device> readDevice(ItemReader& in) {
   if (in.has("dsp")) {
     STOWAGE_ASSIGN_OR_RETURN(bool dsp, in.getBool("dsp"));
     if (dsp && !spec->dsp) return in.error("dsp", "'" + cpu + "' has no DSP extension");
-    if (!dsp && cpu != "cortex-m33") return in.error("dsp", "the DSP extension cannot be left out of '" + cpu + "'", "only the Cortex-M33 has it as an option");
+    if (!dsp && spec->dsp && cpu != "cortex-m33")
+      return in.error("dsp", "the DSP extension cannot be left out of '" + cpu + "'", "only the Cortex-M33 has it as an option");
     d.cpu.dsp = dsp;
   }
   if (in.has("mve")) {
     STOWAGE_ASSIGN_OR_RETURN(std::string mve, in.getString("mve"));
-    if (spec->mve.empty()) return in.error("mve", "'" + cpu + "' has no Helium (MVE)");
     if (mve != "none" && mve != "int" && mve != "float")
       return in.error("mve", "'mve' must be \"none\", \"int\" or \"float\", not \"" + mve + "\"");
+    if (spec->mve.empty() && mve != "none") return in.error("mve", "'" + cpu + "' has no Helium (MVE)");
     if (mve == "float" && d.cpu.fpu.empty())
       return in.error("mve", "mve = \"float\" needs the FPU (fpu = false was given)", "say mve = \"int\" or \"none\"");
     d.cpu.mve = mve == "none" ? "" : mve;

@@ -174,6 +174,10 @@ class DeviceChecker {
         return makeError(poolAt(i, "base"), label + "its address " + hex(lo) + " is in no memory of the board",
                          "add a [[memories]] table for the memory at " + hex(lo) + " or move 'base'; memories:" + memoryList(board_));
       }
+      if (lo < home->base || lo >= home->end())  // only when `memory` names another memory than the one at `base`
+        return makeError(poolAt(i, "base"), label + "its address " + hex(lo) + " is not in memory '" + home->name + "' (" +
+                                                span(home->base, home->end()) + ") that 'memory' names",
+                         "move 'base' into memory '" + home->name + "', or remove 'memory' (the memory at 'base' holds the pool)");
       if (!home->contains(lo, hi))
         return makeError(poolAt(i, "size"), label + "its addresses " + span(lo, hi) + " run past the end of memory '" + home->name + "' (" +
                                                 span(home->base, home->end()) + ")",

@@ -1,0 +1,51 @@
+// Emulator runner for `stowage run --emulate MACHINE`: builds the firmware project of a compiled model with its cross
+// toolchain (the same files and flags as the project's CMake build), runs it on QEMU with semihosting on the given
+// inputs and returns the outputs, the instructions of the inference, the stack it used and the ELF's sizes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "stowage/driver/Compiler.h"
+#include "stowage/firmware/EmulatedMachine.h"
+#include "stowage/ir/Tensor.h"
+#include "stowage/support/Diagnostic.h"
+
+namespace stowage {
+
+/// Bytes of the firmware by kind, from its section headers (what `size` prints, with RAM split out).
+struct FirmwareSizes {
+  uint64_t text = 0;        ///< code and read-only data in flash (allocated, not writable, loaded)
+  uint64_t data = 0;        ///< initialised writable data (loaded; copied to RAM at boot)
+  uint64_t bss = 0;         ///< zero-initialised and NOLOAD sections outside flash, stack included
+  uint64_t stackBytes = 0;  ///< the stack reserved by the linker script
+  uint64_t ramBytes = 0;    ///< data + bss: every RAM byte the firmware reserves (pools, buffers, stack)
+};
+
+/// What one emulated run measured.
+struct EmulatorReport {
+  uint64_t instructions = 0;    ///< executed during <name>_run (QEMU -icount, see runtime/firmware/fw_counter.c)
+  uint64_t stackPeakBytes = 0;  ///< painted-stack high-water mark over the whole run
+  FirmwareSizes sizes;
+  std::string console;          ///< what the firmware printed
+  std::string elfPath;          ///< the ELF (inside keepDir when given)
+};
+
+struct EmulatorRunOptions {
+  /// Build folder to keep (created if missing); empty: a temporary folder, removed afterwards.
+  std::string keepDir;
+  /// Seconds after which QEMU is stopped (a firmware that hangs).
+  int timeoutSeconds = 600;
+};
+
+/// Builds `compiled` (its board already mapped onto `machine`: CompileOptions::emulate) for the machine and runs it on
+/// `inputs`. Errors: a missing cross compiler or QEMU (naming the Debian package), build failures with the compiler's
+/// output, a firmware that faults, fails or times out (with its console output).
+Result<std::vector<Tensor>> runOnEmulator(const CompileResult& compiled, const std::vector<Tensor>& inputs, const EmulatedMachine& machine,
+                                          const EmulatorRunOptions& options = {}, EmulatorReport* report = nullptr);
+
+/// The section sizes of the ELF file at `path` (32-bit little-endian ELF, as the cross toolchains write).
+Result<FirmwareSizes> readFirmwareSizes(const std::string& path);
+
+}  // namespace stowage
