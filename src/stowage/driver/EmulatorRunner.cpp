@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -92,17 +93,19 @@ Diagnostic withOutput(Diagnostic d, const std::string& output) {
 
 }  // namespace
 
-Result<FirmwareSizes> readFirmwareSizes(const std::string& path) {
+Result<FirmwareSizes> readFirmwareSizes(const std::string& path, const std::vector<DeviceMemory>& memories) {
   STOWAGE_ASSIGN_OR_RETURN(std::vector<ElfSection> sections, readElfSections(path));
   FirmwareSizes s;
   for (const ElfSection& x : sections) {
-    if (!(x.flags & kShfAlloc)) continue;
+    if (!(x.flags & kShfAlloc) || x.size == 0) continue;
+    auto in = std::find_if(memories.begin(), memories.end(), [&](const DeviceMemory& m) { return m.contains(x.addr, uint64_t{x.addr} + x.size); });
+    const bool ram = in != memories.end() ? in->kind == MemoryKind::Ram : (x.flags & kShfWrite) != 0;
     if (x.type == kShtNobits) s.bss += x.size;
-    else if (x.flags & kShfWrite) s.data += x.size;
+    else if (ram) s.data += x.size;
     else s.text += x.size;
+    if (ram) s.ramBytes += x.size;
     if (x.name == ".stack") s.stackBytes = x.size;
   }
-  s.ramBytes = s.data + s.bss;
   return s;
 }
 
@@ -189,6 +192,7 @@ Result<std::vector<Tensor>> runOnEmulator(const CompileResult& compiled, const s
   // Run: inputs and outputs as files in the build folder, named relative to it (QEMU's semihosting works in its cwd).
   std::vector<std::string> run = {"timeout", "--kill-after=5", std::to_string(options.timeoutSeconds), qemu, "-M", machine.qemuMachine,
                                   "-nographic", "-monitor", "none", "-serial", "none", "-icount", "shift=0,sleep=off"};
+  run.insert(run.end(), machine.qemuArgs.begin(), machine.qemuArgs.end());
   std::string semihosting = "enable=on,target=native,arg=" + fw.name;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string file = fmt::format("input_{}.bin", i);
@@ -220,7 +224,7 @@ Result<std::vector<Tensor>> runOnEmulator(const CompileResult& compiled, const s
     report->console = ran.output;
     report->instructions = consoleNumber(ran.output, "instructions").value_or(0);
     report->stackPeakBytes = consoleNumber(ran.output, "stack_peak_bytes").value_or(0);
-    STOWAGE_ASSIGN_OR_RETURN(report->sizes, readFirmwareSizes(elf));
+    STOWAGE_ASSIGN_OR_RETURN(report->sizes, readFirmwareSizes(elf, board.memories));
     report->elfPath = guard.keep ? elf : "";
   }
   if (report && report->sizes.stackBytes > 0 && report->stackPeakBytes >= report->sizes.stackBytes)

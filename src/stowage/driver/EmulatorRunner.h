@@ -16,11 +16,11 @@ namespace stowage {
 
 /// Bytes of the firmware by kind, from its section headers (what `size` prints, with RAM split out).
 struct FirmwareSizes {
-  uint64_t text = 0;        ///< code and read-only data in flash (allocated, not writable, loaded)
-  uint64_t data = 0;        ///< initialised writable data (loaded; copied to RAM at boot)
-  uint64_t bss = 0;         ///< zero-initialised and NOLOAD sections outside flash, stack included
+  uint64_t text = 0;        ///< bytes in flash memories: code, read-only data, weights
+  uint64_t data = 0;        ///< bytes loaded into RAM memories: .data, RAM-resident constant pools (copied at boot)
+  uint64_t bss = 0;         ///< zero-initialised and NOLOAD bytes: .bss, workspace pools, I/O buffers, stack
   uint64_t stackBytes = 0;  ///< the stack reserved by the linker script
-  uint64_t ramBytes = 0;    ///< data + bss: every RAM byte the firmware reserves (pools, buffers, stack)
+  uint64_t ramBytes = 0;    ///< every byte the firmware reserves in RAM memories (data + bss, as placed)
 };
 
 /// What one emulated run measured.
@@ -45,7 +45,8 @@ struct EmulatorRunOptions {
 Result<std::vector<Tensor>> runOnEmulator(const CompileResult& compiled, const std::vector<Tensor>& inputs, const EmulatedMachine& machine,
                                           const EmulatorRunOptions& options = {}, EmulatorReport* report = nullptr);
 
-/// The section sizes of the ELF file at `path` (32-bit little-endian ELF, as the cross toolchains write).
-Result<FirmwareSizes> readFirmwareSizes(const std::string& path);
+/// The section sizes of the ELF file at `path` (32-bit little-endian ELF, as the cross toolchains write), each section
+/// counted by the kind of the memory in `memories` that holds it (by its flags when none does).
+Result<FirmwareSizes> readFirmwareSizes(const std::string& path, const std::vector<DeviceMemory>& memories);
 
 }  // namespace stowage

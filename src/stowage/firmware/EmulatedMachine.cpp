@@ -32,21 +32,21 @@ std::vector<EmulatedMachine> makeMachines() {
   v.push_back({"mps2-an386", "qemu-system-arm", "mps2-an386", "qemu-system-arm", "cortex-m4", "Arm MPS2 AN386, Cortex-M4F",
                {memory("code", 0x00000000, 4 * MiB, MemoryKind::Flash), memory("ram", 0x20000000, 4 * MiB, MemoryKind::Ram),
                 memory("psram", 0x21000000, 16 * MiB, MemoryKind::Ram)},
-               "code", "ram", 0x00000000});
+               "code", "ram", 0x00000000, {}});
   v.push_back({"mps2-an500", "qemu-system-arm", "mps2-an500", "qemu-system-arm", "cortex-m7", "Arm MPS2 AN500, Cortex-M7",
                {memory("code", 0x00000000, 4 * MiB, MemoryKind::Flash), memory("ram", 0x20000000, 4 * MiB, MemoryKind::Ram),
                 memory("psram", 0x60000000, 16 * MiB, MemoryKind::Ram)},
-               "code", "ram", 0x00000000});
+               "code", "ram", 0x00000000, {}});
   // MPS3 AN547: ITCM at 0x10000000 (also seen at 0, where VTOR points at reset), DTCM at 0x30000000, SRAM at 0x11000000.
   v.push_back({"mps3-an547", "qemu-system-arm", "mps3-an547", "qemu-system-arm", "cortex-m55", "Arm MPS3 AN547, Cortex-M55 with Helium",
                {memory("itcm", 0x10000000, 512 * KiB, MemoryKind::Flash), memory("sram", 0x11000000, 2 * MiB, MemoryKind::Ram),
                 memory("dtcm", 0x30000000, 512 * KiB, MemoryKind::Ram)},
-               "itcm", "dtcm", 0x10000000});
+               "itcm", "dtcm", 0x10000000, {}});
   // RISC-V virt with -bios none: execution starts at 0x80000000 in DRAM (128 MiB by default); its first 4 MiB stand in
   // for flash.
   v.push_back({"riscv32-virt", "qemu-system-riscv32", "virt", "qemu-system-misc", "rv32imac", "QEMU RISC-V virt, RV32IMAC",
                {memory("flash", 0x80000000, 4 * MiB, MemoryKind::Flash), memory("ram", 0x80400000, 124 * MiB, MemoryKind::Ram)},
-               "flash", "ram", 0x80000000});
+               "flash", "ram", 0x80000000, {"-bios", "none"}});
   return v;
 }
 

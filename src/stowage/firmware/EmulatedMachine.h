@@ -22,6 +22,7 @@ struct EmulatedMachine {
   std::vector<DeviceMemory> memories; ///< its memory map: code memory (kind flash: loaded by QEMU) and RAM
   std::string flashMemory, ramMemory; ///< defaults for a board without memories
   uint64_t bootAddress = 0;           ///< where the vector table (Arm) or the entry (RISC-V) must be
+  std::vector<std::string> qemuArgs;  ///< machine-specific QEMU arguments ("-bios none": no firmware before ours)
 };
 
 /// Every machine `--emulate` knows, in documentation order.

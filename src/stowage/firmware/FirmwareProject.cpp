@@ -101,8 +101,10 @@ std::string toolchainCmake(const Toolchain& t, const CpuSpec& cpu) {
 
 /// `{}` for qemu's -semihosting-config and machine arguments of `machine`.
 std::string qemuCommand(const EmulatedMachine& m) {
-  return fmt::format("{} -M {} -nographic -monitor none -serial none -semihosting-config enable=on,target=native -icount shift=0,sleep=off",
-                     m.qemuBinary, m.qemuMachine);
+  std::string extra;
+  for (const auto& a : m.qemuArgs) extra += " " + a;
+  return fmt::format("{} -M {}{} -nographic -monitor none -serial none -semihosting-config enable=on,target=native -icount shift=0,sleep=off",
+                     m.qemuBinary, m.qemuMachine, extra);
 }
 
 }  // namespace
