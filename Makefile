@@ -1,6 +1,8 @@
 # Stowage top-level entry points. On a fresh Debian machine: `make demo` and `make test`.
 # Every target installs missing Debian packages first (make deps), then builds with CMake + Ninja.
-# (chromium renders report.html in a test.)
+# (chromium renders report.html in a test; the cross toolchains and QEMU build and run firmware on emulated
+# Cortex-M and RISC-V machines in the firmware tests; gdb-multiarch and openocd serve firmware projects' debug and
+# flash targets.)
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
@@ -10,7 +12,9 @@ CTEST_ARGS ?=
 DEB_PACKAGES := build-essential cmake ninja-build pkg-config \
   libonnx-dev libprotobuf-dev protobuf-compiler libflatbuffers-dev flatbuffers-compiler \
   libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev \
-  libbenchmark-dev libonnx-testdata chromium
+  libbenchmark-dev libonnx-testdata chromium \
+  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm \
+  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc gdb-multiarch openocd
 
 .PHONY: all deps build build-asan demo test test-unit clean
 

@@ -21,8 +21,18 @@ echo
 echo "== 4. Build the generated C with the system cc and run it on the host, same board: stowage run"
 "$bin/stowage" run "$out/ds_cnn.onnx" --input "$out/input.npy" --output-dir "$out/result" --format npy --board "$board"
 echo
+echo "== 5. The same firmware on an emulated Cortex-M7 (QEMU mps2-an500; the board's TCMs carved out of its RAM):"
+echo "      stowage run --emulate (cross-built with arm-none-eabi-gcc, linker script from the board)"
+"$bin/stowage" run "$out/ds_cnn.onnx" --input "$out/input.npy" --output-dir "$out/mcu" --format npy --board "$board" --emulate mps2-an500
+if cmp -s "$out/result/output_0.npy" "$out/mcu/output_0.npy"; then
+  echo "outputs byte-identical to step 4 (host)"
+else
+  echo "demo: the emulated Cortex-M7's output differs from the host run's ($out/mcu vs $out/result)" >&2
+  exit 1
+fi
+echo
 accel="$(dirname "$0")/../examples/boards/gemmini-like.toml"
-echo "== 5. Offload to a Gemmini-like accelerator (16x16 int8/f32 engine, scratchpad and accumulator at fixed"
+echo "== 6. Offload to a Gemmini-like accelerator (16x16 int8/f32 engine, scratchpad and accumulator at fixed"
 echo "      addresses, DMA with ping-pong tiles) and run on the host simulator: stowage run --board ... --trace"
 "$bin/stowage" run "$out/ds_cnn.onnx" --input "$out/input.npy" --output-dir "$out/accel" --format npy --board "$accel" --trace
 if cmp -s "$out/result/output_0.npy" "$out/accel/output_0.npy"; then

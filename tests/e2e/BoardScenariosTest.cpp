@@ -55,8 +55,8 @@ TEST(BoardScenarios, CortexM7BoardFileAndEquivalentFlagsGiveTheSameCAndTheSameOu
   writeResnet8(work);
   auto byFile = compile(work, "file", "--board " + shellQuote(boards() + "cortex-m7.toml"));
   ASSERT_EQ(byFile.exitCode, 0) << byFile.err;
-  // The summary shows every pool with capacity, used, lower bound, utilisation and the peak layer.
-  for (const char* s : {"dtcm", "sram", "itcm", "flash", "lower bound", "util", "peak at"})
+  // The summary shows every pool with capacity, used, what only it may hold, utilisation and the peak layer.
+  for (const char* s : {"dtcm", "sram", "itcm", "flash", "only here", "util", "peak at"})
     EXPECT_NE(byFile.out.find(s), std::string::npos) << s << "\n" << byFile.out;
   const std::string flags =
       "--pool 'name=dtcm;size=128KiB;alignment=8;placement=static;section=.dtcm;read_bytes_per_cycle=8;write_bytes_per_cycle=8;"

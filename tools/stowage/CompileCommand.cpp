@@ -55,7 +55,7 @@ CommandRunner registerCompileCommand(CLI::App& app) {
       "at fixed offsets in the board's memory pools) and DIR/<name>_weights.c (constants as C arrays) and/or "
       "DIR/<name>_weights_<pool>.bin (constant pools as binary images: --weights). Build them with "
       "runtime/kernels/*.c and -Iruntime/include. Prints a summary: nodes, MACs, weight bytes, and per pool the capacity, "
-      "bytes used, lower bound, utilisation and the layer at the peak. With a board that has [[memories]] it also writes "
+      "bytes used, the bytes only that pool may hold (its own lower bound), utilisation and the layer at the peak. With a board that has [[memories]] it also writes "
       "linker-script files: DIR/<name>_sections.ld and <name>_memory.ld, and with a [device] a complete DIR/<name>.ld "
       "(docs/firmware.md). "
       "Errors go to stderr with exit code 2; nothing is written then.");

@@ -211,9 +211,9 @@ Result<FirmwareProject> makeFirmwareProject(const Graph& g, const ProgramPlan& p
         "# a gdb server on port 1234 and attaches gdb-multiarch.\n"
         "set(QEMU_EXECUTABLE {1} CACHE STRING \"QEMU for {0}\")\n"
         "set(GDB_EXECUTABLE gdb-multiarch CACHE STRING \"gdb for the firmware\")\n"
-        "add_custom_target(run COMMAND ${{QEMU_EXECUTABLE}} {2} -kernel $<TARGET_FILE:{3}.elf> DEPENDS {3}.elf USES_TERMINAL)\n"
+        "add_custom_target(run COMMAND ${{QEMU_EXECUTABLE}} {2} -kernel $<TARGET_FILE:{3}.elf> DEPENDS {3}.elf USES_TERMINAL VERBATIM)\n"
         "add_custom_target(debug COMMAND sh -c \"${{QEMU_EXECUTABLE}} {2} -S -gdb tcp::1234 -kernel $<TARGET_FILE:{3}.elf> & "
-        "${{GDB_EXECUTABLE}} -ex 'target remote :1234' $<TARGET_FILE:{3}.elf>; kill $! 2>/dev/null\" DEPENDS {3}.elf USES_TERMINAL)\n",
+        "${{GDB_EXECUTABLE}} -ex 'target remote :1234' $<TARGET_FILE:{3}.elf>; kill $! 2>/dev/null\" DEPENDS {3}.elf USES_TERMINAL VERBATIM)\n",
         m.name, m.qemuBinary, qemuCommand(m).substr(m.qemuBinary.size() + 1), name);
   }
   std::string openocd;
@@ -224,7 +224,7 @@ Result<FirmwareProject> makeFirmwareProject(const Graph& g, const ProgramPlan& p
       "set(OPENOCD_CONFIG \"{}\" CACHE STRING \"OpenOCD configuration arguments (-f interface/... -f target/...)\")\n"
       "separate_arguments(OPENOCD_ARGS UNIX_COMMAND \"${{OPENOCD_CONFIG}}\")\n"
       "add_custom_target(flash COMMAND ${{OPENOCD_EXECUTABLE}} ${{OPENOCD_ARGS}} -c \"program $<TARGET_FILE:{}.elf> verify reset exit\" DEPENDS {}.elf "
-      "USES_TERMINAL)\n",
+      "USES_TERMINAL VERBATIM)\n",
       openocd.empty() ? "; this board names none: set -DOPENOCD_CONFIG=\\\"-f ... -f ...\\\"" : "", openocd.empty() ? "" : openocd.substr(1), name, name);
   fw.files.push_back({"CMakeLists.txt", cm});
   return fw;

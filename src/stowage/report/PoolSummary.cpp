@@ -26,7 +26,7 @@ const char* placementName(PoolPlacement p) {
 
 std::string poolSummary(const Graph& g, const ProgramPlan& plan) {
   std::string out = fmt::format("  {:<12} {:<9} {:<7} {:>12} {:>12} {:>12} {:>6}  {}\n", "pool", "kind", "place", "capacity", "used",
-                                "lower bound", "util", "peak at");
+                                "only here", "util", "peak at");
   for (const PoolUse& u : plan.pools) {
     const MemoryPool& pool = plan.board.pools[static_cast<size_t>(u.pool)];
     const bool unlimited = u.capacityBytes == std::numeric_limits<size_t>::max();
@@ -56,6 +56,9 @@ std::string poolSummary(const Graph& g, const ProgramPlan& plan) {
   if (workspacePools > 1)
     out += fmt::format("  {:<12} {:<9} {:<7} {:>12} {:>12} {:>12}\n", "(all)", "workspace", "", "", usedTotal, liveAll);
   (void)liveStep;
+  out += "  only here: the most bytes live at once of buffers that no other pool may hold (0 when every buffer placed\n"
+         "  here could have gone elsewhere); used: what the plan places there";
+  out += workspacePools > 1 ? "; (all): every activation, against the bytes live at the busiest step\n" : "\n";
   out += fmt::format("  planner: {} in {:.1f} ms", plan.algorithm, plan.seconds * 1000.0);
   std::string algos;
   for (const PoolUse& u : plan.pools)

@@ -280,7 +280,6 @@ std::string BoardLocations::where(const Board& board, BoardItem item, size_t ind
 }
 
 void finalizeBoard(Board& board) {
-  finalizeDevice(board);
   if (board.targets.empty()) {
     Target cpu;
     cpu.name = "cpu";
@@ -305,6 +304,7 @@ void finalizeBoard(Board& board) {
     w.origin = "default";
     board.pools.push_back(w);
   }
+  finalizeDevice(board);
 }
 
 Status validateBoardAt(const Board& board, const BoardLocations& locs) {

@@ -164,7 +164,7 @@ TEST(ResolveBoard, FlagPoolsOnly) {
 TEST(ResolveBoard, FlagPoolReplacesBoardPool) {
   BoardFlags f;
   f.boardPath = kBoards + "cortex-m7.toml";
-  f.pools = {"name=dtcm;size=64KiB;placement=static;section=.dtcm", "name=sdram;size=8MiB"};
+  f.pools = {"name=dtcm;size=64KiB;placement=static;section=.dtcm", "name=sdram;size=8MiB;placement=fixed;base=0xC0000000"};
   f.rules = {"op=Conv;outputs=dtcm,sram"};
   f.pins = {"input=sram"};
   auto r = resolveBoard(f);
