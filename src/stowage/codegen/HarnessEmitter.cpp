@@ -32,14 +32,18 @@ constexpr const char* kReadExact = R"(static int read_exact(const char* path, vo
 
 }  // namespace
 
-std::string emitHostHarness(const Graph& g, const ProgramPlan& plan, const std::string& name, const EmitOptions& options,
-                            const std::vector<GeneratedImage>& images, bool simReport) {
+CSymbols applicationSymbols(const Graph& g, const ProgramPlan& plan, const std::string& name) {
   std::vector<TensorId> ws;
   for (const PlacedBuffer& b : plan.buffers)
     if (b.role == BufferRole::Activation) ws.push_back(b.tensor);
   std::vector<std::string> poolNames;
   for (const MemoryPool& pool : plan.board.pools) poolNames.push_back(pool.name);
-  const CSymbols s = assignSymbols(g, name, ws, poolNames);
+  return assignSymbols(g, name, ws, poolNames);
+}
+
+std::string emitHostHarness(const Graph& g, const ProgramPlan& plan, const std::string& name, const EmitOptions& options,
+                            const std::vector<GeneratedImage>& images, bool simReport) {
+  const CSymbols s = applicationSymbols(g, plan, name);
   std::vector<size_t> userPools;
   for (size_t i = 0; i < plan.board.pools.size(); ++i)
     if (plan.board.pools[i].kind == PoolKind::Workspace && plan.board.pools[i].placement == PoolPlacement::User) userPools.push_back(i);

@@ -6,10 +6,15 @@
 #include <string>
 
 #include "stowage/codegen/CEmitter.h"
+#include "stowage/codegen/CNames.h"
 #include "stowage/ir/Graph.h"
 #include "stowage/plan/ProgramPlan.h"
 
 namespace stowage {
+
+/// The symbols of model `name` as an application-side emitter (this harness, the firmware main) needs them: those
+/// emitC assigns, for the plan's activations and the board's pools.
+CSymbols applicationSymbols(const Graph& g, const ProgramPlan& plan, const std::string& name);
 
 /// Exit codes of the harness besides 0: usage error, unreadable input, out of memory, <name>_run failed,
 /// unwritable output.

@@ -65,32 +65,6 @@ std::optional<uint64_t> consoleNumber(const std::string& console, const std::str
   return std::stoull(console.substr(at + key.size() + 2));
 }
 
-/// Removes the temporary build folder when it goes out of scope.
-struct TempDirGuard {
-  fs::path dir;
-  bool keep = false;
-  ~TempDirGuard() {
-    if (!keep && !dir.empty()) {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  }
-};
-
-Diagnostic withOutput(Diagnostic d, const std::string& output) {
-  std::istringstream lines(output);
-  std::string line;
-  int count = 0;
-  while (std::getline(lines, line)) {
-    if (++count > 40) {
-      d.notes.push_back("... (output truncated)");
-      break;
-    }
-    d.notes.push_back(line);
-  }
-  return d;
-}
-
 }  // namespace
 
 Result<FirmwareSizes> readFirmwareSizes(const std::string& path, const std::vector<DeviceMemory>& memories) {
@@ -123,17 +97,8 @@ Result<std::vector<Tensor>> runOnEmulator(const CompileResult& compiled, const s
   STOWAGE_ASSIGN_OR_RETURN(std::string cc, findProgram(tc.compiler, tc.debianPackages));
   STOWAGE_ASSIGN_OR_RETURN(std::string qemu, findProgram(machine.qemuBinary, {machine.debianPackage}));
 
-  TempDirGuard guard;
-  if (!options.keepDir.empty()) {
-    std::error_code ec;
-    fs::create_directories(options.keepDir, ec);
-    if (ec) return makeError(options.keepDir, fmt::format("cannot create the build folder: {}", ec.message()));
-    guard.dir = fs::absolute(options.keepDir);
-    guard.keep = true;
-  } else {
-    STOWAGE_ASSIGN_OR_RETURN(guard.dir, makeTempDir("stowage-emulate"));
-  }
-  const fs::path dir = guard.dir;
+  STOWAGE_ASSIGN_OR_RETURN(BuildDir build, BuildDir::open(options.keepDir, "stowage-emulate"));
+  const fs::path dir = build.path();
   STOWAGE_TRY(writeFirmwareProject(fw, dir.string()));
 
   // Build: the same flags as the project's CMake files, plus what the emulated checks want: workspace pools poisoned at
@@ -169,13 +134,13 @@ Result<std::vector<Tensor>> runOnEmulator(const CompileResult& compiled, const s
     auto out = runProcess(args, (objDir / fmt::format("cc_{}.log", i)).string());
     if (!out.ok()) buildStatus = out.error();
     else if (!out->ok())
-      buildStatus = withOutput(makeError(fw.sources[i], "failed to compile for " + board.device->cpu.name + ": " + commandLine(args)), out->output);
+      buildStatus = withProcessOutput(makeError(fw.sources[i], "failed to compile for " + board.device->cpu.name + ": " + commandLine(args)), out->output);
   }
   if (weightsJob.pid > 0) {
     auto out = waitProcess(weightsJob);
     if (!out.ok()) return out.error();
     if (buildStatus.ok() && !out->ok())
-      buildStatus = withOutput(makeError(fw.weightsSource, "failed to compile: " + commandLine(weightsArgs)), out->output);
+      buildStatus = withProcessOutput(makeError(fw.weightsSource, "failed to compile: " + commandLine(weightsArgs)), out->output);
   }
   STOWAGE_TRY(buildStatus);
   const std::string elf = (dir / (fw.name + ".elf")).string();
@@ -187,7 +152,7 @@ Result<std::vector<Tensor>> runOnEmulator(const CompileResult& compiled, const s
   link.insert(link.end(), {"-lm", "-Wl,-Map=" + (dir / (fw.name + ".map")).string(), "-o", elf});
   STOWAGE_ASSIGN_OR_RETURN(ProcessOutcome linked, runProcess(link, (dir / "link.log").string()));
   if (!linked.ok())
-    return withOutput(makeError(fw.linkerScript, "linking the firmware failed: " + commandLine(link)), linked.output);
+    return withProcessOutput(makeError(fw.linkerScript, "linking the firmware failed: " + commandLine(link)), linked.output);
 
   // Run: inputs and outputs as files in the build folder, named relative to it (QEMU's semihosting works in its cwd).
   std::vector<std::string> run = {"timeout", "--kill-after=5", std::to_string(options.timeoutSeconds), qemu, "-M", machine.qemuMachine,
@@ -210,7 +175,7 @@ Result<std::vector<Tensor>> runOnEmulator(const CompileResult& compiled, const s
     const std::string why = ran.exitCode == 124 ? fmt::format("did not finish within {} s", options.timeoutSeconds)
                             : ran.exitCode >= 128 ? fmt::format("faulted (exit code {}: 128 + the exception number)", ran.exitCode)
                                                   : fmt::format("exited with code {}", ran.exitCode);
-    return withOutput(makeError(machine.name, fmt::format("the firmware {}: {}", why, commandLine(run))), ran.output);
+    return withProcessOutput(makeError(machine.name, fmt::format("the firmware {}: {}", why, commandLine(run))), ran.output);
   }
   std::vector<Tensor> outputs;
   for (size_t i = 0; i < compiled.graph.outputs.size(); ++i) {
@@ -225,7 +190,7 @@ Result<std::vector<Tensor>> runOnEmulator(const CompileResult& compiled, const s
     report->instructions = consoleNumber(ran.output, "instructions").value_or(0);
     report->stackPeakBytes = consoleNumber(ran.output, "stack_peak_bytes").value_or(0);
     STOWAGE_ASSIGN_OR_RETURN(report->sizes, readFirmwareSizes(elf, board.memories));
-    report->elfPath = guard.keep ? elf : "";
+    report->elfPath = build.kept() ? elf : "";
   }
   if (report && report->sizes.stackBytes > 0 && report->stackPeakBytes >= report->sizes.stackBytes)
     return makeError(machine.name, fmt::format("the firmware used all of its {}-byte stack: it may have overflowed", report->sizes.stackBytes),

@@ -53,25 +53,10 @@ namespace {
 
 const std::vector<std::string> kStrictFlags = {"-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"};
 
-/// Adds the tool's output, trimmed to its first lines, as notes.
-Diagnostic withOutput(Diagnostic d, const std::string& output) {
-  std::istringstream lines(output);
-  std::string line;
-  int count = 0;
-  while (std::getline(lines, line)) {
-    if (++count > 30) {
-      d.notes.push_back("... (output truncated)");
-      break;
-    }
-    d.notes.push_back(line);
-  }
-  return d;
-}
-
 Status checkOutcome(const ProcessOutcome& o, const std::vector<std::string>& argv, const std::string& what) {
   if (o.ok()) return Status::success();
   std::string how = o.signal ? fmt::format("was killed by signal {}", o.signal) : fmt::format("exited with code {}", o.exitCode);
-  return withOutput(makeError(what, fmt::format("{}: {}", how, commandLine(argv))), o.output);
+  return withProcessOutput(makeError(what, fmt::format("{}: {}", how, commandLine(argv))), o.output);
 }
 
 /// The bytes of a file the harness wrote (the simulator's statistics or trace).
@@ -82,18 +67,6 @@ Result<std::string> readWholeFile(const fs::path& path) {
   text << in.rdbuf();
   return text.str();
 }
-
-/// Removes the temporary build folder when it goes out of scope.
-struct TempDirGuard {
-  fs::path dir;
-  bool keep = false;
-  ~TempDirGuard() {
-    if (!keep && !dir.empty()) {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  }
-};
 
 }  // namespace
 
@@ -162,17 +135,8 @@ Result<std::vector<Tensor>> runOnHost(const CompileResult& compiled, const std::
   STOWAGE_TRY(checkSimulatorLimits(compiled.plan.board));
   const Graph& g = compiled.graph;
 
-  TempDirGuard guard;
-  if (!options.keepDir.empty()) {
-    std::error_code ec;
-    fs::create_directories(options.keepDir, ec);
-    if (ec) return makeError(options.keepDir, fmt::format("cannot create the build folder: {}", ec.message()));
-    guard.dir = fs::absolute(options.keepDir);
-    guard.keep = true;
-  } else {
-    STOWAGE_ASSIGN_OR_RETURN(guard.dir, makeTempDir("stowage-run"));
-  }
-  const fs::path dir = guard.dir;
+  STOWAGE_ASSIGN_OR_RETURN(BuildDir build, BuildDir::open(options.keepDir, "stowage-run"));
+  const fs::path dir = build.path();
 
   // Sources, harness and input files.
   for (const GeneratedFile* f : {&compiled.code.header, &compiled.code.source, &compiled.code.weights})

@@ -37,6 +37,24 @@ Result<fs::path> makeTempDir(const std::string& stem) {
   return fs::path(buf.data());
 }
 
+Result<BuildDir> BuildDir::open(const std::string& keepDir, const std::string& stem) {
+  if (keepDir.empty()) {
+    STOWAGE_ASSIGN_OR_RETURN(fs::path tmp, makeTempDir(stem));
+    return BuildDir(tmp, false);
+  }
+  std::error_code ec;
+  fs::create_directories(keepDir, ec);
+  if (ec) return makeError(keepDir, fmt::format("cannot create the build folder: {}", ec.message()));
+  return BuildDir(fs::absolute(keepDir), true);
+}
+
+BuildDir::~BuildDir() {
+  if (!keep_ && !path_.empty()) {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+}
+
 Status commitOutputDir(const std::string& dir, const std::function<Status(const fs::path& tmp)>& fill) {
   std::error_code ec;
   fs::path target = fs::absolute(fs::path(dir), ec).lexically_normal();

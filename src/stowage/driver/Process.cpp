@@ -10,10 +10,25 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 
 extern char** environ;
 
 namespace stowage {
+
+Diagnostic withProcessOutput(Diagnostic d, const std::string& output, int maxLines) {
+  std::istringstream lines(output);
+  std::string line;
+  int count = 0;
+  while (std::getline(lines, line)) {
+    if (++count > maxLines) {
+      d.notes.push_back("... (output truncated)");
+      break;
+    }
+    d.notes.push_back(line);
+  }
+  return d;
+}
 
 std::string commandLine(const std::vector<std::string>& argv) {
   std::string s;

@@ -33,6 +33,9 @@ Result<ProcessOutcome> waitProcess(const ChildProcess& child);
 /// startProcess then waitProcess.
 Result<ProcessOutcome> runProcess(const std::vector<std::string>& argv, const std::string& logPath, const std::string& cwd = "");
 
+/// `d` with a program's output added as notes, one per line, at most `maxLines` of them.
+Diagnostic withProcessOutput(Diagnostic d, const std::string& output, int maxLines = 30);
+
 /// "cc -c a.c -o a.o", each argument quoted when needed, for messages.
 std::string commandLine(const std::vector<std::string>& argv);
 

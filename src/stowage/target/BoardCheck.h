@@ -15,6 +15,11 @@ namespace stowage {
 /// Maps a key of one item to a location for diagnostics; "" = the item itself.
 using KeyWhere = std::function<std::string(std::string_view key)>;
 
+/// "0x20000000": an address as diagnostics print it.
+std::string hexAddress(uint64_t v);
+/// True for a C-style identifier ([A-Za-z_][A-Za-z0-9_]*): pool, target and memory names become parts of C symbols.
+bool isIdentifier(std::string_view s);
+
 /// Checks of one item on its own (no other items needed). Messages start with the item's label.
 Status checkPool(const MemoryPool& pool, const KeyWhere& where);
 Status checkTarget(const Target& target, const KeyWhere& where);

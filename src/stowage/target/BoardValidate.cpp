@@ -14,18 +14,7 @@
 namespace stowage {
 namespace {
 
-std::string hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llX", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-bool isIdentifier(std::string_view s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
-}
+std::string hex(uint64_t v) { return hexAddress(v); }
 
 bool isPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
@@ -99,6 +88,19 @@ Status checkFixedPoolsApart(const Board& board, const std::function<KeyWhere(siz
 }
 
 }  // namespace
+
+std::string hexAddress(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llX", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+bool isIdentifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
 
 std::string ruleLabel(const PlacementRule& rule) {
   if (!rule.op.empty() && !rule.node.empty()) return "rule for op '" + rule.op + "', node '" + rule.node + "'";

@@ -11,21 +11,10 @@
 namespace stowage {
 namespace {
 
-std::string hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llX", static_cast<unsigned long long>(v));
-  return buf;
-}
+std::string hex(uint64_t v) { return hexAddress(v); }
 
 /// "0x20000000 .. 0x2001FFFF" for the half-open range [lo, hi).
 std::string span(uint64_t lo, uint64_t hi) { return hex(lo) + " .. " + hex(hi - 1); }
-
-bool isIdentifier(std::string_view s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
-}
 
 std::string memoryList(const Board& board) {
   std::string s;
