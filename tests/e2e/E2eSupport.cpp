@@ -53,4 +53,14 @@ fs::path sharedPath(const std::string& relative) {
   return fs::exists(p) ? p : fs::path();
 }
 
+std::string readFileBytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void writeFileBytes(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary);
+  out << bytes;
+}
+
 }  // namespace stowage::e2e

@@ -21,6 +21,10 @@ std::string shellQuote(const std::string& s);
 std::filesystem::path scratchDir(const std::string& name);
 /// ../shared/<relative> when it exists, else empty (tests then GTEST_SKIP with a message).
 std::filesystem::path sharedPath(const std::string& relative);
+/// The bytes of file `p` ("" when it cannot be read).
+std::string readFileBytes(const std::filesystem::path& p);
+/// Writes `bytes` to file `p` exactly (binary).
+void writeFileBytes(const std::filesystem::path& p, const std::string& bytes);
 
 inline std::string cli() { return STOWAGE_CLI; }
 inline std::string zoo() { return STOWAGE_ZOO; }

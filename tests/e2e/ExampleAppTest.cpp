@@ -19,16 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void spit(const fs::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary);
-  out << bytes;
-}
-
 std::string source(const std::string& rel) { return std::string(STOWAGE_SOURCE_DIR) + "/" + rel; }
 
 std::string cc() { return "cc"; }  // the compiler `stowage run` uses by default
@@ -37,7 +27,7 @@ bool haveTool(const std::string& tool) { return runCommand("command -v " + tool)
 
 /// The float data of a little-endian float32 .npy file (versions 1 to 3), as raw bytes.
 std::string npyData(const fs::path& p) {
-  const std::string f = slurp(p);
+  const std::string f = readFileBytes(p);
   if (f.size() < 10 || f.compare(0, 6, "\x93NUMPY") != 0) throw std::runtime_error("not a .npy file: " + p.string());
   const auto byte = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(f[i])); };
   const bool v1 = f[6] == 1;
@@ -88,7 +78,7 @@ TEST(ExampleApp, BuildsForTheCortexM7BoardAndMatchesTheUnpartitionedRun) {
   auto c = runCommand(cli() + " compile " + q + "/r8.onnx -o " + q + "/c --board " +
                       shellQuote(source("examples/boards/cortex-m7.toml")) + " --name net");
   ASSERT_EQ(c.exitCode, 0) << c.err;
-  const std::string header = slurp(work / "c" / "net.h");
+  const std::string header = readFileBytes(work / "c" / "net.h");
 
   // The app, as its README says: strict C99, generated files + kernels, no linker script on the host. The weights
   // are compiled on their own so their object shows the constant pools' sections (on the host, the default
@@ -112,17 +102,17 @@ TEST(ExampleApp, BuildsForTheCortexM7BoardAndMatchesTheUnpartitionedRun) {
   // With files: the sample input as raw bytes in, the raw output out; byte-identical to the default board.
   const std::string input = npyData(work / "in.npy");
   ASSERT_EQ(input.size(), headerValue(header, "NET_INPUT_INPUT_BYTES"));
-  spit(work / "in.bin", input);
+  writeFileBytes(work / "in.bin", input);
   auto ran = runCommand(q + "/app " + q + "/in.bin " + q + "/out.bin");
   ASSERT_EQ(ran.exitCode, 0) << ran.out << ran.err;
   auto ref = runCommand(cli() + " run " + q + "/r8.onnx --input " + q + "/in.npy --format bin --output-dir " + q + "/ref");
   ASSERT_EQ(ref.exitCode, 0) << ref.err;
-  const std::string out = slurp(work / "out.bin");
+  const std::string out = readFileBytes(work / "out.bin");
   EXPECT_EQ(out.size(), headerValue(header, "NET_OUTPUT_OUTPUT_BYTES"));
-  EXPECT_EQ(out, slurp(work / "ref" / "output_0.bin")) << "the partitioned program must compute the same bytes";
+  EXPECT_EQ(out, readFileBytes(work / "ref" / "output_0.bin")) << "the partitioned program must compute the same bytes";
 
   // A wrong-sized input file is refused (exit code 1) before running.
-  spit(work / "short.bin", input.substr(0, input.size() - 4));
+  writeFileBytes(work / "short.bin", input.substr(0, input.size() - 4));
   auto bad = runCommand(q + "/app " + q + "/short.bin " + q + "/out2.bin");
   EXPECT_EQ(bad.exitCode, 1) << bad.out << bad.err;
   EXPECT_NE(bad.err.find("exactly"), std::string::npos) << bad.err;

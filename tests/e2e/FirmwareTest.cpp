@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "E2eSupport.h"
+#include "stowage/firmware/Toolchain.h"
 #include "stowage/io/TensorFile.h"
 
 namespace stowage::e2e {
@@ -30,28 +31,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void writeText(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
-
-/// `program` in a folder of $PATH (empty when absent).
+/// `program` in a folder of $PATH (empty when absent): the lookup `stowage run --emulate` itself uses.
 std::string onPath(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    if (dir.empty()) continue;
-    const fs::path candidate = fs::path(dir) / program;
-    std::error_code ec;
-    if (fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  return "";
+  auto found = findProgram(program, {});
+  return found.ok() ? *found : std::string();
 }
 
 /// Why the firmware tests cannot run here (empty: they can): a missing cross toolchain, QEMU or ../shared.
@@ -101,7 +84,7 @@ EmulatedRun runEmulated(const fs::path& model, const fs::path& input, const std:
                          shellQuote(out.string()) + " --format " + format + " --emulate " + machine + (extra.empty() ? "" : " " + extra));
   EXPECT_EQ(r.command.exitCode, 0) << model.filename() << " " << input.filename() << " on " << machine << ":\n"
                                    << r.command.out << r.command.err;
-  r.output = slurp(out / ("output_0." + format));
+  r.output = readFileBytes(out / ("output_0." + format));
   EXPECT_TRUE(fs::is_empty(tmp)) << "the temporary build folder was left in " << tmp;
   std::smatch m;
   const std::regex counts(machine + ": ([0-9]+) instructions per inference, stack peak ([0-9]+) of ([0-9]+) bytes");
@@ -127,7 +110,7 @@ std::vector<std::string> referenceInputs(const std::string& name) {
 /// Runs `name` on reference input k on `machine` and checks output_k.bin byte for byte and the printed counts.
 void expectReferenceOutput(const std::string& name, const std::string& k, const std::string& machine) {
   SCOPED_TRACE(name + " input_" + k + " on " + machine);
-  const std::string want = slurp(mlperfRef(name) / ("output_" + k + ".bin"));
+  const std::string want = readFileBytes(mlperfRef(name) / ("output_" + k + ".bin"));
   ASSERT_FALSE(want.empty());
   const EmulatedRun r = runEmulated(mlperfModel(name), mlperfRef(name) / ("input_" + k + ".bin"), machine, "fw_" + machine + "_" + name + "_" + k);
   ASSERT_EQ(r.command.exitCode, 0);
@@ -204,7 +187,7 @@ struct Elf32 {
 constexpr uint32_t kShtSymtab = 2, kShtNobits = 8, kShtProgbits = 1, kPtLoad = 1;
 
 std::optional<Elf32> readElf32(const fs::path& path, std::string* why) {
-  const std::string b = slurp(path);
+  const std::string b = readFileBytes(path);
   auto u8 = [&](size_t at) -> uint32_t { return at < b.size() ? static_cast<uint8_t>(b[at]) : 0; };
   auto u16 = [&](size_t at) -> uint32_t { return u8(at) | u8(at + 1) << 8; };
   auto u32 = [&](size_t at) -> uint32_t { return u16(at) | u16(at + 2) << 16; };
@@ -287,14 +270,14 @@ TEST(FirmwareCortexM7Board, ResNet8OnMps2An500KeepsEachPoolInItsMemory) {
   const EmulatedRun r = runEmulated(mlperfModel(name), mlperfRef(name) / "input_2.bin", "mps2-an500", "fw_cortex_m7_resnet_run",
                                     "--board " + shellQuote(board.string()) + " --keep " + shellQuote(keep.string()));
   ASSERT_EQ(r.command.exitCode, 0);
-  EXPECT_TRUE(r.output == slurp(mlperfRef(name) / "output_2.bin")) << "output differs from TFLM's";
+  EXPECT_TRUE(r.output == readFileBytes(mlperfRef(name) / "output_2.bin")) << "output differs from TFLM's";
   EXPECT_GT(r.instructions, 0u) << r.command.out;
   // The board's memories are moved onto the machine, and the run says so.
   EXPECT_NE(r.command.out.find("note: mps2-an500: memory 'flash'"), std::string::npos) << r.command.out;
   EXPECT_EQ(r.elf, (keep / "net.elf").string());
   for (const char* f : {"net.elf", "net.ld", "net.map", "src/main.c"}) EXPECT_TRUE(fs::exists(keep / f)) << f << " not kept";
 
-  const std::string script = slurp(keep / "net.ld");
+  const std::string script = readFileBytes(keep / "net.ld");
   const std::map<std::string, Region> regions = memoryRegions(script);
   for (const char* m : {"FLASH", "ITCM", "DTCM", "AXI_SRAM", "SRAM_D2"}) ASSERT_EQ(regions.count(m), 1u) << m << " not in net.ld:\n" << script;
   std::string why;
@@ -383,7 +366,7 @@ TEST(FirmwareOnnxFloat, Mnist8OnMps2An500MatchesReference) {
   ASSERT_EQ(r.command.exitCode, 0);
   EXPECT_GT(r.instructions, 0u);
   const fs::path got = scratchDir("fw_mnist8_out") / "output_0.pb";
-  writeText(got, r.output);
+  writeFileBytes(got, r.output);
   auto want = readTensorFile((data / "output_0.pb").string());
   auto have = readTensorFile(got.string());
   ASSERT_TRUE(want.ok()) << want.error().render();
@@ -468,10 +451,10 @@ TEST(FirmwareProject, StowageCmakeBuildsTheModelLibraryInAnotherProject) {
   ASSERT_FALSE(p.empty());
   const fs::path app = work / "app";
   fs::create_directories(app);
-  writeText(app / "CMakeLists.txt", "cmake_minimum_required(VERSION 3.16)\nproject(existing_firmware C)\ninclude(\"" +
+  writeFileBytes(app / "CMakeLists.txt", "cmake_minimum_required(VERSION 3.16)\nproject(existing_firmware C)\ninclude(\"" +
                                         (p / "stowage.cmake").string() +
                                         "\")\nadd_library(app STATIC app.c)\ntarget_link_libraries(app PRIVATE net_model)\n");
-  writeText(app / "app.c", "#include \"net.h\"\nint app_status(void) { return NET_OK; }\n");
+  writeFileBytes(app / "app.c", "#include \"net.h\"\nint app_status(void) { return NET_OK; }\n");
   auto configure = runCommand("cmake -S " + shellQuote(app.string()) + " -B " + shellQuote((app / "b").string()) + generatorFlag() +
                               " -DCMAKE_TOOLCHAIN_FILE=" + shellQuote((p / "toolchain-arm-none-eabi.cmake").string()));
   ASSERT_EQ(configure.exitCode, 0) << configure.out << configure.err;
@@ -534,11 +517,11 @@ std::string expectRejected(const std::string& scratch, const std::string& flags,
 /// Writes `text` as work/<name>.toml; checks that `good` (the same board without the defect) is accepted by `compile`.
 fs::path writeBoard(const std::string& scratch, const std::string& text, const std::string& good, const std::string& emulate) {
   const fs::path work = scratchDir(scratch + "_boards");
-  writeText(work / "good.toml", good);
+  writeFileBytes(work / "good.toml", good);
   auto ok = runCommand(cli() + " compile " + shellQuote(mlperfModel("kws_ref_model").string()) + " -o " + shellQuote((work / "out").string()) +
                        " --board " + shellQuote((work / "good.toml").string()) + " --emulate " + emulate);
   EXPECT_EQ(ok.exitCode, 0) << "the board without the defect is rejected too:\n" << ok.err;
-  writeText(work / "board.toml", text);
+  writeFileBytes(work / "board.toml", text);
   return work / "board.toml";
 }
 
