@@ -4,50 +4,69 @@
  * Declared in stowage_kernels_int8.h. */
 #include "stowage_kernels.h"
 
+#include "int8_dot.h"
 #include "int8_fixedpoint.h"
 
 enum binary_op { OP_ADD, OP_SUB, OP_MUL, OP_MAX, OP_MIN };
 
-static int8_t add_one(int32_t a, int32_t b, const stowage_qbinary_params* p, int subtract) {
-  const int32_t sa = stowage_fx_wrap(((int64_t)a + p->a_offset) * ((int64_t)1 << p->left_shift));
-  const int32_t sb = stowage_fx_wrap(((int64_t)b + p->b_offset) * ((int64_t)1 << p->left_shift));
-  const int32_t ra = stowage_fx_requant(sa, p->a_multiplier, p->a_shift);
-  const int32_t rb = stowage_fx_requant(sb, p->b_multiplier, p->b_shift);
-  const int32_t sum = stowage_fx_wrap(subtract ? (int64_t)ra - rb : (int64_t)ra + rb);
-  const int32_t out = stowage_fx_wrap((int64_t)stowage_fx_requant(sum, p->output_multiplier, p->output_shift) + p->output_offset);
+/* The 32-bit wrapping arithmetic of TFLite's int32 steps, and requantization the cheap exact way (int8_dot.h). */
+static inline int32_t wrap_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+
+static inline int8_t add_one(int32_t a, int32_t b, const stowage_qbinary_params* p, int subtract) {
+  const int32_t sa = (int32_t)((uint32_t)(a + p->a_offset) << p->left_shift);
+  const int32_t sb = (int32_t)((uint32_t)(b + p->b_offset) << p->left_shift);
+  const int32_t ra = stowage_requant_fast(sa, p->a_multiplier, p->a_shift);
+  const int32_t rb = stowage_requant_fast(sb, p->b_multiplier, p->b_shift);
+  const int32_t sum = subtract ? (int32_t)((uint32_t)ra - (uint32_t)rb) : wrap_add(ra, rb);
+  const int32_t out = wrap_add(stowage_requant_fast(sum, p->output_multiplier, p->output_shift), p->output_offset);
   return (int8_t)stowage_fx_clamp(out, p->act_min, p->act_max);
 }
 
-static int8_t mul_one(int32_t a, int32_t b, const stowage_qbinary_params* p) {
+static inline int8_t mul_one(int32_t a, int32_t b, const stowage_qbinary_params* p) {
   const int32_t prod = (a + p->a_offset) * (b + p->b_offset);
-  const int32_t out = stowage_fx_wrap((int64_t)stowage_fx_requant(prod, p->output_multiplier, p->output_shift) + p->output_offset);
+  const int32_t out = wrap_add(stowage_requant_fast(prod, p->output_multiplier, p->output_shift), p->output_offset);
   return (int8_t)stowage_fx_clamp(out, p->act_min, p->act_max);
 }
 
-static int8_t apply(enum binary_op op, int32_t a, int32_t b, const stowage_qbinary_params* p) {
-  switch (op) {
-    case OP_ADD: return add_one(a, b, p, 0);
-    case OP_SUB: return add_one(a, b, p, 1);
-    case OP_MUL: return mul_one(a, b, p);
-    case OP_MAX: return (int8_t)(a > b ? a : b);
-    case OP_MIN: return (int8_t)(a < b ? a : b);
-  }
-  return 0;
-}
-
+/* The innermost dimension runs as a tight loop per operation (operand steps 0 or 1 in practice); the outer
+ * dimensions advance a multi-index once per row. */
 static void binary(const int8_t* a, const int8_t* b, int8_t* y, const stowage_qbinary_params* p, enum binary_op op) {
   int64_t idx[STOWAGE_QMAX_RANK];
-  int64_t total = 1, i;
+  int64_t rows = 1, r;
   int32_t d;
   int64_t ao = 0, bo = 0;
-  for (d = 0; d < p->rank; ++d) {
+  const int32_t last = p->rank - 1;
+  const int32_t inner = p->rank > 0 ? p->shape[last] : 1;
+  const int64_t as = p->rank > 0 ? p->a_stride[last] : 0, bs = p->rank > 0 ? p->b_stride[last] : 0;
+  for (d = 0; d < last; ++d) {
     idx[d] = 0;
-    total *= p->shape[d];
+    rows *= p->shape[d];
   }
-  for (i = 0; i < total; ++i) {
-    y[i] = apply(op, a[ao], b[bo], p);
-    /* Advance the multi-index (last dim fastest) and both operand offsets. */
-    for (d = p->rank - 1; d >= 0; --d) {
+  if (inner <= 0) return;
+  for (r = 0; r < rows; ++r) {
+    const int8_t* ap = a + ao;
+    const int8_t* bp = b + bo;
+    int8_t* yp = y + r * inner;
+    int32_t i;
+    switch (op) {
+      case OP_ADD:
+        for (i = 0; i < inner; ++i) yp[i] = add_one(ap[i * as], bp[i * bs], p, 0);
+        break;
+      case OP_SUB:
+        for (i = 0; i < inner; ++i) yp[i] = add_one(ap[i * as], bp[i * bs], p, 1);
+        break;
+      case OP_MUL:
+        for (i = 0; i < inner; ++i) yp[i] = mul_one(ap[i * as], bp[i * bs], p);
+        break;
+      case OP_MAX:
+        for (i = 0; i < inner; ++i) yp[i] = ap[i * as] > bp[i * bs] ? ap[i * as] : bp[i * bs];
+        break;
+      case OP_MIN:
+        for (i = 0; i < inner; ++i) yp[i] = ap[i * as] < bp[i * bs] ? ap[i * as] : bp[i * bs];
+        break;
+    }
+    /* Advance the outer multi-index (last outer dim fastest) and both operand offsets. */
+    for (d = last - 1; d >= 0; --d) {
       ao += p->a_stride[d];
       bo += p->b_stride[d];
       if (++idx[d] < p->shape[d]) break;

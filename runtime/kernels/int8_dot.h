@@ -1,0 +1,296 @@
+/* Private helpers of the fast int8 kernels: dot products of int8 vectors without the input offset (which the
+ * kernels fold into a per-channel correction), blocked over two inputs and two filters, in three variants chosen at
+ * compile time: Arm DSP extension (SXTB16 + SMLAD, Cortex-M4/M7/M33/M55), Helium (MVE, Cortex-M55) and portable C.
+ * The integer results are identical in every variant (sums of exact products, wrapping modulo 2^32). */
+#ifndef STOWAGE_INT8_DOT_H
+#define STOWAGE_INT8_DOT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1) && !defined(STOWAGE_NO_SIMD)
+#include <arm_mve.h>
+#define STOWAGE_DOT_MVE 1
+#elif defined(__ARM_FEATURE_DSP) && !defined(STOWAGE_NO_SIMD)
+#include <arm_acle.h>
+#define STOWAGE_DOT_DSP 1
+#elif defined(STOWAGE_EMULATE_DSP)
+/* Host emulation of the DSP instructions, so that tests run the DSP code path on any machine. */
+#define STOWAGE_DOT_DSP 1
+static inline int32_t __sxtb16(int32_t v) {
+  const uint32_t u = (uint32_t)v;
+  const uint32_t lo = (uint32_t)(int32_t)(int8_t)(u & 0xFFu) & 0xFFFFu;
+  const uint32_t hi = (uint32_t)(int32_t)(int8_t)((u >> 16) & 0xFFu) & 0xFFFFu;
+  return (int32_t)(lo | (hi << 16));
+}
+static inline int32_t stowage_emu_lo16(int32_t v) { return (int32_t)(int16_t)((uint32_t)v & 0xFFFFu); }
+static inline int32_t stowage_emu_hi16(int32_t v) { return (int32_t)(int16_t)(((uint32_t)v >> 16) & 0xFFFFu); }
+static inline int32_t __smlad(int32_t a, int32_t b, int32_t acc) {
+  return (int32_t)((uint32_t)acc + (uint32_t)(stowage_emu_lo16(a) * stowage_emu_lo16(b)) +
+                   (uint32_t)(stowage_emu_hi16(a) * stowage_emu_hi16(b)));
+}
+static inline int32_t __smlabb(int32_t a, int32_t b, int32_t acc) {
+  return (int32_t)((uint32_t)acc + (uint32_t)(stowage_emu_lo16(a) * stowage_emu_lo16(b)));
+}
+static inline int32_t __smlatt(int32_t a, int32_t b, int32_t acc) {
+  return (int32_t)((uint32_t)acc + (uint32_t)(stowage_emu_hi16(a) * stowage_emu_hi16(b)));
+}
+static inline int32_t __sadd16(int32_t a, int32_t b) {
+  const uint32_t lo = ((uint32_t)a + (uint32_t)b) & 0xFFFFu;
+  const uint32_t hi = (((uint32_t)a >> 16) + ((uint32_t)b >> 16)) & 0xFFFFu;
+  return (int32_t)(lo | (hi << 16));
+}
+#endif
+
+/* Four int8 values as one word (unaligned loads are allowed on every core with the DSP extension). */
+static inline int32_t stowage_load4(const int8_t* p) {
+  int32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
+#if defined(STOWAGE_DOT_DSP)
+/* Bytes 1 and 3 of v sign-extended into two halfwords (one SXTB16 with ROR #8; GCC 12 does not fold the rotate). */
+static inline int32_t stowage_sxtb16_odd(int32_t v) {
+#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__)
+  int32_t r;
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
+  return r;
+#else
+  const uint32_t u = (uint32_t)v;
+  return __sxtb16((int32_t)((u >> 8) | (u << 24)));
+#endif
+}
+#endif
+
+#if defined(STOWAGE_DOT_DSP) && defined(__ARM_FEATURE_DSP) && defined(__GNUC__)
+/* acc[0..3] += the 2x2 dot products over n (a multiple of 4, > 0) elements. Register-allocated by hand: 4
+ * accumulators, 5 pointers/strides and 4 temporaries; in C, GCC 12 spills, and inlined the asm finds no registers.
+ * The second filter's widened halves serve both inputs; the first filter's word is loaded again for the second input. */
+__attribute__((noinline)) static void stowage_dot_2x2_dsp(const int8_t* xa, const int8_t* xb, const int8_t* w0,
+                                                          const int8_t* w1, int32_t n, int32_t* acc) {
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+  const int8_t* xp = xa;
+  const int8_t* wp = w0;
+  const int32_t ystep = (int32_t)(xb - xa) - 4, wstep = (int32_t)(w1 - w0);
+  const int8_t* end = xa + n;
+  int32_t t1, t2, t3, t4;
+  __asm__ volatile(
+      "1:\n\t"
+      "ldr    %[t3], [%[xp]], #4\n\t"
+      "ldr    %[t1], [%[wp]]\n\t"
+      "sxtb16 %[t4], %[t3]\n\t"
+      "sxtb16 %[t3], %[t3], ror #8\n\t"
+      "sxtb16 %[t2], %[t1]\n\t"
+      "sxtb16 %[t1], %[t1], ror #8\n\t"
+      "smlad  %[a0], %[t4], %[t2], %[a0]\n\t"
+      "smlad  %[a0], %[t3], %[t1], %[a0]\n\t"
+      "ldr    %[t1], [%[wp], %[wstep]]\n\t"
+      "sxtb16 %[t2], %[t1]\n\t"
+      "sxtb16 %[t1], %[t1], ror #8\n\t"
+      "smlad  %[a2], %[t4], %[t2], %[a2]\n\t"
+      "smlad  %[a2], %[t3], %[t1], %[a2]\n\t"
+      "ldr    %[t3], [%[xp], %[ystep]]\n\t"
+      "sxtb16 %[t4], %[t3]\n\t"
+      "sxtb16 %[t3], %[t3], ror #8\n\t"
+      "smlad  %[a3], %[t4], %[t2], %[a3]\n\t"
+      "smlad  %[a3], %[t3], %[t1], %[a3]\n\t"
+      "ldr    %[t1], [%[wp]], #4\n\t"
+      "sxtb16 %[t2], %[t1]\n\t"
+      "sxtb16 %[t1], %[t1], ror #8\n\t"
+      "smlad  %[a1], %[t4], %[t2], %[a1]\n\t"
+      "smlad  %[a1], %[t3], %[t1], %[a1]\n\t"
+      "cmp    %[xp], %[end]\n\t"
+      "bne    1b\n\t"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [xp] "+r"(xp), [wp] "+r"(wp), [t1] "=&r"(t1),
+        [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4)
+      : [ystep] "r"(ystep), [wstep] "r"(wstep), [end] "r"(end)
+      : "cc", "memory");
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
+#endif
+
+/* acc[0] += xa.w0, acc[1] += xb.w0, acc[2] += xa.w1, acc[3] += xb.w1 over n elements. */
+static inline void stowage_dot_2x2(const int8_t* xa, const int8_t* xb, const int8_t* w0, const int8_t* w1, int32_t n,
+                                   int32_t* acc) {
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+  int32_t i = 0;
+#if defined(STOWAGE_DOT_MVE)
+  for (; i < n; i += 16) {
+    const mve_pred16_t pr = vctp8q((uint32_t)(n - i));
+    const int8x16_t va = vldrbq_z_s8(xa + i, pr), vb = vldrbq_z_s8(xb + i, pr);
+    const int8x16_t v0 = vldrbq_z_s8(w0 + i, pr), v1 = vldrbq_z_s8(w1 + i, pr);
+    a0 = vmladavaq_s8(a0, va, v0);
+    a1 = vmladavaq_s8(a1, vb, v0);
+    a2 = vmladavaq_s8(a2, va, v1);
+    a3 = vmladavaq_s8(a3, vb, v1);
+  }
+#else
+#if defined(STOWAGE_DOT_DSP) && defined(__ARM_FEATURE_DSP) && defined(__GNUC__)
+  if (n >= 4) {
+    stowage_dot_2x2_dsp(xa, xb, w0, w1, n & ~3, acc);
+    a0 = acc[0];
+    a1 = acc[1];
+    a2 = acc[2];
+    a3 = acc[3];
+    i = n & ~3;
+  }
+#elif defined(STOWAGE_DOT_DSP)
+  for (; i + 4 <= n; i += 4) {
+    const int32_t x = stowage_load4(xa + i), y = stowage_load4(xb + i);
+    const int32_t xe = __sxtb16(x), xo = stowage_sxtb16_odd(x);
+    const int32_t ye = __sxtb16(y), yo = stowage_sxtb16_odd(y);
+    int32_t w = stowage_load4(w0 + i);
+    int32_t we = __sxtb16(w), wo = stowage_sxtb16_odd(w);
+    a0 = __smlad(xe, we, a0);
+    a0 = __smlad(xo, wo, a0);
+    a1 = __smlad(ye, we, a1);
+    a1 = __smlad(yo, wo, a1);
+    w = stowage_load4(w1 + i);
+    we = __sxtb16(w);
+    wo = stowage_sxtb16_odd(w);
+    a2 = __smlad(xe, we, a2);
+    a2 = __smlad(xo, wo, a2);
+    a3 = __smlad(ye, we, a3);
+    a3 = __smlad(yo, wo, a3);
+  }
+#endif
+  for (; i < n; ++i) {
+    const int32_t x = xa[i], y = xb[i], p = w0[i], q = w1[i];
+    a0 = (int32_t)((uint32_t)a0 + (uint32_t)(x * p));
+    a1 = (int32_t)((uint32_t)a1 + (uint32_t)(y * p));
+    a2 = (int32_t)((uint32_t)a2 + (uint32_t)(x * q));
+    a3 = (int32_t)((uint32_t)a3 + (uint32_t)(y * q));
+  }
+#endif
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
+
+/* acc[0] += x.w0, acc[1] += x.w1 over n elements. */
+static inline void stowage_dot_1x2(const int8_t* x, const int8_t* w0, const int8_t* w1, int32_t n, int32_t* acc) {
+  int32_t a0 = acc[0], a1 = acc[1];
+  int32_t i = 0;
+#if defined(STOWAGE_DOT_MVE)
+  for (; i < n; i += 16) {
+    const mve_pred16_t pr = vctp8q((uint32_t)(n - i));
+    const int8x16_t vx = vldrbq_z_s8(x + i, pr);
+    a0 = vmladavaq_s8(a0, vx, vldrbq_z_s8(w0 + i, pr));
+    a1 = vmladavaq_s8(a1, vx, vldrbq_z_s8(w1 + i, pr));
+  }
+#else
+#if defined(STOWAGE_DOT_DSP)
+  for (; i + 4 <= n; i += 4) {
+    const int32_t v = stowage_load4(x + i);
+    const int32_t xe = __sxtb16(v), xo = stowage_sxtb16_odd(v);
+    int32_t w = stowage_load4(w0 + i);
+    a0 = __smlad(xe, __sxtb16(w), a0);
+    a0 = __smlad(xo, stowage_sxtb16_odd(w), a0);
+    w = stowage_load4(w1 + i);
+    a1 = __smlad(xe, __sxtb16(w), a1);
+    a1 = __smlad(xo, stowage_sxtb16_odd(w), a1);
+  }
+#endif
+  for (; i < n; ++i) {
+    const int32_t v = x[i];
+    a0 = (int32_t)((uint32_t)a0 + (uint32_t)(v * w0[i]));
+    a1 = (int32_t)((uint32_t)a1 + (uint32_t)(v * w1[i]));
+  }
+#endif
+  acc[0] = a0;
+  acc[1] = a1;
+}
+
+/* acc[0] += x'.w0, acc[1] += x'.w1 over n elements, where x' = x + offset (offset in [-255, 255]): for layers
+ * whose input offset is not folded into a correction (fully connected, border pixels). */
+static inline void stowage_dot_1x2_offset(const int8_t* x, const int8_t* w0, const int8_t* w1, int32_t n, int32_t offset,
+                                          int32_t* acc) {
+  int32_t a0 = acc[0], a1 = acc[1];
+  int32_t i = 0;
+#if defined(STOWAGE_DOT_MVE)
+  const int16x8_t off = vdupq_n_s16((int16_t)offset);
+  for (; i < n; i += 8) {
+    const mve_pred16_t pr = vctp16q((uint32_t)(n - i));
+    const int16x8_t vx = vaddq_s16(vldrbq_z_s16(x + i, pr), off);
+    a0 = vmladavaq_p_s16(a0, vx, vldrbq_z_s16(w0 + i, pr), pr);
+    a1 = vmladavaq_p_s16(a1, vx, vldrbq_z_s16(w1 + i, pr), pr);
+  }
+#else
+#if defined(STOWAGE_DOT_DSP)
+  const int32_t off2 = (int32_t)(((uint32_t)offset & 0xFFFFu) | ((uint32_t)offset << 16));
+  for (; i + 4 <= n; i += 4) {
+    const int32_t v = stowage_load4(x + i);
+    const int32_t xe = __sadd16(__sxtb16(v), off2), xo = __sadd16(stowage_sxtb16_odd(v), off2);
+    int32_t w = stowage_load4(w0 + i);
+    a0 = __smlad(xe, __sxtb16(w), a0);
+    a0 = __smlad(xo, stowage_sxtb16_odd(w), a0);
+    w = stowage_load4(w1 + i);
+    a1 = __smlad(xe, __sxtb16(w), a1);
+    a1 = __smlad(xo, stowage_sxtb16_odd(w), a1);
+  }
+#endif
+  for (; i < n; ++i) {
+    const int32_t v = x[i] + offset;
+    a0 = (int32_t)((uint32_t)a0 + (uint32_t)(v * w0[i]));
+    a1 = (int32_t)((uint32_t)a1 + (uint32_t)(v * w1[i]));
+  }
+#endif
+  acc[0] = a0;
+  acc[1] = a1;
+}
+
+/* Returns acc + x.w over n elements. */
+static inline int32_t stowage_dot_1x1(const int8_t* x, const int8_t* w, int32_t n, int32_t acc) {
+  int32_t i = 0;
+#if defined(STOWAGE_DOT_MVE)
+  for (; i < n; i += 16) {
+    const mve_pred16_t pr = vctp8q((uint32_t)(n - i));
+    acc = vmladavaq_s8(acc, vldrbq_z_s8(x + i, pr), vldrbq_z_s8(w + i, pr));
+  }
+#else
+#if defined(STOWAGE_DOT_DSP)
+  for (; i + 4 <= n; i += 4) {
+    const int32_t v = stowage_load4(x + i), q = stowage_load4(w + i);
+    acc = __smlad(__sxtb16(v), __sxtb16(q), acc);
+    acc = __smlad(stowage_sxtb16_odd(v), stowage_sxtb16_odd(q), acc);
+  }
+#endif
+  for (; i < n; ++i) acc = (int32_t)((uint32_t)acc + (uint32_t)(x[i] * w[i]));
+#endif
+  return acc;
+}
+
+/* Returns the sum of n int8 values. */
+static inline int32_t stowage_sum_s8(const int8_t* w, int32_t n) {
+  int32_t s = 0, i;
+  for (i = 0; i < n; ++i) s += w[i];
+  return s;
+}
+
+/* TFLite's MultiplyByQuantizedMultiplier (stowage_fx_requant), computed the cheap way: the rounding doubling high
+ * multiply as (a * b + 2^30) >> 31 (equal to gemmlowp's sign-dependent nudge with truncating division for every
+ * input but INT32_MIN * INT32_MIN, which a Q0.31 multiplier in [2^30, 2^31) or 0 never is) and the rounding shift
+ * with ties away from zero. */
+static inline int32_t stowage_requant_fast(int32_t acc, int32_t multiplier, int32_t shift) {
+  int32_t x, r;
+  int64_t ab;
+  if (shift > 0) acc = (int32_t)((uint32_t)acc << shift);
+  ab = (int64_t)acc * multiplier + ((int64_t)1 << 30);
+  x = (int32_t)(ab >> 31);
+  if (shift < 0) {
+    const int32_t e = -shift;
+    const int32_t mask = (int32_t)(((uint32_t)1 << e) - 1u);
+    const int32_t rem = x & mask;
+    const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    r = (x >> e) + (rem > threshold ? 1 : 0);
+    return r;
+  }
+  return x;
+}
+
+#endif

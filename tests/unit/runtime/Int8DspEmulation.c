@@ -1,0 +1,13 @@
+/* The int8 convolution kernels compiled a second time with the Arm DSP instructions emulated in C
+ * (STOWAGE_EMULATE_DSP in int8_dot.h), under other names, so that host tests run the DSP code path. */
+#define STOWAGE_EMULATE_DSP 1
+#define stowage_qconv2d_s8 stowage_emu_dsp_qconv2d_s8
+#define stowage_qdepthwise_conv2d_s8 stowage_emu_dsp_qdepthwise_conv2d_s8
+#define stowage_qfully_connected_s8 stowage_emu_dsp_qfully_connected_s8
+#define stowage_requantize_s32 stowage_emu_dsp_requantize_s32
+#include "../../../runtime/kernels/int8_conv.c"
+
+int32_t stowage_emu_requant_fast(int32_t acc, int32_t multiplier, int32_t shift);
+int32_t stowage_emu_requant_fast(int32_t acc, int32_t multiplier, int32_t shift) {
+  return stowage_requant_fast(acc, multiplier, shift);
+}

@@ -1,0 +1,199 @@
+// The fast int8 convolution, depthwise and fully connected paths (runtime/kernels/int8_conv.c, int8_dot.h) against
+// direct loops with TFLite's arithmetic, on randomly drawn shapes (odd channel counts, strides, dilations, paddings,
+// depth multipliers, channel-slice outputs, every input offset), once as the host builds them and once with the Arm
+// DSP instructions emulated (Int8DspEmulation.c), and the cheap requantization against the exact one.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "stowage_kernels.h"
+
+extern "C" {
+void stowage_emu_dsp_qconv2d_s8(const int8_t*, const int8_t*, const int32_t*, const int32_t*, const int32_t*, int8_t*,
+                                const stowage_qconv_params*);
+void stowage_emu_dsp_qdepthwise_conv2d_s8(const int8_t*, const int8_t*, const int32_t*, const int32_t*, const int32_t*,
+                                          int8_t*, const stowage_qconv_params*);
+void stowage_emu_dsp_qfully_connected_s8(const int8_t*, const int8_t*, const int32_t*, const int32_t*, const int32_t*,
+                                         int8_t*, const stowage_qfc_params*);
+int32_t stowage_emu_requant_fast(int32_t acc, int32_t multiplier, int32_t shift);
+}
+
+namespace stowage {
+namespace {
+
+using ConvFn = void (*)(const int8_t*, const int8_t*, const int32_t*, const int32_t*, const int32_t*, int8_t*,
+                        const stowage_qconv_params*);
+using FcFn = void (*)(const int8_t*, const int8_t*, const int32_t*, const int32_t*, const int32_t*, int8_t*,
+                      const stowage_qfc_params*);
+
+int8_t finishRef(int32_t acc, int32_t bias, int32_t m, int32_t s, const stowage_qconv_params& p) {
+  const int32_t v = stowage_requantize_s32(static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(bias)), m, s);
+  const int32_t o = v + p.output_offset;
+  return static_cast<int8_t>(o < p.act_min ? p.act_min : (o > p.act_max ? p.act_max : o));
+}
+
+struct Drawn {
+  stowage_qconv_params p{};
+  std::vector<int8_t> x, w;
+  std::vector<int32_t> bias, mult, shift;
+  bool depthwise = false;
+};
+
+Drawn draw(std::mt19937& rng, bool depthwise) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Drawn d;
+  d.depthwise = depthwise;
+  stowage_qconv_params& p = d.p;
+  p.n = pick(1, 2);
+  p.kh = pick(1, 4);
+  p.kw = pick(1, 4);
+  p.dil_h = pick(1, 3) == 3 ? 2 : 1;
+  p.dil_w = depthwise && pick(1, 4) == 4 ? 2 : 1;
+  p.stride_h = pick(1, 2);
+  p.stride_w = pick(1, 2);
+  p.h = pick(1 + (p.kh - 1) * p.dil_h, 12);
+  p.w = pick(1 + (p.kw - 1) * p.dil_w, 12);
+  p.c = pick(1, 2) == 1 ? pick(1, 9) : 4 * pick(1, 6);
+  p.depth_multiplier = depthwise && pick(1, 4) == 4 ? 2 : 1;
+  p.m = depthwise ? p.c * p.depth_multiplier : pick(1, 9);
+  p.kc = depthwise ? 1 : p.c;
+  p.pad_top = pick(0, p.kh - 1);
+  p.pad_left = pick(0, p.kw - 1);
+  const int pb = pick(0, p.kh - 1), pr = pick(0, p.kw - 1);
+  p.oh = (p.h + p.pad_top + pb - ((p.kh - 1) * p.dil_h + 1)) / p.stride_h + 1;
+  p.ow = (p.w + p.pad_left + pr - ((p.kw - 1) * p.dil_w + 1)) / p.stride_w + 1;
+  p.per_channel = pick(0, 1);
+  p.input_offset = pick(-127, 128);
+  p.output_offset = pick(-128, 127);
+  p.act_min = pick(-128, -60);
+  p.act_max = pick(60, 127);
+  p.out_pixel_stride = pick(1, 4) == 4 ? p.m + pick(1, 3) : 0;
+  std::uniform_int_distribution<int> s8(-128, 127), w8(-127, 127);
+  d.x.resize(static_cast<size_t>(p.n * p.h * p.w * p.c));
+  for (auto& v : d.x) v = static_cast<int8_t>(s8(rng));
+  d.w.resize(static_cast<size_t>(depthwise ? p.kh * p.kw * p.m : p.m * p.kh * p.kw * p.c));
+  for (auto& v : d.w) v = static_cast<int8_t>(w8(rng));
+  for (int i = 0; i < p.m; ++i) {
+    d.bias.push_back(pick(-30000, 30000));
+    d.mult.push_back((1 << 30) + pick(0, (1 << 30) - 1));
+    d.shift.push_back(-pick(5, 12));
+  }
+  return d;
+}
+
+std::vector<int8_t> reference(const Drawn& d) {
+  const stowage_qconv_params& p = d.p;
+  const int stride = p.out_pixel_stride > 0 ? p.out_pixel_stride : p.m;
+  std::vector<int8_t> y(static_cast<size_t>(p.n * p.oh * p.ow * stride), 77);
+  for (int b = 0; b < p.n; ++b)
+    for (int oy = 0; oy < p.oh; ++oy)
+      for (int ox = 0; ox < p.ow; ++ox)
+        for (int oc = 0; oc < p.m; ++oc) {
+          int32_t acc = 0;
+          for (int fy = 0; fy < p.kh; ++fy)
+            for (int fx = 0; fx < p.kw; ++fx) {
+              const int iy = oy * p.stride_h - p.pad_top + fy * p.dil_h, ix = ox * p.stride_w - p.pad_left + fx * p.dil_w;
+              if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) continue;
+              const int base = ((b * p.h + iy) * p.w + ix) * p.c;
+              if (d.depthwise) {
+                acc += d.w[static_cast<size_t>((fy * p.kw + fx) * p.m + oc)] *
+                       (d.x[static_cast<size_t>(base + oc / p.depth_multiplier)] + p.input_offset);
+              } else {
+                for (int ic = 0; ic < p.c; ++ic)
+                  acc += d.w[static_cast<size_t>(((oc * p.kh + fy) * p.kw + fx) * p.c + ic)] *
+                         (d.x[static_cast<size_t>(base + ic)] + p.input_offset);
+              }
+            }
+          const size_t q = p.per_channel ? static_cast<size_t>(oc) : 0;
+          y[static_cast<size_t>(((b * p.oh + oy) * p.ow + ox) * stride + oc)] =
+              finishRef(acc, d.bias[static_cast<size_t>(oc)], d.mult[q], d.shift[q], p);
+        }
+  return y;
+}
+
+void expectSame(const Drawn& d, ConvFn fn, const char* what, int trial) {
+  const std::vector<int8_t> want = reference(d);
+  std::vector<int8_t> got(want.size(), 77);
+  fn(d.x.data(), d.w.data(), d.bias.data(), d.mult.data(), d.shift.data(), got.data(), &d.p);
+  const stowage_qconv_params& p = d.p;
+  ASSERT_EQ(got, want) << what << " trial " << trial << ": n" << p.n << " h" << p.h << " w" << p.w << " c" << p.c << " m" << p.m
+                       << " k" << p.kh << "x" << p.kw << " s" << p.stride_h << "," << p.stride_w << " d" << p.dil_h << ","
+                       << p.dil_w << " pad" << p.pad_top << "," << p.pad_left << " stride " << p.out_pixel_stride;
+}
+
+TEST(Int8FastKernels, ConvOnRandomShapesMatchesDirectLoops) {
+  std::mt19937 rng(101);
+  for (int t = 0; t < 300; ++t) {
+    const Drawn d = draw(rng, false);
+    expectSame(d, stowage_qconv2d_s8, "host", t);
+    expectSame(d, stowage_emu_dsp_qconv2d_s8, "dsp", t);
+  }
+}
+
+TEST(Int8FastKernels, DepthwiseOnRandomShapesMatchesDirectLoops) {
+  std::mt19937 rng(202);
+  for (int t = 0; t < 300; ++t) {
+    const Drawn d = draw(rng, true);
+    expectSame(d, stowage_qdepthwise_conv2d_s8, "host", t);
+    expectSame(d, stowage_emu_dsp_qdepthwise_conv2d_s8, "dsp", t);
+  }
+}
+
+TEST(Int8FastKernels, FullyConnectedOnRandomShapesMatchesDirectLoops) {
+  std::mt19937 rng(303);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int t = 0; t < 200; ++t) {
+    stowage_qfc_params p{};
+    p.batches = pick(1, 3);
+    p.k = pick(1, 70);
+    p.m = pick(1, 9);
+    p.per_channel = pick(0, 1);
+    p.input_offset = pick(-127, 128);
+    p.output_offset = pick(-128, 127);
+    p.act_min = -128;
+    p.act_max = pick(0, 127);
+    std::vector<int8_t> x(static_cast<size_t>(p.batches * p.k)), w(static_cast<size_t>(p.m * p.k));
+    for (auto& v : x) v = static_cast<int8_t>(pick(-128, 127));
+    for (auto& v : w) v = static_cast<int8_t>(pick(-127, 127));
+    std::vector<int32_t> bias, mult, shift;
+    for (int i = 0; i < p.m; ++i) {
+      bias.push_back(pick(-30000, 30000));
+      mult.push_back((1 << 30) + pick(0, (1 << 30) - 1));
+      shift.push_back(-pick(3, 12));
+    }
+    std::vector<int8_t> want(static_cast<size_t>(p.batches * p.m));
+    for (int b = 0; b < p.batches; ++b)
+      for (int o = 0; o < p.m; ++o) {
+        int32_t acc = 0;
+        for (int i = 0; i < p.k; ++i) acc += w[static_cast<size_t>(o * p.k + i)] * (x[static_cast<size_t>(b * p.k + i)] + p.input_offset);
+        const size_t q = p.per_channel ? static_cast<size_t>(o) : 0;
+        const int32_t v = stowage_requantize_s32(acc + bias[static_cast<size_t>(o)], mult[q], shift[q]) + p.output_offset;
+        want[static_cast<size_t>(b * p.m + o)] = static_cast<int8_t>(v < p.act_min ? p.act_min : (v > p.act_max ? p.act_max : v));
+      }
+    for (FcFn fn : {FcFn{stowage_qfully_connected_s8}, FcFn{stowage_emu_dsp_qfully_connected_s8}}) {
+      std::vector<int8_t> got(want.size());
+      fn(x.data(), w.data(), bias.data(), mult.data(), shift.data(), got.data(), &p);
+      ASSERT_EQ(got, want) << "trial " << t << " batches " << p.batches << " k " << p.k << " m " << p.m;
+    }
+  }
+}
+
+TEST(Int8FastKernels, CheapRequantizationEqualsTflitesDoubleRounding) {
+  std::mt19937 rng(404);
+  std::uniform_int_distribution<int32_t> acc(INT32_MIN, INT32_MAX), small(-(1 << 20), 1 << 20);
+  std::uniform_int_distribution<int32_t> mult(1 << 30, INT32_MAX), shift(-31, 0), lshift(1, 8);
+  for (int i = 0; i < 200000; ++i) {
+    const int32_t a = i % 2 ? acc(rng) : small(rng), m = mult(rng), s = i % 10 == 0 ? lshift(rng) : shift(rng);
+    ASSERT_EQ(stowage_emu_requant_fast(a, m, s), stowage_requantize_s32(a, m, s)) << a << " " << m << " " << s;
+  }
+  // Ties of the high multiply and of the shift, both signs, and a zero multiplier.
+  for (int32_t a : {3, -3, 1, -1, 5, -5, INT32_MIN, INT32_MAX, 0})
+    for (int32_t s : {0, -1, -2, -31, 1})
+      for (int32_t m : {1 << 30, INT32_MAX, 0})
+        EXPECT_EQ(stowage_emu_requant_fast(a, m, s), stowage_requantize_s32(a, m, s)) << a << " " << m << " " << s;
+}
+
+}  // namespace
+}  // namespace stowage
