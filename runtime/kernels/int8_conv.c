@@ -101,8 +101,8 @@ static void qfully_connected_ref(const int8_t* x, const int8_t* w, const int32_t
 /* ---- Fast paths ---- */
 
 /* Requantizes an accumulator that holds the bias already, adds the output offset, clamps. */
-static inline int8_t out_s8(int32_t acc, int32_t multiplier, int32_t shift, int32_t output_offset, int32_t lo, int32_t hi) {
-  const int32_t v = (int32_t)((uint32_t)stowage_requant_fast(acc, multiplier, shift) + (uint32_t)output_offset);
+static inline int8_t out_s8(int32_t acc, const stowage_rq* q, int32_t output_offset, int32_t lo, int32_t hi) {
+  const int32_t v = (int32_t)((uint32_t)stowage_rq_apply(acc, q) + (uint32_t)output_offset);
   return (int8_t)(v < lo ? lo : (v > hi ? hi : v));
 }
 
@@ -141,7 +141,7 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
     const int8_t* w0 = w + (int32_t)oc * K;
     const int8_t* w1 = w + (int32_t)oc1 * K;
     const int32_t q0 = p->per_channel ? oc : 0, q1 = p->per_channel ? oc1 : 0;
-    const int32_t m0 = multiplier[q0], s0 = shift[q0], m1 = multiplier[q1], s1 = shift[q1];
+    const stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
     const int32_t b0 = bias != NULL ? bias[oc] : 0, b1 = bias != NULL ? bias[oc1] : 0;
     const int32_t corr0 = folded_bias(bias, oc, p->input_offset, w0, K);
     const int32_t corr1 = folded_bias(bias, oc1, p->input_offset, w1, K);
@@ -162,11 +162,11 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
             acc[0] = acc[1] = corr0;
             acc[2] = acc[3] = corr1;
             for (fy = 0; fy < kh; ++fy) stowage_dot_2x2(xa + fy * krow_bytes, xa + fy * krow_bytes + step_bytes, w0 + fy * seg, w1 + fy * seg, seg, acc);
-            yp[0] = out_s8(acc[0], m0, s0, p->output_offset, p->act_min, p->act_max);
-            yp[pix_stride] = out_s8(acc[1], m0, s0, p->output_offset, p->act_min, p->act_max);
+            yp[0] = out_s8(acc[0], &r0, p->output_offset, p->act_min, p->act_max);
+            yp[pix_stride] = out_s8(acc[1], &r0, p->output_offset, p->act_min, p->act_max);
             if (two) {
-              yp[1] = out_s8(acc[2], m1, s1, p->output_offset, p->act_min, p->act_max);
-              yp[pix_stride + 1] = out_s8(acc[3], m1, s1, p->output_offset, p->act_min, p->act_max);
+              yp[1] = out_s8(acc[2], &r1, p->output_offset, p->act_min, p->act_max);
+              yp[pix_stride + 1] = out_s8(acc[3], &r1, p->output_offset, p->act_min, p->act_max);
             }
             ox += 2;
             continue;
@@ -192,27 +192,94 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
                                        w1 + fy * seg + fx0 * c, (fx1 - fx0) * c, p->input_offset, acc);
               }
           }
-          yp[0] = out_s8(acc[0], m0, s0, p->output_offset, p->act_min, p->act_max);
-          if (two) yp[1] = out_s8(acc[1], m1, s1, p->output_offset, p->act_min, p->act_max);
+          yp[0] = out_s8(acc[0], &r0, p->output_offset, p->act_min, p->act_max);
+          if (two) yp[1] = out_s8(acc[1], &r1, p->output_offset, p->act_min, p->act_max);
           ++ox;
         }
       }
   }
 }
 
+#if defined(__GNUC__)
+#define STOWAGE_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define STOWAGE_ALWAYS_INLINE inline
+#endif
+
+/* First tap index in [0, k) whose input coordinate i0 + dil * t is >= 0, and one past the last below n. */
+static inline void tap_range(int32_t i0, int32_t n, int32_t k, int32_t dil, int32_t* t0, int32_t* t1) {
+  int32_t a = i0 < 0 ? (-i0 + dil - 1) / dil : 0;
+  int32_t b = n - i0 <= 0 ? 0 : (n - i0 + dil - 1) / dil;
+  if (b > k) b = k;
+  if (a > b) a = b;
+  *t0 = a;
+  *t1 = b;
+}
+
+/* a[0..nb) += sum over the taps fy in [fy0, fy1), fx in [fx0, fx1) of w * (x + offset) for nb <= 4 consecutive channels.
+ * xp and wp point at tap (0, 0) of the window and of the filter for the first channel; with_offset is a constant at
+ * every call (0 where the offset is folded into the correction), as are the tap ranges of the 3x3 interior, so the
+ * compiler unrolls that case. */
+static STOWAGE_ALWAYS_INLINE void dw_taps(const int8_t* xp, const int8_t* wp, int32_t fy0, int32_t fy1, int32_t fx0,
+                                          int32_t fx1, int32_t tap_dx, int32_t tap_dy, int32_t wtap_dx, int32_t wtap_dy, int32_t nb,
+                                          int32_t offset, int with_offset, int32_t* a) {
+  int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], fy, fx;
+#if defined(STOWAGE_DOT_DSP)
+  if (nb == 4) {
+    const int32_t off2 = (int32_t)(((uint32_t)offset & 0xFFFFu) | ((uint32_t)offset << 16));
+    for (fy = fy0; fy < fy1; ++fy)
+      for (fx = fx0; fx < fx1; ++fx) {
+        const int32_t xv = stowage_load4(xp + fy * tap_dy + fx * tap_dx), wv = stowage_load4(wp + fy * wtap_dy + fx * wtap_dx);
+        int32_t xe = __sxtb16(xv), xo = stowage_sxtb16_odd(xv);
+        const int32_t we = __sxtb16(wv), wo = stowage_sxtb16_odd(wv);
+        if (with_offset) {
+          xe = __sadd16(xe, off2);
+          xo = __sadd16(xo, off2);
+        }
+        a0 = __smlabb(xe, we, a0);
+        a2 = __smlatt(xe, we, a2);
+        a1 = __smlabb(xo, wo, a1);
+        a3 = __smlatt(xo, wo, a3);
+      }
+    a[0] = a0;
+    a[1] = a1;
+    a[2] = a2;
+    a[3] = a3;
+    return;
+  }
+#endif
+  for (fy = fy0; fy < fy1; ++fy)
+    for (fx = fx0; fx < fx1; ++fx) {
+      const int8_t* x1 = xp + fy * tap_dy + fx * tap_dx;
+      const int8_t* w1 = wp + fy * wtap_dy + fx * wtap_dx;
+      a0 += ((int32_t)x1[0] + (with_offset ? offset : 0)) * w1[0];
+      if (nb > 1) a1 += ((int32_t)x1[1] + (with_offset ? offset : 0)) * w1[1];
+      if (nb > 2) a2 += ((int32_t)x1[2] + (with_offset ? offset : 0)) * w1[2];
+      if (nb > 3) a3 += ((int32_t)x1[3] + (with_offset ? offset : 0)) * w1[3];
+    }
+  a[0] = a0;
+  a[1] = a1;
+  a[2] = a2;
+  a[3] = a3;
+}
+
 /* Depthwise convolution with depth multiplier 1: channels four at a time (contiguous in input, filter and output),
- * every pixel of the block, interior pixels with the folded correction, border pixels with the offset per tap. */
+ * every pixel of the block; interior pixels start from the folded correction and read every tap (3x3 unrolled),
+ * border pixels start from the bias and read the taps inside the input with the offset added. */
 static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                             const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
   const int32_t c = p->c, kh = p->kh, kw = p->kw, taps = kh * kw;
   const int32_t pix_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m;
   const int32_t tap_dx = p->dil_w * c, tap_dy = p->dil_h * p->w * c;
+  const int is3x3 = kh == 3 && kw == 3;
   int32_t oy_lo, oy_hi, ox_lo, ox_hi, ch0;
   interior_range(p->oh, p->h, kh, p->stride_h, p->dil_h, p->pad_top, &oy_lo, &oy_hi);
   interior_range(p->ow, p->w, kw, p->stride_w, p->dil_w, p->pad_left, &ox_lo, &ox_hi);
   for (ch0 = 0; ch0 < c; ch0 += 4) {
     const int32_t nb = c - ch0 < 4 ? c - ch0 : 4;
-    int32_t corr[4], bs[4], mul[4], sh[4], j, t, b, oy, ox;
+    const int8_t* wb = w + ch0;
+    int32_t corr[4], bs[4], j, t, b, oy, ox;
+    stowage_rq rq[4];
     for (j = 0; j < 4; ++j) {
       const int32_t ch = ch0 + (j < nb ? j : 0);
       const int32_t q = p->per_channel ? ch : 0;
@@ -220,78 +287,39 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
       for (t = 0; t < taps; ++t) s += (uint32_t)w[t * c + ch];
       bs[j] = bias != NULL ? bias[ch] : 0;
       corr[j] = (int32_t)((uint32_t)bs[j] + (uint32_t)p->input_offset * s);
-      mul[j] = multiplier[q];
-      sh[j] = shift[q];
+      rq[j] = stowage_rq_make(multiplier[q], shift[q]);
     }
     for (b = 0; b < p->n; ++b)
       for (oy = 0; oy < p->oh; ++oy) {
         const int32_t iy0 = oy * p->stride_h - p->pad_top;
         const int32_t row_inside = oy >= oy_lo && oy < oy_hi;
+        int32_t fy0, fy1;
+        tap_range(iy0, p->h, kh, p->dil_h, &fy0, &fy1);
         for (ox = 0; ox < p->ow; ++ox) {
           const int32_t ix0 = ox * p->stride_w - p->pad_left;
+          const int8_t* xb = x + (((int32_t)b * p->h + iy0) * p->w + ix0) * c + ch0;
           int8_t* yp = y + (((int32_t)b * p->oh + oy) * p->ow + ox) * pix_stride + ch0;
-          int32_t a0, a1, a2, a3;
+          int32_t a[4];
           if (row_inside && ox >= ox_lo && ox < ox_hi) {
-            const int8_t* xrow = x + (((int32_t)b * p->h + iy0) * p->w + ix0) * c + ch0;
-            const int8_t* wp = w + ch0;
-            int32_t fy, fx;
-            a0 = corr[0];
-            a1 = corr[1];
-            a2 = corr[2];
-            a3 = corr[3];
-#if defined(STOWAGE_DOT_DSP)
-            if (nb == 4) {
-              for (fy = 0; fy < kh; ++fy, xrow += tap_dy) {
-                const int8_t* xp = xrow;
-                for (fx = 0; fx < kw; ++fx, xp += tap_dx, wp += c) {
-                  const int32_t xv = stowage_load4(xp), wv = stowage_load4(wp);
-                  const int32_t xe = __sxtb16(xv), we = __sxtb16(wv), xo = stowage_sxtb16_odd(xv), wo = stowage_sxtb16_odd(wv);
-                  a0 = __smlabb(xe, we, a0);
-                  a2 = __smlatt(xe, we, a2);
-                  a1 = __smlabb(xo, wo, a1);
-                  a3 = __smlatt(xo, wo, a3);
-                }
-              }
-            } else
-#endif
-            {
-              for (fy = 0; fy < kh; ++fy, xrow += tap_dy) {
-                const int8_t* xp = xrow;
-                for (fx = 0; fx < kw; ++fx, xp += tap_dx, wp += c) {
-                  a0 += (int32_t)xp[0] * wp[0];
-                  if (nb > 1) a1 += (int32_t)xp[1] * wp[1];
-                  if (nb > 2) a2 += (int32_t)xp[2] * wp[2];
-                  if (nb > 3) a3 += (int32_t)xp[3] * wp[3];
-                }
-              }
-            }
+            a[0] = corr[0];
+            a[1] = corr[1];
+            a[2] = corr[2];
+            a[3] = corr[3];
+            if (is3x3) dw_taps(xb, wb, 0, 3, 0, 3, tap_dx, tap_dy, c, 3 * c, nb, 0, 0, a);
+            else dw_taps(xb, wb, 0, kh, 0, kw, tap_dx, tap_dy, c, kw * c, nb, 0, 0, a);
           } else {
-            int32_t fy, fx;
-            a0 = bs[0];
-            a1 = bs[1];
-            a2 = bs[2];
-            a3 = bs[3];
-            for (fy = 0; fy < kh; ++fy) {
-              const int32_t iy = iy0 + p->dil_h * fy;
-              if (iy < 0 || iy >= p->h) continue;
-              for (fx = 0; fx < kw; ++fx) {
-                const int32_t ix = ix0 + p->dil_w * fx;
-                const int8_t* xp;
-                const int8_t* wp;
-                if (ix < 0 || ix >= p->w) continue;
-                xp = x + (((int32_t)b * p->h + iy) * p->w + ix) * c + ch0;
-                wp = w + (fy * kw + fx) * c + ch0;
-                a0 += ((int32_t)xp[0] + p->input_offset) * wp[0];
-                if (nb > 1) a1 += ((int32_t)xp[1] + p->input_offset) * wp[1];
-                if (nb > 2) a2 += ((int32_t)xp[2] + p->input_offset) * wp[2];
-                if (nb > 3) a3 += ((int32_t)xp[3] + p->input_offset) * wp[3];
-              }
-            }
+            int32_t fx0, fx1;
+            tap_range(ix0, p->w, kw, p->dil_w, &fx0, &fx1);
+            a[0] = bs[0];
+            a[1] = bs[1];
+            a[2] = bs[2];
+            a[3] = bs[3];
+            dw_taps(xb, wb, fy0, fy1, fx0, fx1, tap_dx, tap_dy, c, kw * c, nb, p->input_offset, 1, a);
           }
-          yp[0] = out_s8(a0, mul[0], sh[0], p->output_offset, p->act_min, p->act_max);
-          if (nb > 1) yp[1] = out_s8(a1, mul[1], sh[1], p->output_offset, p->act_min, p->act_max);
-          if (nb > 2) yp[2] = out_s8(a2, mul[2], sh[2], p->output_offset, p->act_min, p->act_max);
-          if (nb > 3) yp[3] = out_s8(a3, mul[3], sh[3], p->output_offset, p->act_min, p->act_max);
+          yp[0] = out_s8(a[0], &rq[0], p->output_offset, p->act_min, p->act_max);
+          if (nb > 1) yp[1] = out_s8(a[1], &rq[1], p->output_offset, p->act_min, p->act_max);
+          if (nb > 2) yp[2] = out_s8(a[2], &rq[2], p->output_offset, p->act_min, p->act_max);
+          if (nb > 3) yp[3] = out_s8(a[3], &rq[3], p->output_offset, p->act_min, p->act_max);
         }
       }
   }
@@ -306,13 +334,14 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
     const int32_t two = o + 1 < p->m;
     const int32_t o1 = two ? o + 1 : o;
     const int32_t q0 = p->per_channel ? o : 0, q1 = p->per_channel ? o1 : 0;
+    const stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
     for (b = 0; b < p->batches; ++b) {
       int32_t acc[2];
       acc[0] = bias != NULL ? bias[o] : 0;
       acc[1] = bias != NULL ? bias[o1] : 0;
       stowage_dot_1x2_offset(x + b * k, w + o * k, w + o1 * k, k, p->input_offset, acc);
-      y[b * p->m + o] = out_s8(acc[0], multiplier[q0], shift[q0], p->output_offset, p->act_min, p->act_max);
-      if (two) y[b * p->m + o1] = out_s8(acc[1], multiplier[q1], shift[q1], p->output_offset, p->act_min, p->act_max);
+      y[b * p->m + o] = out_s8(acc[0], &r0, p->output_offset, p->act_min, p->act_max);
+      if (two) y[b * p->m + o1] = out_s8(acc[1], &r1, p->output_offset, p->act_min, p->act_max);
     }
   }
 }

@@ -12,19 +12,24 @@ enum binary_op { OP_ADD, OP_SUB, OP_MUL, OP_MAX, OP_MIN };
 /* The 32-bit wrapping arithmetic of TFLite's int32 steps, and requantization the cheap exact way (int8_dot.h). */
 static inline int32_t wrap_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
 
-static inline int8_t add_one(int32_t a, int32_t b, const stowage_qbinary_params* p, int subtract) {
+/* The three requantizations of a binary op, prepared once per call. */
+typedef struct {
+  stowage_rq a, b, out;
+} binary_rq;
+
+static inline int8_t add_one(int32_t a, int32_t b, const stowage_qbinary_params* p, const binary_rq* q, int subtract) {
   const int32_t sa = (int32_t)((uint32_t)(a + p->a_offset) << p->left_shift);
   const int32_t sb = (int32_t)((uint32_t)(b + p->b_offset) << p->left_shift);
-  const int32_t ra = stowage_requant_fast(sa, p->a_multiplier, p->a_shift);
-  const int32_t rb = stowage_requant_fast(sb, p->b_multiplier, p->b_shift);
+  const int32_t ra = stowage_rq_apply(sa, &q->a);
+  const int32_t rb = stowage_rq_apply(sb, &q->b);
   const int32_t sum = subtract ? (int32_t)((uint32_t)ra - (uint32_t)rb) : wrap_add(ra, rb);
-  const int32_t out = wrap_add(stowage_requant_fast(sum, p->output_multiplier, p->output_shift), p->output_offset);
+  const int32_t out = wrap_add(stowage_rq_apply(sum, &q->out), p->output_offset);
   return (int8_t)stowage_fx_clamp(out, p->act_min, p->act_max);
 }
 
-static inline int8_t mul_one(int32_t a, int32_t b, const stowage_qbinary_params* p) {
+static inline int8_t mul_one(int32_t a, int32_t b, const stowage_qbinary_params* p, const binary_rq* q) {
   const int32_t prod = (a + p->a_offset) * (b + p->b_offset);
-  const int32_t out = wrap_add(stowage_requant_fast(prod, p->output_multiplier, p->output_shift), p->output_offset);
+  const int32_t out = wrap_add(stowage_rq_apply(prod, &q->out), p->output_offset);
   return (int8_t)stowage_fx_clamp(out, p->act_min, p->act_max);
 }
 
@@ -38,6 +43,10 @@ static void binary(const int8_t* a, const int8_t* b, int8_t* y, const stowage_qb
   const int32_t last = p->rank - 1;
   const int32_t inner = p->rank > 0 ? p->shape[last] : 1;
   const int64_t as = p->rank > 0 ? p->a_stride[last] : 0, bs = p->rank > 0 ? p->b_stride[last] : 0;
+  binary_rq q;
+  q.a = stowage_rq_make(p->a_multiplier, p->a_shift);
+  q.b = stowage_rq_make(p->b_multiplier, p->b_shift);
+  q.out = stowage_rq_make(p->output_multiplier, p->output_shift);
   for (d = 0; d < last; ++d) {
     idx[d] = 0;
     rows *= p->shape[d];
@@ -50,13 +59,13 @@ static void binary(const int8_t* a, const int8_t* b, int8_t* y, const stowage_qb
     int32_t i;
     switch (op) {
       case OP_ADD:
-        for (i = 0; i < inner; ++i) yp[i] = add_one(ap[i * as], bp[i * bs], p, 0);
+        for (i = 0; i < inner; ++i) yp[i] = add_one(ap[i * as], bp[i * bs], p, &q, 0);
         break;
       case OP_SUB:
-        for (i = 0; i < inner; ++i) yp[i] = add_one(ap[i * as], bp[i * bs], p, 1);
+        for (i = 0; i < inner; ++i) yp[i] = add_one(ap[i * as], bp[i * bs], p, &q, 1);
         break;
       case OP_MUL:
-        for (i = 0; i < inner; ++i) yp[i] = mul_one(ap[i * as], bp[i * bs], p);
+        for (i = 0; i < inner; ++i) yp[i] = mul_one(ap[i * as], bp[i * bs], p, &q);
         break;
       case OP_MAX:
         for (i = 0; i < inner; ++i) yp[i] = ap[i * as] > bp[i * bs] ? ap[i * as] : bp[i * bs];

@@ -11,3 +11,9 @@ int32_t stowage_emu_requant_fast(int32_t acc, int32_t multiplier, int32_t shift)
 int32_t stowage_emu_requant_fast(int32_t acc, int32_t multiplier, int32_t shift) {
   return stowage_requant_fast(acc, multiplier, shift);
 }
+
+int32_t stowage_emu_rq_apply(int32_t acc, int32_t multiplier, int32_t shift);
+int32_t stowage_emu_rq_apply(int32_t acc, int32_t multiplier, int32_t shift) {
+  const stowage_rq q = stowage_rq_make(multiplier, shift);
+  return stowage_rq_apply(acc, &q);
+}

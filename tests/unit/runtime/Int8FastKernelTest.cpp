@@ -18,6 +18,7 @@ void stowage_emu_dsp_qdepthwise_conv2d_s8(const int8_t*, const int8_t*, const in
 void stowage_emu_dsp_qfully_connected_s8(const int8_t*, const int8_t*, const int32_t*, const int32_t*, const int32_t*,
                                          int8_t*, const stowage_qfc_params*);
 int32_t stowage_emu_requant_fast(int32_t acc, int32_t multiplier, int32_t shift);
+int32_t stowage_emu_rq_apply(int32_t acc, int32_t multiplier, int32_t shift);
 }
 
 namespace stowage {
@@ -187,12 +188,15 @@ TEST(Int8FastKernels, CheapRequantizationEqualsTflitesDoubleRounding) {
   for (int i = 0; i < 200000; ++i) {
     const int32_t a = i % 2 ? acc(rng) : small(rng), m = mult(rng), s = i % 10 == 0 ? lshift(rng) : shift(rng);
     ASSERT_EQ(stowage_emu_requant_fast(a, m, s), stowage_requantize_s32(a, m, s)) << a << " " << m << " " << s;
+    ASSERT_EQ(stowage_emu_rq_apply(a, m, s), stowage_requantize_s32(a, m, s)) << a << " " << m << " " << s;
   }
   // Ties of the high multiply and of the shift, both signs, and a zero multiplier.
   for (int32_t a : {3, -3, 1, -1, 5, -5, INT32_MIN, INT32_MAX, 0})
     for (int32_t s : {0, -1, -2, -31, 1})
-      for (int32_t m : {1 << 30, INT32_MAX, 0})
+      for (int32_t m : {1 << 30, INT32_MAX, 0}) {
         EXPECT_EQ(stowage_emu_requant_fast(a, m, s), stowage_requantize_s32(a, m, s)) << a << " " << m << " " << s;
+        EXPECT_EQ(stowage_emu_rq_apply(a, m, s), stowage_requantize_s32(a, m, s)) << a << " " << m << " " << s;
+      }
 }
 
 }  // namespace
