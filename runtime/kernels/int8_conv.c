@@ -5,7 +5,7 @@
  * (bias + input_offset * sum of the filter) where the whole window is inside the input, border pixels add it per
  * tap over the clipped window, and the dot products run on the DSP extension or Helium where the core has them
  * (int8_dot.h). Shapes the fast paths do not cover (grouped convolution, dilated columns, depth multipliers) run the
- * reference loops, kept below. */
+ * reference loops, kept below. -DSTOWAGE_SMALL_KERNELS keeps only those: the smallest code, the slowest. */
 #include "stowage_kernels.h"
 
 #include "int8_dot.h"
@@ -98,6 +98,7 @@ static void qfully_connected_ref(const int8_t* x, const int8_t* w, const int32_t
 }
 
 
+#if !defined(STOWAGE_SMALL_KERNELS)
 /* ---- Fast paths ---- */
 
 /* Requantizes an accumulator that holds the bias already, adds the output offset, clamps. */
@@ -122,6 +123,24 @@ static void interior_range(int32_t out, int32_t in, int32_t k, int32_t stride, i
   if (b < a) b = a;
   *lo = a;
   *hi = b;
+}
+
+/* stowage_dot_2x2 over `rows` segments of n elements: the inputs' segments are row_stride bytes apart, the filters'
+ * follow each other (n bytes apart). One call per pair of outputs and filters keeps the per-row cost to a few
+ * instructions. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void dot_2x2_rows(const int8_t* xa, const int8_t* xb, const int8_t* w0, const int8_t* w1, int32_t n,
+                                 int32_t rows, int32_t row_stride, int32_t* acc) {
+  int32_t r;
+  for (r = 0; r < rows; ++r) {
+    stowage_dot_2x2(xa, xb, w0, w1, n, acc);
+    xa += row_stride;
+    xb += row_stride;
+    w0 += n;
+    w1 += n;
+  }
 }
 
 /* Convolution with groups == 1 and contiguous window rows (dil_w == 1): output channels two at a time (the filter
@@ -158,10 +177,9 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
           int32_t acc[4];
           if (row_inside && ox >= ox_lo && ox + 1 < ox_hi) {
             const int8_t* xa = x_row + ix0 * c;
-            int32_t fy;
             acc[0] = acc[1] = corr0;
             acc[2] = acc[3] = corr1;
-            for (fy = 0; fy < kh; ++fy) stowage_dot_2x2(xa + fy * krow_bytes, xa + fy * krow_bytes + step_bytes, w0 + fy * seg, w1 + fy * seg, seg, acc);
+            dot_2x2_rows(xa, xa + step_bytes, w0, w1, seg, kh, krow_bytes, acc);
             yp[0] = out_s8(acc[0], &r0, p->output_offset, p->act_min, p->act_max);
             yp[pix_stride] = out_s8(acc[1], &r0, p->output_offset, p->act_min, p->act_max);
             if (two) {
@@ -349,30 +367,45 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
 /* The fast paths index with 32-bit arithmetic: tensors must stay below 2^31 elements. */
 static int fits_32bit(int64_t elements) { return elements < ((int64_t)1 << 31); }
 
+#endif
+
 void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                         const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
   const int64_t in = (int64_t)p->n * p->h * p->w * p->c;
   const int64_t out = (int64_t)p->n * p->oh * p->ow * (p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m);
-  if (p->kc == p->c && p->dil_w == 1 && fits_32bit(in) && fits_32bit(out) && fits_32bit((int64_t)p->m * p->kh * p->kw * p->c))
+#if !defined(STOWAGE_SMALL_KERNELS)
+  if (p->kc == p->c && p->dil_w == 1 && fits_32bit(in) && fits_32bit(out) && fits_32bit((int64_t)p->m * p->kh * p->kw * p->c)) {
     qconv2d_fast(x, w, bias, multiplier, shift, y, p);
-  else
-    qconv2d_ref(x, w, bias, multiplier, shift, y, p);
+    return;
+  }
+#endif
+  (void)in;
+  (void)out;
+  qconv2d_ref(x, w, bias, multiplier, shift, y, p);
 }
 
 void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
   const int64_t in = (int64_t)p->n * p->h * p->w * p->c;
   const int64_t out = (int64_t)p->n * p->oh * p->ow * (p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m);
-  if (p->depth_multiplier == 1 && p->m == p->c && fits_32bit(in) && fits_32bit(out))
+#if !defined(STOWAGE_SMALL_KERNELS)
+  if (p->depth_multiplier == 1 && p->m == p->c && fits_32bit(in) && fits_32bit(out)) {
     qdepthwise_fast(x, w, bias, multiplier, shift, y, p);
-  else
-    qdepthwise_ref(x, w, bias, multiplier, shift, y, p);
+    return;
+  }
+#endif
+  (void)in;
+  (void)out;
+  qdepthwise_ref(x, w, bias, multiplier, shift, y, p);
 }
 
 void stowage_qfully_connected_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                  const int32_t* shift, int8_t* y, const stowage_qfc_params* p) {
-  if (fits_32bit((int64_t)p->batches * p->k) && fits_32bit((int64_t)p->m * p->k) && fits_32bit((int64_t)p->batches * p->m))
+#if !defined(STOWAGE_SMALL_KERNELS)
+  if (fits_32bit((int64_t)p->batches * p->k) && fits_32bit((int64_t)p->m * p->k) && fits_32bit((int64_t)p->batches * p->m)) {
     qfully_connected_fast(x, w, bias, multiplier, shift, y, p);
-  else
-    qfully_connected_ref(x, w, bias, multiplier, shift, y, p);
+    return;
+  }
+#endif
+  qfully_connected_ref(x, w, bias, multiplier, shift, y, p);
 }

@@ -4,12 +4,11 @@
  * Declared in stowage_kernels_int8.h. */
 #include "stowage_kernels.h"
 
-#include "int8_dot.h"
 #include "int8_fixedpoint.h"
 
 enum binary_op { OP_ADD, OP_SUB, OP_MUL, OP_MAX, OP_MIN };
 
-/* The 32-bit wrapping arithmetic of TFLite's int32 steps, and requantization the cheap exact way (int8_dot.h). */
+/* The 32-bit wrapping arithmetic of TFLite's int32 steps (requantization: stowage_rq, int8_fixedpoint.h). */
 static inline int32_t wrap_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
 
 /* The three requantizations of a binary op, prepared once per call. */

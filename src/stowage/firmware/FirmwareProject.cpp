@@ -179,7 +179,9 @@ Result<FirmwareProject> makeFirmwareProject(const Graph& g, const ProgramPlan& p
                    "target_include_directories({1} PUBLIC ${{{3}_STOWAGE_DIR}}/model ${{{3}_STOWAGE_DIR}}/runtime/include)\n"
                    "target_compile_options({1} PRIVATE -std=c99 -O2 -Wall -Wextra -pedantic -ffunction-sections -fdata-sections)\n"
                    "# The weights are data only: no optimisation needed, and large models compile much faster.\n"
-                   "set_source_files_properties(${{{3}_STOWAGE_DIR}}/{5} PROPERTIES COMPILE_OPTIONS -O0)\n",
+                   "set_source_files_properties(${{{3}_STOWAGE_DIR}}/{5} PROPERTIES COMPILE_OPTIONS -O0)\n"
+                   "option(STOWAGE_SMALL_KERNELS \"Size over speed: the int8 convolutions run their reference loops only\" OFF)\n"
+                   "if(STOWAGE_SMALL_KERNELS)\n  target_compile_definitions({1} PRIVATE STOWAGE_SMALL_KERNELS)\nendif()\n",
                    name, lib, stowageVersion(), upperIdentifier(name), quotedModel, fw.weightsSource)});
   const std::string tcFile = "toolchain-" + fw.toolchain.triple + ".cmake";
   fw.files.push_back({tcFile, toolchainCmake(fw.toolchain, cpu)});
