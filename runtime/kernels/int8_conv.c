@@ -242,7 +242,21 @@ static STOWAGE_ALWAYS_INLINE void dw_taps(const int8_t* xp, const int8_t* wp, in
                                           int32_t fx1, int32_t tap_dx, int32_t tap_dy, int32_t wtap_dx, int32_t wtap_dy, int32_t nb,
                                           int32_t offset, int with_offset, int32_t* a) {
   int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], fy, fx;
-#if defined(STOWAGE_DOT_DSP)
+#if defined(STOWAGE_DOT_MVE)
+  if (nb == 4) {
+    /* Four channels as four 32-bit lanes: widening byte loads, multiply, add. */
+    const int32x4_t voff = vdupq_n_s32(offset);
+    int32x4_t va = vld1q_s32(a);
+    for (fy = fy0; fy < fy1; ++fy)
+      for (fx = fx0; fx < fx1; ++fx) {
+        int32x4_t xv = vldrbq_s32(xp + fy * tap_dy + fx * tap_dx);
+        if (with_offset) xv = vaddq_s32(xv, voff);
+        va = vaddq_s32(va, vmulq_s32(xv, vldrbq_s32(wp + fy * wtap_dy + fx * wtap_dx)));
+      }
+    vst1q_s32(a, va);
+    return;
+  }
+#elif defined(STOWAGE_DOT_DSP)
   if (nb == 4) {
     const int32_t off2 = (int32_t)(((uint32_t)offset & 0xFFFFu) | ((uint32_t)offset << 16));
     for (fy = fy0; fy < fy1; ++fy)

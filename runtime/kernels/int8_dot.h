@@ -11,7 +11,9 @@
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1) && !defined(STOWAGE_NO_SIMD)
 #include <arm_mve.h>
 #define STOWAGE_DOT_MVE 1
-#elif defined(__ARM_FEATURE_DSP) && !defined(STOWAGE_NO_SIMD)
+#endif
+#if defined(__ARM_FEATURE_DSP) && !defined(STOWAGE_NO_SIMD)
+/* Cores with Helium have the DSP extension too: the paths without a vector variant use it. */
 #include <arm_acle.h>
 #define STOWAGE_DOT_DSP 1
 #elif defined(STOWAGE_EMULATE_DSP)
@@ -63,7 +65,7 @@ static inline int32_t stowage_sxtb16_odd(int32_t v) {
 }
 #endif
 
-#if defined(STOWAGE_DOT_DSP) && defined(__ARM_FEATURE_DSP) && defined(__GNUC__)
+#if defined(STOWAGE_DOT_DSP) && defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && !defined(STOWAGE_DOT_MVE)
 /* acc[0..3] += the 2x2 dot products over n (a multiple of 4, > 0) elements. Register-allocated by hand: 4
  * accumulators, 5 pointers/strides and 4 temporaries; in C, GCC 12 spills, and inlined the asm finds no registers.
  * The second filter's widened halves serve both inputs; the first filter's word is loaded again for the second input. */
