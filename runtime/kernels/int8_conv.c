@@ -125,14 +125,12 @@ static void interior_range(int32_t out, int32_t in, int32_t k, int32_t stride, i
   *hi = b;
 }
 
-/* stowage_dot_2x2 over `rows` segments of n elements: the inputs' segments are row_stride bytes apart, the filters'
- * follow each other (n bytes apart). One call per pair of outputs and filters keeps the per-row cost to a few
- * instructions. */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static void dot_2x2_rows(const int8_t* xa, const int8_t* xb, const int8_t* w0, const int8_t* w1, int32_t n,
-                                 int32_t rows, int32_t row_stride, int32_t* acc) {
+/* stowage_dot_2x2 over `rows` segments of n elements, the inputs' segments row_stride bytes apart, the filters' n. */
+#if defined(STOWAGE_DOT_ASM)
+#define dot_2x2_rows stowage_dot_2x2_rows_dsp
+#else
+static void dot_2x2_rows(const int8_t* xa, const int8_t* xb, const int8_t* w0, const int8_t* w1, int32_t n, int32_t rows,
+                         int32_t row_stride, int32_t* acc) {
   int32_t r;
   for (r = 0; r < rows; ++r) {
     stowage_dot_2x2(xa, xb, w0, w1, n, acc);
@@ -142,6 +140,7 @@ static void dot_2x2_rows(const int8_t* xa, const int8_t* xb, const int8_t* w0, c
     w1 += n;
   }
 }
+#endif
 
 /* Convolution with groups == 1 and contiguous window rows (dil_w == 1): output channels two at a time (the filter
  * rows stay in place while every pixel passes), interior pixels two at a time with the folded correction, border
@@ -295,6 +294,36 @@ static STOWAGE_ALWAYS_INLINE void dw_taps(const int8_t* xp, const int8_t* wp, in
   a[3] = a3;
 }
 
+#if defined(STOWAGE_DOT_DSP) && !defined(STOWAGE_DOT_MVE)
+/* One tap of four channels on the DSP path (interior: no offset). */
+#define DW_TAP4(xq, wq)                                                                       \
+  do {                                                                                        \
+    const int32_t xv_ = stowage_load4(xq), wv_ = stowage_load4(wq);                           \
+    const int32_t xe_ = __sxtb16(xv_), xo_ = stowage_sxtb16_odd(xv_);                         \
+    const int32_t we_ = __sxtb16(wv_), wo_ = stowage_sxtb16_odd(wv_);                         \
+    a0 = __smlabb(xe_, we_, a0);                                                              \
+    a2 = __smlatt(xe_, we_, a2);                                                              \
+    a1 = __smlabb(xo_, wo_, a1);                                                              \
+    a3 = __smlatt(xo_, wo_, a3);                                                              \
+  } while (0)
+
+/* The 3x3 interior of four channels, written out: nine taps of straight-line code. */
+static STOWAGE_ALWAYS_INLINE void dw_taps_3x3_dsp(const int8_t* xp, const int8_t* wp, int32_t tap_dx, int32_t tap_dy,
+                                                  int32_t c, int32_t* a) {
+  int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], fy;
+  for (fy = 0; fy < 3; ++fy, xp += tap_dy, wp += 3 * c) {
+    DW_TAP4(xp, wp);
+    DW_TAP4(xp + tap_dx, wp + c);
+    DW_TAP4(xp + 2 * tap_dx, wp + 2 * c);
+  }
+  a[0] = a0;
+  a[1] = a1;
+  a[2] = a2;
+  a[3] = a3;
+}
+#undef DW_TAP4
+#endif
+
 /* Depthwise convolution with depth multiplier 1: channels four at a time (contiguous in input, filter and output),
  * every pixel of the block; interior pixels start from the folded correction and read every tap (3x3 unrolled),
  * border pixels start from the bias and read the taps inside the input with the offset added. */
@@ -337,6 +366,10 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
             a[1] = corr[1];
             a[2] = corr[2];
             a[3] = corr[3];
+#if defined(STOWAGE_DOT_DSP) && !defined(STOWAGE_DOT_MVE)
+            if (is3x3 && nb == 4) dw_taps_3x3_dsp(xb, wb, tap_dx, tap_dy, c, a);
+            else
+#endif
             if (is3x3) dw_taps(xb, wb, 0, 3, 0, 3, tap_dx, tap_dy, c, 3 * c, nb, 0, 0, a);
             else dw_taps(xb, wb, 0, kh, 0, kw, tap_dx, tap_dy, c, kw * c, nb, 0, 0, a);
           } else {

@@ -66,48 +66,63 @@ static inline int32_t stowage_sxtb16_odd(int32_t v) {
 #endif
 
 #if defined(STOWAGE_DOT_DSP) && defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && !defined(STOWAGE_DOT_MVE)
-/* acc[0..3] += the 2x2 dot products over n (a multiple of 4, > 0) elements. Register-allocated by hand: 4
- * accumulators, 5 pointers/strides and 4 temporaries; in C, GCC 12 spills, and inlined the asm finds no registers.
- * The second filter's widened halves serve both inputs; the first filter's word is loaded again for the second input. */
-__attribute__((noinline)) static void stowage_dot_2x2_dsp(const int8_t* xa, const int8_t* xb, const int8_t* w0,
-                                                          const int8_t* w1, int32_t n, int32_t* acc) {
-  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-  const int8_t* xp = xa;
-  const int8_t* wp = w0;
-  const int32_t ystep = (int32_t)(xb - xa) - 4, wstep = (int32_t)(w1 - w0);
-  const int8_t* end = xa + n;
-  int32_t t1, t2, t3, t4;
-  __asm__ volatile(
-      "1:\n\t"
-      "ldr    %[t3], [%[xp]], #4\n\t"
-      "ldr    %[t1], [%[wp]]\n\t"
-      "sxtb16 %[t4], %[t3]\n\t"
-      "sxtb16 %[t3], %[t3], ror #8\n\t"
-      "sxtb16 %[t2], %[t1]\n\t"
-      "sxtb16 %[t1], %[t1], ror #8\n\t"
-      "smlad  %[a0], %[t4], %[t2], %[a0]\n\t"
-      "smlad  %[a0], %[t3], %[t1], %[a0]\n\t"
-      "ldr    %[t1], [%[wp], %[wstep]]\n\t"
-      "sxtb16 %[t2], %[t1]\n\t"
-      "sxtb16 %[t1], %[t1], ror #8\n\t"
-      "smlad  %[a2], %[t4], %[t2], %[a2]\n\t"
-      "smlad  %[a2], %[t3], %[t1], %[a2]\n\t"
-      "ldr    %[t3], [%[xp], %[ystep]]\n\t"
-      "sxtb16 %[t4], %[t3]\n\t"
-      "sxtb16 %[t3], %[t3], ror #8\n\t"
-      "smlad  %[a3], %[t4], %[t2], %[a3]\n\t"
-      "smlad  %[a3], %[t3], %[t1], %[a3]\n\t"
-      "ldr    %[t1], [%[wp]], #4\n\t"
-      "sxtb16 %[t2], %[t1]\n\t"
-      "sxtb16 %[t1], %[t1], ror #8\n\t"
-      "smlad  %[a1], %[t4], %[t2], %[a1]\n\t"
-      "smlad  %[a1], %[t3], %[t1], %[a1]\n\t"
-      "cmp    %[xp], %[end]\n\t"
-      "bne    1b\n\t"
-      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [xp] "+r"(xp), [wp] "+r"(wp), [t1] "=&r"(t1),
-        [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4)
-      : [ystep] "r"(ystep), [wstep] "r"(wstep), [end] "r"(end)
-      : "cc", "memory");
+#define STOWAGE_DOT_ASM 1
+/* acc[0..3] += the 2x2 dot products (xa.w0, xb.w0, xa.w1, xb.w1) over `rows` segments of n elements: the inputs'
+ * segments are row_stride bytes apart, the filters' follow each other. The multiple-of-4 part of each segment runs in a
+ * loop register-allocated by hand (4 accumulators, 5 pointers/strides, 4 temporaries: in C, GCC 12 spills, and inlined
+ * the asm finds no registers); the second filter's widened halves serve both inputs, the first filter's word is loaded
+ * again for the second input. One call per pair of outputs and filters keeps the per-row cost to a few instructions. */
+__attribute__((noinline)) static void stowage_dot_2x2_rows_dsp(const int8_t* xa, const int8_t* xb, const int8_t* w0,
+                                                               const int8_t* w1, int32_t n, int32_t rows,
+                                                               int32_t row_stride, int32_t* acc) {
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], r, i;
+  const int32_t n4 = n & ~3, ystep = (int32_t)(xb - xa) - 4, wstep = (int32_t)(w1 - w0);
+  for (r = 0; r < rows; ++r, xa += row_stride, xb += row_stride, w0 += n, w1 += n) {
+    if (n4 > 0) {
+      const int8_t* xp = xa;
+      const int8_t* wp = w0;
+      const int8_t* end = xa + n4;
+      int32_t t1, t2, t3, t4;
+    __asm__ volatile(
+        "1:\n\t"
+        "ldr    %[t3], [%[xp]], #4\n\t"
+        "ldr    %[t1], [%[wp]]\n\t"
+        "sxtb16 %[t4], %[t3]\n\t"
+        "sxtb16 %[t3], %[t3], ror #8\n\t"
+        "sxtb16 %[t2], %[t1]\n\t"
+        "sxtb16 %[t1], %[t1], ror #8\n\t"
+        "smlad  %[a0], %[t4], %[t2], %[a0]\n\t"
+        "smlad  %[a0], %[t3], %[t1], %[a0]\n\t"
+        "ldr    %[t1], [%[wp], %[wstep]]\n\t"
+        "sxtb16 %[t2], %[t1]\n\t"
+        "sxtb16 %[t1], %[t1], ror #8\n\t"
+        "smlad  %[a2], %[t4], %[t2], %[a2]\n\t"
+        "smlad  %[a2], %[t3], %[t1], %[a2]\n\t"
+        "ldr    %[t3], [%[xp], %[ystep]]\n\t"
+        "sxtb16 %[t4], %[t3]\n\t"
+        "sxtb16 %[t3], %[t3], ror #8\n\t"
+        "smlad  %[a3], %[t4], %[t2], %[a3]\n\t"
+        "smlad  %[a3], %[t3], %[t1], %[a3]\n\t"
+        "ldr    %[t1], [%[wp]], #4\n\t"
+        "sxtb16 %[t2], %[t1]\n\t"
+        "sxtb16 %[t1], %[t1], ror #8\n\t"
+        "smlad  %[a1], %[t4], %[t2], %[a1]\n\t"
+        "smlad  %[a1], %[t3], %[t1], %[a1]\n\t"
+        "cmp    %[xp], %[end]\n\t"
+        "bne    1b\n\t"
+        : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [xp] "+r"(xp), [wp] "+r"(wp), [t1] "=&r"(t1),
+          [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4)
+        : [ystep] "r"(ystep), [wstep] "r"(wstep), [end] "r"(end)
+        : "cc", "memory");
+    }
+    for (i = n4; i < n; ++i) {
+      const int32_t x = xa[i], y = xb[i], p = w0[i], q = w1[i];
+      a0 = (int32_t)((uint32_t)a0 + (uint32_t)(x * p));
+      a1 = (int32_t)((uint32_t)a1 + (uint32_t)(y * p));
+      a2 = (int32_t)((uint32_t)a2 + (uint32_t)(x * q));
+      a3 = (int32_t)((uint32_t)a3 + (uint32_t)(y * q));
+    }
+  }
   acc[0] = a0;
   acc[1] = a1;
   acc[2] = a2;
@@ -131,9 +146,9 @@ static inline void stowage_dot_2x2(const int8_t* xa, const int8_t* xb, const int
     a3 = vmladavaq_s8(a3, vb, v1);
   }
 #else
-#if defined(STOWAGE_DOT_DSP) && defined(__ARM_FEATURE_DSP) && defined(__GNUC__)
+#if defined(STOWAGE_DOT_ASM)
   if (n >= 4) {
-    stowage_dot_2x2_dsp(xa, xb, w0, w1, n & ~3, acc);
+    stowage_dot_2x2_rows_dsp(xa, xb, w0, w1, n & ~3, 1, 0, acc);
     a0 = acc[0];
     a1 = acc[1];
     a2 = acc[2];
