@@ -39,6 +39,12 @@ unsigned long long stowage_fw_counter_stop(void);
 /* The timer's frequency in Hz as used by the counter (calibrated or given); 0 on RISC-V (minstret). */
 unsigned long stowage_fw_counter_hz(void);
 
+#if defined(STOWAGE_PROFILE_LAYERS)
+/* Per-layer profile (fw_profile.c): start right after stowage_fw_counter_start, print after the run. */
+void stowage_fw_profile_start(void);
+void stowage_fw_profile_print(void);
+#endif
+
 /* Fills the unused stack, from __stowage_stack_limit up to just below the current SP, with a pattern. */
 void stowage_fw_stack_paint(void);
 /* Bytes of stack ever used: from __stowage_stack_top down to the lowest word not holding the pattern. */

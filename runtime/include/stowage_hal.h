@@ -28,6 +28,13 @@ void* stowage_sim_fixed_address(uintptr_t address, size_t bytes);
  * application defines it (log, then halt or reset). */
 void stowage_guard_fail(const char* tensor, const char* what, int step);
 
+#if defined(STOWAGE_PROFILE_LAYERS)
+/* Per-layer profile (-DSTOWAGE_PROFILE_LAYERS): generated code calls this after each CPU layer with the layer's
+ * name and multiply-accumulates. runtime/firmware/fw_profile.c records the instructions since the previous call;
+ * an application may define it (read its cycle counter). */
+void stowage_profile_layer(const char* layer, unsigned long macs);
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -142,15 +142,44 @@ static void dot_2x2_rows(const int8_t* xa, const int8_t* xb, const int8_t* w0, c
 }
 #endif
 
+/* Output pixels per row chunk: their accumulators wait in a small buffer, then one channel's outputs are requantized
+ * in one loop with that channel's constants in registers. */
+#define STOWAGE_ROW_CHUNK 32
+/* Bytes of the im2col buffer (stack) of convolutions with short window rows. */
+#define STOWAGE_IM2COL_BYTES 1024
+
+/* y[i * stride] = the requantized, offset, clamped acc[i] for i < n, all of one channel. */
+static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8_t* y, int32_t stride, int32_t output_offset,
+                        int32_t lo, int32_t hi) {
+  int32_t i;
+  if (q->left == 0 && q->right > 0) {
+    const int32_t mult = q->multiplier, right = q->right, mask = q->mask;
+    const uint32_t half = (uint32_t)q->half;
+    for (i = 0; i < n; ++i, y += stride) {
+      const int32_t x = (int32_t)(((int64_t)acc[i] * mult + ((int64_t)1 << 30)) >> 31);
+      int32_t v = (x >> right) + (int32_t)(((uint32_t)(x & mask) + half + (uint32_t)(x >> 31)) >> right);
+      v = (int32_t)((uint32_t)v + (uint32_t)output_offset);
+      *y = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+    }
+    return;
+  }
+  for (i = 0; i < n; ++i, y += stride) {
+    const int32_t v = (int32_t)((uint32_t)stowage_rq_apply(acc[i], q) + (uint32_t)output_offset);
+    *y = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+  }
+}
+
 /* Convolution with groups == 1 and contiguous window rows (dil_w == 1): output channels two at a time (the filter
  * rows stay in place while every pixel passes), interior pixels two at a time with the folded correction, border
- * pixels one at a time over their clipped window with the offset added per tap. */
+ * pixels one at a time over their clipped window with the offset added per tap; outputs requantized a row chunk at a
+ * time. */
 static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                          const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
   const int32_t c = p->c, kh = p->kh, kw = p->kw, seg = kw * c, K = kh * seg;
   const int32_t pix_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m;
   const int32_t row_bytes = p->w * c, krow_bytes = p->dil_h * row_bytes, step_bytes = p->stride_w * c;
   int32_t oy_lo, oy_hi, ox_lo, ox_hi, oc;
+  int32_t acc0[STOWAGE_ROW_CHUNK], acc1[STOWAGE_ROW_CHUNK];
   interior_range(p->oh, p->h, kh, p->stride_h, p->dil_h, p->pad_top, &oy_lo, &oy_hi);
   interior_range(p->ow, p->w, kw, p->stride_w, 1, p->pad_left, &ox_lo, &ox_hi);
   for (oc = 0; oc < p->m; oc += 2) {
@@ -163,58 +192,140 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
     const int32_t b0 = bias != NULL ? bias[oc] : 0, b1 = bias != NULL ? bias[oc1] : 0;
     const int32_t corr0 = folded_bias(bias, oc, p->input_offset, w0, K);
     const int32_t corr1 = folded_bias(bias, oc1, p->input_offset, w1, K);
-    int32_t b, oy, ox;
+    int32_t b, oy, ox0;
     for (b = 0; b < p->n; ++b)
       for (oy = 0; oy < p->oh; ++oy) {
         const int32_t iy0 = oy * p->stride_h - p->pad_top;
         const int32_t row_inside = oy >= oy_lo && oy < oy_hi;
         const int8_t* x_row = x + ((int32_t)b * p->h + iy0) * row_bytes;
         int8_t* y_row = y + (((int32_t)b * p->oh + oy) * p->ow) * pix_stride + oc;
-        for (ox = 0; ox < p->ow;) {
-          const int32_t ix0 = ox * p->stride_w - p->pad_left;
-          int8_t* yp = y_row + ox * pix_stride;
-          int32_t acc[4];
-          if (row_inside && ox >= ox_lo && ox + 1 < ox_hi) {
-            const int8_t* xa = x_row + ix0 * c;
-            acc[0] = acc[1] = corr0;
-            acc[2] = acc[3] = corr1;
-            dot_2x2_rows(xa, xa + step_bytes, w0, w1, seg, kh, krow_bytes, acc);
-            yp[0] = out_s8(acc[0], &r0, p->output_offset, p->act_min, p->act_max);
-            yp[pix_stride] = out_s8(acc[1], &r0, p->output_offset, p->act_min, p->act_max);
-            if (two) {
-              yp[1] = out_s8(acc[2], &r1, p->output_offset, p->act_min, p->act_max);
-              yp[pix_stride + 1] = out_s8(acc[3], &r1, p->output_offset, p->act_min, p->act_max);
+        for (ox0 = 0; ox0 < p->ow; ox0 += STOWAGE_ROW_CHUNK) {
+          const int32_t ox_end = p->ow - ox0 < STOWAGE_ROW_CHUNK ? p->ow : ox0 + STOWAGE_ROW_CHUNK;
+          int32_t ox;
+          for (ox = ox0; ox < ox_end;) {
+            const int32_t ix0 = ox * p->stride_w - p->pad_left;
+            const int32_t i = ox - ox0;
+            int32_t acc[4];
+            if (row_inside && ox >= ox_lo && ox + 1 < ox_hi && ox + 1 < ox_end) {
+              const int8_t* xa = x_row + ix0 * c;
+              acc[0] = acc[1] = corr0;
+              acc[2] = acc[3] = corr1;
+              dot_2x2_rows(xa, xa + step_bytes, w0, w1, seg, kh, krow_bytes, acc);
+              acc0[i] = acc[0];
+              acc0[i + 1] = acc[1];
+              acc1[i] = acc[2];
+              acc1[i + 1] = acc[3];
+              ox += 2;
+              continue;
             }
-            ox += 2;
-            continue;
+            if (row_inside && ox >= ox_lo && ox < ox_hi) {
+              const int8_t* xa = x_row + ix0 * c;
+              int32_t fy;
+              acc[0] = corr0;
+              acc[1] = corr1;
+              for (fy = 0; fy < kh; ++fy) stowage_dot_1x2(xa + fy * krow_bytes, w0 + fy * seg, w1 + fy * seg, seg, acc);
+            } else {
+              /* Border: only the taps inside the input, each with the input offset. */
+              const int32_t fx0 = ix0 < 0 ? -ix0 : 0;
+              const int32_t fx1 = kw < p->w - ix0 ? kw : p->w - ix0;
+              int32_t fy;
+              acc[0] = b0;
+              acc[1] = b1;
+              if (fx1 > fx0)
+                for (fy = 0; fy < kh; ++fy) {
+                  const int32_t iy = iy0 + p->dil_h * fy;
+                  if (iy < 0 || iy >= p->h) continue;
+                  stowage_dot_1x2_offset(x + (((int32_t)b * p->h + iy) * p->w + ix0 + fx0) * c, w0 + fy * seg + fx0 * c,
+                                         w1 + fy * seg + fx0 * c, (fx1 - fx0) * c, p->input_offset, acc);
+                }
+            }
+            acc0[i] = acc[0];
+            acc1[i] = acc[1];
+            ++ox;
           }
-          if (row_inside && ox >= ox_lo && ox < ox_hi) {
-            const int8_t* xa = x_row + ix0 * c;
-            int32_t fy;
-            acc[0] = corr0;
-            acc[1] = corr1;
-            for (fy = 0; fy < kh; ++fy) stowage_dot_1x2(xa + fy * krow_bytes, w0 + fy * seg, w1 + fy * seg, seg, acc);
-          } else {
-            /* Border: only the taps inside the input, each with the input offset. */
-            const int32_t fx0 = ix0 < 0 ? -ix0 : 0;
-            const int32_t fx1 = kw < p->w - ix0 ? kw : p->w - ix0;
-            int32_t fy;
-            acc[0] = b0;
-            acc[1] = b1;
-            if (fx1 > fx0)
-              for (fy = 0; fy < kh; ++fy) {
-                const int32_t iy = iy0 + p->dil_h * fy;
-                if (iy < 0 || iy >= p->h) continue;
-                stowage_dot_1x2_offset(x + (((int32_t)b * p->h + iy) * p->w + ix0 + fx0) * c, w0 + fy * seg + fx0 * c,
-                                       w1 + fy * seg + fx0 * c, (fx1 - fx0) * c, p->input_offset, acc);
-              }
-          }
-          yp[0] = out_s8(acc[0], &r0, p->output_offset, p->act_min, p->act_max);
-          if (two) yp[1] = out_s8(acc[1], &r1, p->output_offset, p->act_min, p->act_max);
-          ++ox;
+          requant_row(acc0, ox_end - ox0, &r0, y_row + ox0 * pix_stride, pix_stride, p->output_offset, p->act_min, p->act_max);
+          if (two)
+            requant_row(acc1, ox_end - ox0, &r1, y_row + ox0 * pix_stride + 1, pix_stride, p->output_offset, p->act_min,
+                        p->act_max);
         }
       }
   }
+}
+
+/* Convolution with short window rows (kw * c below 16 bytes, as first layers on images or spectrograms have): a chunk
+ * of output pixels' windows is copied into one contiguous buffer (im2col, outside taps filled with the input zero
+ * point, which adds nothing once the offset is folded), then every pair of filters runs over pairs of those windows. */
+static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                           const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
+  const int32_t c = p->c, kh = p->kh, kw = p->kw, seg = kw * c, K = kh * seg;
+  const int32_t pix_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m;
+  const int8_t zp = (int8_t)(-p->input_offset);
+  const int32_t per_chunk0 = STOWAGE_IM2COL_BYTES / K;
+  const int32_t per_chunk = per_chunk0 < STOWAGE_ROW_CHUNK ? per_chunk0 : STOWAGE_ROW_CHUNK;
+  int8_t cols[STOWAGE_IM2COL_BYTES];
+  int32_t acc0[STOWAGE_ROW_CHUNK], acc1[STOWAGE_ROW_CHUNK];
+  int32_t b, oy, ox0;
+  for (b = 0; b < p->n; ++b)
+    for (oy = 0; oy < p->oh; ++oy) {
+      const int32_t iy0 = oy * p->stride_h - p->pad_top;
+      int8_t* y_row = y + (((int32_t)b * p->oh + oy) * p->ow) * pix_stride;
+      for (ox0 = 0; ox0 < p->ow; ox0 += per_chunk) {
+        const int32_t n = p->ow - ox0 < per_chunk ? p->ow - ox0 : per_chunk;
+        int32_t i, oc;
+        for (i = 0; i < n; ++i) {
+          const int32_t ix0 = (ox0 + i) * p->stride_w - p->pad_left;
+          int8_t* col = cols + i * K;
+          int32_t fy, fx;
+          for (fy = 0; fy < kh; ++fy, col += seg) {
+            const int32_t iy = iy0 + p->dil_h * fy;
+            if (iy < 0 || iy >= p->h) {
+              memset(col, zp, (size_t)seg);
+              continue;
+            }
+            if (ix0 >= 0 && ix0 + kw <= p->w) {
+              memcpy(col, x + (((int32_t)b * p->h + iy) * p->w + ix0) * c, (size_t)seg);
+              continue;
+            }
+            for (fx = 0; fx < kw; ++fx) {
+              const int32_t ix = ix0 + fx;
+              if (ix < 0 || ix >= p->w) memset(col + fx * c, zp, (size_t)c);
+              else memcpy(col + fx * c, x + (((int32_t)b * p->h + iy) * p->w + ix) * c, (size_t)c);
+            }
+          }
+        }
+        for (oc = 0; oc < p->m; oc += 2) {
+          const int32_t two = oc + 1 < p->m;
+          const int32_t oc1 = two ? oc + 1 : oc;
+          const int8_t* w0 = w + (int32_t)oc * K;
+          const int8_t* w1 = w + (int32_t)oc1 * K;
+          const int32_t q0 = p->per_channel ? oc : 0, q1 = p->per_channel ? oc1 : 0;
+          const stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
+          const int32_t corr0 = folded_bias(bias, oc, p->input_offset, w0, K);
+          const int32_t corr1 = folded_bias(bias, oc1, p->input_offset, w1, K);
+          int8_t* yp = y_row + ox0 * pix_stride + oc;
+          for (i = 0; i + 1 < n; i += 2) {
+            int32_t acc[4];
+            acc[0] = acc[1] = corr0;
+            acc[2] = acc[3] = corr1;
+            dot_2x2_rows(cols + i * K, cols + (i + 1) * K, w0, w1, K, 1, 0, acc);
+            acc0[i] = acc[0];
+            acc0[i + 1] = acc[1];
+            acc1[i] = acc[2];
+            acc1[i + 1] = acc[3];
+          }
+          if (i < n) {
+            int32_t acc[2];
+            acc[0] = corr0;
+            acc[1] = corr1;
+            stowage_dot_1x2(cols + i * K, w0, w1, K, acc);
+            acc0[i] = acc[0];
+            acc1[i] = acc[1];
+          }
+          requant_row(acc0, n, &r0, yp, pix_stride, p->output_offset, p->act_min, p->act_max);
+          if (two) requant_row(acc1, n, &r1, yp + 1, pix_stride, p->output_offset, p->act_min, p->act_max);
+        }
+      }
+    }
 }
 
 #if defined(__GNUC__)
@@ -340,6 +451,7 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
     const int32_t nb = c - ch0 < 4 ? c - ch0 : 4;
     const int8_t* wb = w + ch0;
     int32_t corr[4], bs[4], j, t, b, oy, ox;
+    int32_t accs[4][STOWAGE_ROW_CHUNK];
     stowage_rq rq[4];
     for (j = 0; j < 4; ++j) {
       const int32_t ch = ch0 + (j < nb ? j : 0);
@@ -356,35 +468,42 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
         const int32_t row_inside = oy >= oy_lo && oy < oy_hi;
         int32_t fy0, fy1;
         tap_range(iy0, p->h, kh, p->dil_h, &fy0, &fy1);
-        for (ox = 0; ox < p->ow; ++ox) {
-          const int32_t ix0 = ox * p->stride_w - p->pad_left;
-          const int8_t* xb = x + (((int32_t)b * p->h + iy0) * p->w + ix0) * c + ch0;
-          int8_t* yp = y + (((int32_t)b * p->oh + oy) * p->ow + ox) * pix_stride + ch0;
-          int32_t a[4];
-          if (row_inside && ox >= ox_lo && ox < ox_hi) {
-            a[0] = corr[0];
-            a[1] = corr[1];
-            a[2] = corr[2];
-            a[3] = corr[3];
+        int32_t ox0;
+        for (ox0 = 0; ox0 < p->ow; ox0 += STOWAGE_ROW_CHUNK) {
+          const int32_t ox_end = p->ow - ox0 < STOWAGE_ROW_CHUNK ? p->ow : ox0 + STOWAGE_ROW_CHUNK;
+          int8_t* yp = y + (((int32_t)b * p->oh + oy) * p->ow + ox0) * pix_stride + ch0;
+          for (ox = ox0; ox < ox_end; ++ox) {
+            const int32_t ix0 = ox * p->stride_w - p->pad_left;
+            const int8_t* xb = x + (((int32_t)b * p->h + iy0) * p->w + ix0) * c + ch0;
+            const int32_t i = ox - ox0;
+            int32_t a[4];
+            if (row_inside && ox >= ox_lo && ox < ox_hi) {
+              a[0] = corr[0];
+              a[1] = corr[1];
+              a[2] = corr[2];
+              a[3] = corr[3];
 #if defined(STOWAGE_DOT_DSP) && !defined(STOWAGE_DOT_MVE)
-            if (is3x3 && nb == 4) dw_taps_3x3_dsp(xb, wb, tap_dx, tap_dy, c, a);
-            else
+              if (is3x3 && nb == 4) dw_taps_3x3_dsp(xb, wb, tap_dx, tap_dy, c, a);
+              else
 #endif
-            if (is3x3) dw_taps(xb, wb, 0, 3, 0, 3, tap_dx, tap_dy, c, 3 * c, nb, 0, 0, a);
-            else dw_taps(xb, wb, 0, kh, 0, kw, tap_dx, tap_dy, c, kw * c, nb, 0, 0, a);
-          } else {
-            int32_t fx0, fx1;
-            tap_range(ix0, p->w, kw, p->dil_w, &fx0, &fx1);
-            a[0] = bs[0];
-            a[1] = bs[1];
-            a[2] = bs[2];
-            a[3] = bs[3];
-            dw_taps(xb, wb, fy0, fy1, fx0, fx1, tap_dx, tap_dy, c, kw * c, nb, p->input_offset, 1, a);
+              if (is3x3) dw_taps(xb, wb, 0, 3, 0, 3, tap_dx, tap_dy, c, 3 * c, nb, 0, 0, a);
+              else dw_taps(xb, wb, 0, kh, 0, kw, tap_dx, tap_dy, c, kw * c, nb, 0, 0, a);
+            } else {
+              int32_t fx0, fx1;
+              tap_range(ix0, p->w, kw, p->dil_w, &fx0, &fx1);
+              a[0] = bs[0];
+              a[1] = bs[1];
+              a[2] = bs[2];
+              a[3] = bs[3];
+              dw_taps(xb, wb, fy0, fy1, fx0, fx1, tap_dx, tap_dy, c, kw * c, nb, p->input_offset, 1, a);
+            }
+            accs[0][i] = a[0];
+            accs[1][i] = a[1];
+            accs[2][i] = a[2];
+            accs[3][i] = a[3];
           }
-          yp[0] = out_s8(a[0], &rq[0], p->output_offset, p->act_min, p->act_max);
-          if (nb > 1) yp[1] = out_s8(a[1], &rq[1], p->output_offset, p->act_min, p->act_max);
-          if (nb > 2) yp[2] = out_s8(a[2], &rq[2], p->output_offset, p->act_min, p->act_max);
-          if (nb > 3) yp[3] = out_s8(a[3], &rq[3], p->output_offset, p->act_min, p->act_max);
+          for (j = 0; j < nb; ++j)
+            requant_row(accs[j], ox_end - ox0, &rq[j], yp + j, pix_stride, p->output_offset, p->act_min, p->act_max);
         }
       }
   }
@@ -422,7 +541,9 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
   const int64_t out = (int64_t)p->n * p->oh * p->ow * (p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m);
 #if !defined(STOWAGE_SMALL_KERNELS)
   if (p->kc == p->c && p->dil_w == 1 && fits_32bit(in) && fits_32bit(out) && fits_32bit((int64_t)p->m * p->kh * p->kw * p->c)) {
-    qconv2d_fast(x, w, bias, multiplier, shift, y, p);
+    const int64_t K = (int64_t)p->kh * p->kw * p->c;
+    if ((int64_t)p->kw * p->c < 16 && 2 * K <= STOWAGE_IM2COL_BYTES) qconv2d_im2col(x, w, bias, multiplier, shift, y, p);
+    else qconv2d_fast(x, w, bias, multiplier, shift, y, p);
     return;
   }
 #endif

@@ -82,7 +82,7 @@ std::string leadingValues(const Tensor& t) {
 CommandRunner registerRunCommand(CLI::App& app) {
   struct Flags {
     std::string model, outDir, format = "pb", keep, traceFile, emulate;
-    bool trace = false;
+    bool trace = false, profileLayers = false;
     std::vector<std::string> inputs, shapes, binds;
   };
   auto f = std::make_shared<Flags>();
@@ -130,6 +130,9 @@ CommandRunner registerRunCommand(CLI::App& app) {
                   "(a board without [[memories]] gets the machine's; memories the machine lacks, such as TCMs, are carved out of "
                   "its RAM: docs/firmware.md). Machines: " + machines)
       ->type_name("MACHINE");
+  sub->add_flag("--profile-layers", f->profileLayers,
+                "With --emulate: print the instructions of each CPU layer (the firmware reads its counter after every layer; "
+                "the readings' cost is taken off each layer), its MACs and instructions per MAC");
   addBoardFlags(sub, *options);
 
   return [f, shared = options]() -> int {
@@ -143,6 +146,8 @@ CommandRunner registerRunCommand(CLI::App& app) {
       machine = *m;
       options.emulate = machine;
       if (f->trace) return fail(makeError("--trace", "is for the host simulator; with --emulate the firmware prints its instruction count"));
+    } else if (f->profileLayers) {
+      return fail(makeError("--profile-layers", "counts instructions on an emulated machine", "add --emulate MACHINE"));
     }
     if (Status s = applyModelFlags(f->shapes, f->binds, options); !s.ok()) return fail(s.error());
     auto compiled = compileModel(options);
@@ -165,7 +170,10 @@ CommandRunner registerRunCommand(CLI::App& app) {
     if (f->trace) runOptions.simReport = &simReport;
     EmulatorReport emulated;
     for (const std::string& r : compiled->remarks) std::printf("note: %s\n", r.c_str());
-    auto outputs = machine ? runOnEmulator(*compiled, inputs, *machine, EmulatorRunOptions{f->keep}, &emulated)
+    EmulatorRunOptions emulateOptions;
+    emulateOptions.keepDir = f->keep;
+    emulateOptions.profileLayers = f->profileLayers;
+    auto outputs = machine ? runOnEmulator(*compiled, inputs, *machine, emulateOptions, &emulated)
                            : runOnHost(*compiled, inputs, runOptions);
     if (!outputs.ok()) return fail(outputs.error());
     if (f->trace && !f->traceFile.empty()) {
@@ -200,6 +208,7 @@ CommandRunner registerRunCommand(CLI::App& app) {
       std::printf("firmware: text %llu, data %llu, bss %llu bytes (RAM %llu bytes)\n", static_cast<unsigned long long>(z.text),
                   static_cast<unsigned long long>(z.data), static_cast<unsigned long long>(z.bss), static_cast<unsigned long long>(z.ramBytes));
       if (!emulated.elfPath.empty()) std::printf("elf: %s\n", emulated.elfPath.c_str());
+      if (f->profileLayers) std::fputs(layerProfileTable(emulated.layers).c_str(), stdout);
     }
     if (f->trace) {
       std::fputs(simReport.stats.c_str(), stdout);

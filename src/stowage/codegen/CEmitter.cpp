@@ -11,6 +11,7 @@
 #include "stowage/codegen/KernelCall.h"
 #include "stowage/codegen/PositionalIo.h"
 #include "stowage/codegen/TiledLayerEmitter.h"
+#include "stowage/ir/Op.h"
 #include "stowage/plan/CpuLayerCost.h"
 #include "stowage/codegen/WeightsEmitter.h"
 
@@ -631,6 +632,9 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
     if (cpuCycles > 0)
       calls += fmt::format("#if defined(STOWAGE_HOST_SIM)\nSTOWAGE_SIM_COMPUTE(\"{0}\", {1}u);\nstowage_sim_layer_end(\"{0}\");\n#endif\n",
                            cStringText(n.name), cpuCycles);
+    if (!lowered.empty())
+      calls += fmt::format("#if defined(STOWAGE_PROFILE_LAYERS)\nstowage_profile_layer(\"{}\", {}ul);\n#endif\n", cStringText(n.name),
+                           std::max<int64_t>(0, macCount(g, n)));
     calls += guardAfterStep(g, plan, guard, static_cast<int>(step), p);
   }
   // Guard mode: one record per guarded tensor, filled at the start of <name>_run.

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -65,7 +66,40 @@ std::optional<uint64_t> consoleNumber(const std::string& console, const std::str
   return std::stoull(console.substr(at + key.size() + 2));
 }
 
+/// "layer NAME: N instructions M macs" lines of fw_profile.c.
+std::vector<LayerProfile> consoleLayers(const std::string& console) {
+  std::vector<LayerProfile> out;
+  size_t at = 0;
+  while ((at = console.find("layer ", at)) != std::string::npos) {
+    const size_t end = console.find('\n', at);
+    const std::string line = console.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    at = end == std::string::npos ? console.size() : end + 1;
+    const size_t colon = line.rfind(": ");
+    unsigned long long n = 0, m = 0;
+    if (colon == std::string::npos || std::sscanf(line.c_str() + colon + 2, "%llu instructions %llu macs", &n, &m) != 2) continue;
+    out.push_back(LayerProfile{line.substr(6, colon - 6), n, m});
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string layerProfileTable(const std::vector<LayerProfile>& layers) {
+  uint64_t total = 0, macs = 0;
+  size_t width = 5;
+  for (const LayerProfile& l : layers) {
+    total += l.instructions;
+    macs += l.macs;
+    width = std::max(width, l.layer.size());
+  }
+  auto perMac = [](uint64_t n, uint64_t m) { return m > 0 ? fmt::format("{:.2f}", static_cast<double>(n) / static_cast<double>(m)) : std::string("-"); };
+  std::string t = fmt::format("{:<{}}  {:>13}  {:>11}  {:>7}  {:>6}\n", "layer", width, "instructions", "MACs", "per MAC", "share");
+  for (const LayerProfile& l : layers)
+    t += fmt::format("{:<{}}  {:>13}  {:>11}  {:>7}  {:>5.1f}%\n", l.layer, width, l.instructions, l.macs, perMac(l.instructions, l.macs),
+                     total > 0 ? 100.0 * static_cast<double>(l.instructions) / static_cast<double>(total) : 0.0);
+  t += fmt::format("{:<{}}  {:>13}  {:>11}  {:>7}\n", "total", width, total, macs, perMac(total, macs));
+  return t;
+}
 
 Result<FirmwareSizes> readFirmwareSizes(const std::string& path, const std::vector<DeviceMemory>& memories) {
   STOWAGE_ASSIGN_OR_RETURN(std::vector<ElfSection> sections, readElfSections(path));
@@ -107,6 +141,7 @@ Result<std::vector<Tensor>> runOnEmulator(const CompileResult& compiled, const s
   std::vector<std::string> defines = {"-DSTOWAGE_FW_POISON=0xA5"};
   if (board.device->cpu.isa == IsaFamily::Arm && board.device->cpu.name == "cortex-m0plus")
     defines.push_back("-DSTOWAGE_FW_TRAP_UNALIGNED");
+  if (options.profileLayers) defines.push_back("-DSTOWAGE_PROFILE_LAYERS");
   const fs::path objDir = dir / "obj";
   fs::create_directories(objDir);
   auto compileArgs = [&](const std::string& src, size_t index) {
@@ -191,6 +226,7 @@ Result<std::vector<Tensor>> runOnEmulator(const CompileResult& compiled, const s
     report->console = ran.output;
     report->instructions = consoleNumber(ran.output, "instructions").value_or(0);
     report->stackPeakBytes = consoleNumber(ran.output, "stack_peak_bytes").value_or(0);
+    report->layers = consoleLayers(ran.output);
     STOWAGE_ASSIGN_OR_RETURN(report->sizes, readFirmwareSizes(elf, board.memories));
     report->elfPath = build.kept() ? elf : "";
   }

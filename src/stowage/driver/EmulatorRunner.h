@@ -23,6 +23,13 @@ struct FirmwareSizes {
   uint64_t ramBytes = 0;    ///< every byte the firmware reserves in RAM memories (data + bss, as placed)
 };
 
+/// Instructions of one layer of an emulated run (--profile-layers).
+struct LayerProfile {
+  std::string layer;
+  uint64_t instructions = 0;  ///< from the end of the previous layer (or the start of <name>_run) to the end of this one
+  uint64_t macs = 0;
+};
+
 /// What one emulated run measured.
 struct EmulatorReport {
   uint64_t instructions = 0;    ///< executed during <name>_run (QEMU -icount, see runtime/firmware/fw_counter.c)
@@ -30,6 +37,7 @@ struct EmulatorReport {
   FirmwareSizes sizes;
   std::string console;          ///< what the firmware printed
   std::string elfPath;          ///< the ELF (inside keepDir when given)
+  std::vector<LayerProfile> layers;  ///< per CPU layer, in run order, with EmulatorRunOptions::profileLayers
 };
 
 struct EmulatorRunOptions {
@@ -37,6 +45,9 @@ struct EmulatorRunOptions {
   std::string keepDir;
   /// Seconds after which QEMU is stopped (a firmware that hangs).
   int timeoutSeconds = 600;
+  /// Build with -DSTOWAGE_PROFILE_LAYERS: the firmware reads its instruction counter after every CPU layer
+  /// (runtime/firmware/fw_profile.c; the readings' cost is taken off each layer, not off the total).
+  bool profileLayers = false;
 };
 
 /// Builds `compiled` (its board already mapped onto `machine`: CompileOptions::emulate) for the machine and runs it on
@@ -44,6 +55,9 @@ struct EmulatorRunOptions {
 /// output, a firmware that faults, fails or times out (with its console output).
 Result<std::vector<Tensor>> runOnEmulator(const CompileResult& compiled, const std::vector<Tensor>& inputs, const EmulatedMachine& machine,
                                           const EmulatorRunOptions& options = {}, EmulatorReport* report = nullptr);
+
+/// A table of the layers: instructions, MACs, instructions per MAC and share of the run, and a total line.
+std::string layerProfileTable(const std::vector<LayerProfile>& layers);
 
 /// The section sizes of the ELF file at `path` (32-bit little-endian ELF, as the cross toolchains write), each section
 /// counted by the kind of the memory in `memories` that holds it (by its flags when none does).

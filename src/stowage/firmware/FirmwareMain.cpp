@@ -162,7 +162,8 @@ std::string emitFirmwareMain(const Graph& g, const ProgramPlan& plan, const std:
     c += fmt::format("  for (i = 0; i < {}_NUM_INPUTS; ++i) {{\n", P);
     c += fmt::format("    void* data = (void*){}_get_input(&in, i);\n", p) + readInput("data") + "  }\n";
   }
-  c += "  stowage_fw_stack_paint();\n  stowage_fw_counter_start();\n";
+  c += "  stowage_fw_stack_paint();\n  stowage_fw_counter_start();\n"
+       "#if defined(STOWAGE_PROFILE_LAYERS)\n  stowage_fw_profile_start();\n#endif\n";
   c += io ? fmt::format("  rc = {}_run(&ws);\n", p) : fmt::format("  rc = {}_run(&in, &out, &ws);\n", p);
   c += "  instructions = stowage_fw_counter_stop();\n  stack = stowage_fw_stack_peak();\n";
   c += fmt::format("  if (rc != {}_OK) {{\n    stowage_fw_write(\"{}_run failed with code \");\n    stowage_fw_write_u64((unsigned long long)rc);\n"
@@ -178,6 +179,7 @@ std::string emitFirmwareMain(const Graph& g, const ProgramPlan& plan, const std:
                    "        {}_fw_print_value(info->dtype, data, k);\n      }}\n      stowage_fw_write(info->elems > 16u ? \" ...\\n\" : \"\\n\");\n"
                    "    }}\n  }}\n",
                    P, kFirmwareWriteFailed, p);
+  c += "#if defined(STOWAGE_PROFILE_LAYERS)\n  stowage_fw_profile_print();\n#endif\n";
   c += "  stowage_fw_write(\"instructions: \");\n  stowage_fw_write_u64(instructions);\n"
        "  stowage_fw_write(\"\\nstack_peak_bytes: \");\n  stowage_fw_write_u64((unsigned long long)stack);\n"
        "  stowage_fw_write(\"\\n\");\n  return 0;\n}\n";
