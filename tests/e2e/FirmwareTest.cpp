@@ -37,17 +37,23 @@ std::string onPath(const std::string& program) {
   return found.ok() ? *found : std::string();
 }
 
-/// Why the firmware tests cannot run here (empty: they can): a missing cross toolchain, QEMU or ../shared.
-std::string missingPrerequisite(bool needShared = true) {
+/// Why the firmware tests cannot run here (empty: they can): a missing cross toolchain, QEMU or ../shared. The RISC-V
+/// toolchain is opt-in (`make deps-riscv`), so only the RISC-V tests ask for it.
+std::string missingPrerequisite(bool needShared = true, bool needRiscv = false) {
   const std::pair<const char*, const char*> tools[] = {
       {"arm-none-eabi-gcc", "gcc-arm-none-eabi libnewlib-arm-none-eabi"},
       {"qemu-system-arm", "qemu-system-arm"},
-      {"riscv64-unknown-elf-gcc", "gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf"},
-      {"qemu-system-riscv32", "qemu-system-misc"},
       {"timeout", "coreutils"},
+  };
+  const std::pair<const char*, const char*> riscvTools[] = {
+      {"riscv64-unknown-elf-gcc", "gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf; make deps-riscv installs it"},
+      {"qemu-system-riscv32", "qemu-system-misc; make deps-riscv installs it"},
   };
   for (const auto& [program, package] : tools)
     if (onPath(program).empty()) return std::string(program) + " not found on PATH (Debian package: " + package + "); skipping";
+  if (needRiscv)
+    for (const auto& [program, package] : riscvTools)
+      if (onPath(program).empty()) return std::string(program) + " not found on PATH (Debian package: " + package + "); skipping";
   if (needShared && sharedPath("models").empty()) return "../shared/models not found; skipping";
   return "";
 }
@@ -143,12 +149,12 @@ INSTANTIATE_TEST_SUITE_P(Firmware, FirmwareMlperfTinyOnMps2An386,
 // 2. RV32IMAC (QEMU virt, -bios none).
 
 TEST(FirmwareRiscv32Virt, ResNet8MatchesTflm) {
-  SKIP_WITHOUT_FIRMWARE_TOOLS();
+  SKIP_WITHOUT_FIRMWARE_TOOLS(true, true);
   expectReferenceOutput("pretrainedResnet_quant", "1", "riscv32-virt");
 }
 
 TEST(FirmwareRiscv32Virt, DsCnnMatchesTflm) {
-  SKIP_WITHOUT_FIRMWARE_TOOLS();
+  SKIP_WITHOUT_FIRMWARE_TOOLS(true, true);
   expectReferenceOutput("kws_ref_model", "sample", "riscv32-virt");
 }
 
@@ -158,6 +164,43 @@ TEST(FirmwareRiscv32Virt, DsCnnMatchesTflm) {
 TEST(FirmwareMps3An547, DsCnnMatchesTflm) {
   SKIP_WITHOUT_FIRMWARE_TOOLS();
   expectReferenceOutput("kws_ref_model", "0", "mps3-an547");
+}
+
+// The Helium (MVE) kernels on the im2col, border and 2x2 paths of ResNet-8's convolutions.
+TEST(FirmwareMps3An547, ResNet8MatchesTflm) {
+  SKIP_WITHOUT_FIRMWARE_TOOLS();
+  expectReferenceOutput("pretrainedResnet_quant", "2", "mps3-an547");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Per-layer instructions (--profile-layers): one row per CPU layer with its MACs; the rows add up to the model's MACs
+// and, within the counter's resolution per layer, to the whole inference; the outputs do not change.
+
+TEST(FirmwareProfileLayers, DsCnnLayersAddUpToTheInference) {
+  SKIP_WITHOUT_FIRMWARE_TOOLS();
+  const std::string want = readFileBytes(mlperfRef("kws_ref_model") / "output_0.bin");
+  const EmulatedRun r = runEmulated(mlperfModel("kws_ref_model"), mlperfRef("kws_ref_model") / "input_0.bin", "mps2-an386",
+                                    "fw_profile_layers", "--profile-layers");
+  ASSERT_EQ(r.command.exitCode, 0);
+  EXPECT_TRUE(r.output == want);
+  const std::regex row("\\n([A-Z_0-9]+) +([0-9]+) +([0-9]+) +([0-9.]+|-) +[0-9.]+%");
+  uint64_t instructions = 0, macs = 0;
+  int rows = 0, convs = 0;
+  for (auto it = std::sregex_iterator(r.command.out.begin(), r.command.out.end(), row); it != std::sregex_iterator(); ++it) {
+    ++rows;
+    instructions += std::stoull((*it)[2]);
+    macs += std::stoull((*it)[3]);
+    if ((*it)[1].str().rfind("CONV_2D", 0) == 0 || (*it)[1].str().rfind("DEPTHWISE_CONV_2D", 0) == 0) {
+      ++convs;
+      EXPECT_GT(std::stoull((*it)[3]), 0u) << (*it)[1];
+    }
+  }
+  EXPECT_EQ(convs, 9) << r.command.out;  // DS-CNN: one convolution, four depthwise + pointwise pairs
+  EXPECT_GE(rows, 12) << r.command.out;
+  EXPECT_EQ(macs, 2656768u) << r.command.out;
+  // Each layer is rounded to the counter's tick (40 instructions on MPS2) and the readings cost a few hundred.
+  EXPECT_NEAR(static_cast<double>(instructions), static_cast<double>(r.instructions), 0.02 * static_cast<double>(r.instructions))
+      << r.command.out;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -578,6 +621,12 @@ TEST(FirmwareBadInput, AcceleratorBoardCannotBeEmulated) {
   const std::string err = expectRejected("fw_bad_accel", "--board " + shellQuote(board.string()) + " --emulate mps2-an386");
   EXPECT_NE(err.find("accelerator"), std::string::npos) << err;
   EXPECT_NE(err.find("gemmini-like.toml"), std::string::npos) << err;
+}
+
+TEST(FirmwareBadInput, ProfileLayersWithoutEmulateSaysToAddIt) {
+  if (sharedPath("models/mlperf-tiny").empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny not found; skipping";
+  const std::string err = expectRejected("fw_bad_profile", "--profile-layers");
+  EXPECT_NE(err.find("--emulate"), std::string::npos) << err;
 }
 
 TEST(FirmwareBadInput, MissingCrossCompilerNamesTheDebianPackage) {
