@@ -197,9 +197,9 @@ int main(int argc, char** argv) {
   }
 
   std::printf("Default board (the machine's memories), `auto` planner, one inference of input 0 under QEMU, %s.\n\n", date);
-  std::printf("| model | machine | bit-exact | instructions per inference | MACs | per MAC | text B | data B | bss B | stack peak B | "
+  std::printf("| model | machine | bit-exact | instructions per inference | MACs | per MAC | text B | code B | data B | bss B | stack peak B | "
               "RAM used B | build + run s |\n");
-  std::printf("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   std::fflush(stdout);
   int failures = 0;
   std::vector<std::string> notes;
@@ -207,7 +207,7 @@ int main(int argc, char** argv) {
     if (!wantModels.empty() && !wantModels.count(m.stem) && !wantModels.count(m.label)) continue;
     const fs::path model = dir / (std::string(m.stem) + ".tflite");
     if (!fs::exists(model)) {
-      std::printf("| %s | skipped: %s not found |||||||||||\n", m.label, model.string().c_str());
+      std::printf("| %s | skipped: %s not found ||||||||||||\n", m.label, model.string().c_str());
       continue;
     }
     const fs::path ref = dir / "reference" / m.stem;
@@ -265,7 +265,7 @@ int main(int argc, char** argv) {
       o.emulate = machine;
       auto compiled = compileModel(o);
       if (!compiled.ok()) {
-        std::printf("| %s | %s | error: %s ||||||||||\n", m.label, machine->name.c_str(), compiled.error().message.c_str());
+        std::printf("| %s | %s | error: %s |||||||||||\n", m.label, machine->name.c_str(), compiled.error().message.c_str());
         ++failures;
         continue;
       }
@@ -277,7 +277,7 @@ int main(int argc, char** argv) {
       row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (!out.ok()) {
         std::string msg = out.error().message;
-        std::printf("| %s | %s | error: %s ||||||||||\n", m.label, machine->name.c_str(), msg.c_str());
+        std::printf("| %s | %s | error: %s |||||||||||\n", m.label, machine->name.c_str(), msg.c_str());
         std::fprintf(stderr, "%s on %s:\n%s\n", m.label, machine->name.c_str(), out.error().render().c_str());
         ++failures;
         continue;
@@ -297,9 +297,9 @@ int main(int argc, char** argv) {
       if (against != "TFLM reference") row.exact += " (vs host)";
       const FirmwareSizes& z = row.report.sizes;
       const double perMac = row.macs > 0 ? static_cast<double>(row.report.instructions) / static_cast<double>(row.macs) : 0.0;
-      std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s of %s | %s | %.1f |\n", m.label, machine->name.c_str(),
+      std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s of %s | %s | %.1f |\n", m.label, machine->name.c_str(),
                   row.exact.c_str(), num(row.report.instructions).c_str(), num(static_cast<uint64_t>(row.macs)).c_str(), row.macs > 0 ? fmt::format("{:.2f}", perMac).c_str() : "n/a",
-                  num(z.text).c_str(), num(z.data).c_str(), num(z.bss).c_str(), num(row.report.stackPeakBytes).c_str(),
+                  num(z.text).c_str(), num(z.text - z.constantPoolBytes).c_str(), num(z.data).c_str(), num(z.bss).c_str(), num(row.report.stackPeakBytes).c_str(),
                   num(z.stackBytes).c_str(), num(z.ramBytes).c_str(), row.seconds);
       std::fflush(stdout);
     }
@@ -307,7 +307,8 @@ int main(int argc, char** argv) {
   std::printf("\nInstructions: executed during net_run under QEMU -icount (Arm: SysTick ticks, within one tick = 40 instructions on "
               "MPS2, 31.25 on mps3-an547; "
               "riscv32-virt: minstret, exact). Per MAC: instructions / CompileResult::macs. text = bytes in flash memories "
-              "(code, read-only data, weights); data = initialised bytes loaded into RAM; bss = zeroed and NOLOAD bytes "
+              "(code, read-only data, weights); code = text minus the model's constant pools (.stowage.<pool> sections: weights, "
+              "biases, multipliers): the firmware's code and read-only data; data = initialised bytes loaded into RAM; bss = zeroed and NOLOAD bytes "
               "(.bss, workspace pools, I/O buffers, the stack); RAM used = every byte the firmware reserves in RAM memories "
               "(data + bss as placed: the linker's whole stack and the harness's buffers included; stack peak = the part of "
               "that stack the run wrote). Bit-exact: output of input 0 byte for byte equal to "

@@ -152,6 +152,25 @@ static void dot_2x2_rows(const int8_t* xa, const int8_t* xb, const int8_t* w0, c
 static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8_t* y, int32_t stride, int32_t output_offset,
                         int32_t lo, int32_t hi) {
   int32_t i;
+#if defined(STOWAGE_DOT_MVE)
+  /* Four outputs per step: VQRDMULH is the rounding doubling high multiply (saturating only INT32_MIN^2); the rounding
+   * shift rounds ties away from zero by subtracting 1 from negative values first (gemmlowp's fixup) and then rounding
+   * half up (VRSHL); the bytes go out with one scatter store. */
+  if (n >= 4) {
+    const uint32_t offsets_init[4] = {0u, (uint32_t)stride, 2u * (uint32_t)stride, 3u * (uint32_t)stride};
+    const uint32x4_t offsets = vld1q_u32(offsets_init);
+    const int32x4_t left = vdupq_n_s32(q->left), right = vdupq_n_s32(-q->right);
+    const int32x4_t vlo = vdupq_n_s32(lo), vhi = vdupq_n_s32(hi);
+    for (i = 0; i + 4 <= n; i += 4, y += 4 * stride) {
+      int32x4_t v = vqrdmulhq_n_s32(vshlq_s32(vld1q_s32(acc + i), left), q->multiplier);
+      v = vrshlq_s32(vqaddq_s32(v, vshrq_n_s32(vandq_s32(v, right), 31)), right);
+      v = vminq_s32(vmaxq_s32(vaddq_n_s32(v, output_offset), vlo), vhi);
+      vstrbq_scatter_offset_s32(y, offsets, v);
+    }
+    acc += i;
+    n -= i;
+  }
+#endif
   if (q->left == 0 && q->right > 0) {
     const int32_t mult = q->multiplier, right = q->right, mask = q->mask;
     const uint32_t half = (uint32_t)q->half;

@@ -111,6 +111,7 @@ Result<FirmwareSizes> readFirmwareSizes(const std::string& path, const std::vect
     if (x.type == kShtNobits) s.bss += x.size;
     else if (ram) s.data += x.size;
     else s.text += x.size;
+    if (x.type != kShtNobits && !ram && x.name.rfind(".stowage.", 0) == 0) s.constantPoolBytes += x.size;
     if (ram) s.ramBytes += x.size;
     if (x.name == ".stack") s.stackBytes = x.size;
   }

@@ -17,6 +17,8 @@ namespace stowage {
 /// Bytes of the firmware by kind, from its section headers (what `size` prints, with RAM split out).
 struct FirmwareSizes {
   uint64_t text = 0;        ///< bytes in flash memories: code, read-only data, weights
+  uint64_t constantPoolBytes = 0;  ///< the part of text that is the model's constant pools (.stowage.<pool>): text minus
+                                   ///< this is the firmware's code and its read-only data
   uint64_t data = 0;        ///< bytes loaded into RAM memories: .data, RAM-resident constant pools (copied at boot)
   uint64_t bss = 0;         ///< zero-initialised and NOLOAD bytes: .bss, workspace pools, I/O buffers, stack
   uint64_t stackBytes = 0;  ///< the stack reserved by the linker script
