@@ -561,6 +561,15 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
 #if !defined(STOWAGE_SMALL_KERNELS)
   if (p->kc == p->c && p->dil_w == 1 && fits_32bit(in) && fits_32bit(out) && fits_32bit((int64_t)p->m * p->kh * p->kw * p->c)) {
     const int64_t K = (int64_t)p->kh * p->kw * p->c;
+    if (p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
+        p->oh == p->h && p->ow == p->w) {
+      /* Pointwise: every pixel of the batch is one long row (inputs and outputs are both pixel after pixel). */
+      stowage_qconv_params flat = *p;
+      flat.n = flat.h = flat.oh = 1;
+      flat.w = flat.ow = p->n * p->h * p->w;
+      qconv2d_fast(x, w, bias, multiplier, shift, y, &flat);
+      return;
+    }
     if ((int64_t)p->kw * p->c < 16 && 2 * K <= STOWAGE_IM2COL_BYTES) qconv2d_im2col(x, w, bias, multiplier, shift, y, p);
     else qconv2d_fast(x, w, bias, multiplier, shift, y, p);
     return;
