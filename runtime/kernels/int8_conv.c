@@ -528,16 +528,38 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
   }
 }
 
-/* Fully connected: output rows two at a time, the input offset added as the input is read. */
+/* Fully connected: output rows two at a time, the input offset added as the input is read. With one quantization for
+ * every output, a chunk of outputs is requantized in one loop. */
 static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, int8_t* y, const stowage_qfc_params* p) {
   const int32_t k = p->k;
   int32_t o, b;
+  if (!p->per_channel) {
+    const stowage_rq r = stowage_rq_make(multiplier[0], shift[0]);
+    int32_t accs[STOWAGE_ROW_CHUNK];
+    for (b = 0; b < p->batches; ++b) {
+      int32_t o0;
+      for (o0 = 0; o0 < p->m; o0 += STOWAGE_ROW_CHUNK) {
+        const int32_t n = p->m - o0 < STOWAGE_ROW_CHUNK ? p->m - o0 : STOWAGE_ROW_CHUNK;
+        int32_t i;
+        for (i = 0; i < n; i += 2) {
+          const int32_t o1 = i + 1 < n ? o0 + i + 1 : o0 + i;
+          int32_t acc[2];
+          acc[0] = bias != NULL ? bias[o0 + i] : 0;
+          acc[1] = bias != NULL ? bias[o1] : 0;
+          stowage_dot_1x2_offset(x + b * k, w + (o0 + i) * k, w + o1 * k, k, p->input_offset, acc);
+          accs[i] = acc[0];
+          if (i + 1 < n) accs[i + 1] = acc[1];
+        }
+        requant_row(accs, n, &r, y + b * p->m + o0, 1, p->output_offset, p->act_min, p->act_max);
+      }
+    }
+    return;
+  }
   for (o = 0; o < p->m; o += 2) {
     const int32_t two = o + 1 < p->m;
     const int32_t o1 = two ? o + 1 : o;
-    const int32_t q0 = p->per_channel ? o : 0, q1 = p->per_channel ? o1 : 0;
-    const stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
+    const stowage_rq r0 = stowage_rq_make(multiplier[o], shift[o]), r1 = stowage_rq_make(multiplier[o1], shift[o1]);
     for (b = 0; b < p->batches; ++b) {
       int32_t acc[2];
       acc[0] = bias != NULL ? bias[o] : 0;
