@@ -41,6 +41,12 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
          "loads it at a fixed pool's _BASE)")
       ->check(CLI::IsMember({"auto", "c", "bin"}))
       ->type_name("auto|c|bin");
+  sub->add_option_function<std::string>(
+         "--kernels", [&options](const std::string& v) { options.portableKernels = v == "portable"; },
+         "Which kernels the generated code calls: board (default: the board's own kernels where its [[kernels]] tables name "
+         "one, the portable kernels of runtime/ elsewhere) or portable (the portable kernels everywhere); docs/kernels.md")
+      ->check(CLI::IsMember({"board", "portable"}))
+      ->type_name("board|portable");
   sub->add_flag("--io-in-pools", options.ioInPools,
                 "Plan graph inputs and outputs into the pools like other tensors (an input is live from the start to its last "
                 "reader, an output from its producer to the end) instead of in application memory: <name>_map_inputs(ws, &in) "

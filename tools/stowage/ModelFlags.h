@@ -1,6 +1,6 @@
 // Flags shared by `stowage compile` and `stowage run`: --shape NAME=1x3x32x32, --bind NAME=FILE and the memory
-// flags (--board, --pool, --rule, --pin, --planner, --time-limit) and the API flags (--guard, --weights,
-// --io-in-pools), parsed into the driver's CompileOptions.
+// flags (--board, --pool, --rule, --pin, --planner, --time-limit), the API flags (--guard, --weights,
+// --io-in-pools) and --kernels, parsed into the driver's CompileOptions.
 // Parsing only; no compiler logic.
 #pragma once
 
@@ -22,7 +22,7 @@ inline constexpr const char* kBindHelp =
     "Freeze a model input to the tensor in FILE (.pb TensorProto or .npy) at compile time, NAME=FILE; needed when an "
     "input feeds shapes (e.g. Reshape's shape). Repeatable.";
 
-/// Adds --board, --pool, --rule, --pin, --planner, --time-limit, --guard, --weights and --io-in-pools to `sub`, stored in `options` (which must
+/// Adds --board, --pool, --rule, --pin, --planner, --time-limit, --guard, --weights, --kernels and --io-in-pools to `sub`, stored in `options` (which must
 /// outlive parsing). Shared so `compile` and `run` place memory the same way.
 void addBoardFlags(CLI::App* sub, CompileOptions& options);
 

@@ -170,6 +170,9 @@ CommandRunner registerRunCommand(CLI::App& app) {
     if (f->trace) runOptions.simReport = &simReport;
     EmulatorReport emulated;
     for (const std::string& r : compiled->remarks) std::printf("note: %s\n", r.c_str());
+    // Which layers call the board's own kernels ([[kernels]]): what runs is not only Stowage's code.
+    for (const std::string& r : compiled->plan.remarks)
+      if (r.rfind("kernel:", 0) == 0) std::printf("note: %s\n", r.c_str());
     EmulatorRunOptions emulateOptions;
     emulateOptions.keepDir = f->keep;
     emulateOptions.profileLayers = f->profileLayers;

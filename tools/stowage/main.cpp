@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   add(&stowage::cli::registerCompileCommand);
   add(&stowage::cli::registerRunCommand);
   add(&stowage::cli::registerPlanCommand);
+  add(&stowage::cli::registerCheckKernelsCommand);
 
   try {
     app.parse(argc, argv);

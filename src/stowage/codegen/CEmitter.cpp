@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "stowage/codegen/BoardKernelCode.h"
 #include "stowage/codegen/CNames.h"
 #include "stowage/codegen/GuardCode.h"
 #include "stowage/codegen/KernelCall.h"
@@ -227,8 +228,9 @@ class SourceWriter {
     return &plan_.buffers[static_cast<size_t>(bufferIndex_[static_cast<size_t>(id)])];
   }
 
-  /// The C statement for `call`, using `paramsName` for its parameter struct.
-  Result<std::string> statement(const KernelCall& call, const std::string& paramsName) {
+  /// The C statement for `call`, using `paramsName` for its parameter struct; `function` replaces the kernel's name
+  /// when not empty (a board kernel with the same signature).
+  Result<std::string> statement(const KernelCall& call, const std::string& paramsName, const std::string& function = "") {
     if (std::holds_alternative<CopyCall>(call.params) && call.inputs.size() == 1 && sameBytes(call.inputs[0], call.output))
       return std::string("/* a view: the output shares its input's buffer, nothing to copy */");
     if (const auto* part = std::get_if<ConcatPartCall>(&call.params);
@@ -243,7 +245,7 @@ class SourceWriter {
       in.push_back(p);
     }
     STOWAGE_ASSIGN_OR_RETURN(std::string y, pointer(call.output, typed));
-    const std::string fn = kernelFunctionName(call);
+    const std::string fn = function.empty() ? kernelFunctionName(call) : function;
     auto join = [](const std::vector<std::string>& v) {
       std::string s;
       for (const auto& x : v) s += x + ", ";
@@ -566,6 +568,7 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
   // Lower every node first: the parameter structs go at file scope, the calls inside <name>_run.
   std::string params, calls;
   size_t numCalls = 0;
+  std::vector<BoardKernelCall> boardCalls;
   std::vector<bool> weightUsed(g.tensors.size(), false);
   const GuardLayout guard = guardLayout(g, plan);
   for (size_t step = 0; step < g.nodes.size(); ++step) {
@@ -604,6 +607,7 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
         STOWAGE_ASSIGN_OR_RETURN(nextWeights, writer.pointer(nextLowered[0].inputs[1], true));
       }
       STOWAGE_ASSIGN_OR_RETURN(TiledLayerCode tiled, emitTiledLayer(g, plan, *off, syms, operands, nextWeights));
+      if (tiled.boardKernel) boardCalls.push_back(boardKernelCall(g, plan.board, static_cast<int>(step), off->target, *tiled.boardKernel));
       params += tiled.definitions;
       calls += tiled.statements;
       calls += guardAfterStep(g, plan, guard, static_cast<int>(step), p);
@@ -623,7 +627,11 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
       if (!type.empty())
         params += fmt::format("/* step {}: node '{}' ({}) */\nstatic const {} {} = {{\n  {}}};\n", step, commentText(n.name),
                               opName(n.op), type, paramsName, paramsInitializer(call));
-      STOWAGE_ASSIGN_OR_RETURN(std::string stmt, writer.statement(call, paramsName));
+      // A board kernel ([[kernels]]) for this call on the target running the node, else the portable kernel.
+      const int target = step < plan.nodeTargets.size() ? plan.nodeTargets[step] : -1;
+      const KernelOverride* own = boardKernelFor(g, plan.board, target, kernelFunctionName(call), firstTensorOf(call));
+      if (own) boardCalls.push_back(boardKernelCall(g, plan.board, static_cast<int>(step), target, *own));
+      STOWAGE_ASSIGN_OR_RETURN(std::string stmt, writer.statement(call, paramsName, own ? own->function : ""));
       calls += stmt + "\n";
       for (TensorId id : call.inputs)
         if (id != kNoTensor && g.tensor(id).isConstant()) weightUsed[static_cast<size_t>(id)] = true;
@@ -656,6 +664,7 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
 
   GeneratedC out;
   out.kernelCalls = numCalls;
+  out.boardKernelCalls = boardCalls;
   out.options = options;
   out.header = {p + ".h", emitHeader(g, plan, syms, pools, options)};
   std::vector<bool> inImage(g.tensors.size(), false);
@@ -688,6 +697,7 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
       "#include \"stowage_hal.h\"\n#include \"stowage_kernels.h\"\n",
       p, commentText(g.name), numCalls, totalUsed, stowageVersion(), p);
   c += "#include \"stowage_accel.h\"\n";
+  c += boardKernelPrelude(plan.board, boardCalls, p);
   std::string statics;
   for (const PoolCode& pc : pools)
     if (pc.pool->kind == PoolKind::Workspace && pc.pool->placement == PoolPlacement::Static && pc.used > 0)

@@ -45,6 +45,16 @@ struct GeneratedImage {
   int pool = -1;         ///< index into Board::pools
 };
 
+/// A call of one of the board's own kernels ([[kernels]], docs/kernels.md) in place of a portable kernel.
+struct BoardKernelCall {
+  int step = -1;           ///< the calling node's step
+  std::string node;        ///< its name
+  std::string kernel;      ///< the portable kernel replaced: "stowage_qconv2d_s8"
+  std::string function;    ///< the board's function called instead
+  std::string target;      ///< the target whose code calls it (a cpu, or an accelerator's cores)
+  size_t boardKernel = 0;  ///< index into Board::kernels
+};
+
 /// The files of one model.
 struct GeneratedC {
   GeneratedFile header;   ///< <name>.h
@@ -53,6 +63,11 @@ struct GeneratedC {
   std::vector<GeneratedImage> images;  ///< one per constant pool delivered as an image (and holding constants)
   EmitOptions options;    ///< what the files were generated with (the host harness follows it)
   size_t kernelCalls = 0;  ///< calls in <name>_run
+  /// The calls of board kernels, in step order (empty when the board has no [[kernels]] or none matches).
+  std::vector<BoardKernelCall> boardKernelCalls;
+  /// The headers and C sources of the board kernels called, to be copied beside <name>.c and built with it (the C
+  /// sources are the files ending in ".c"). Filled by the driver (driver/BoardKernelFiles.h), not by emitC.
+  std::vector<GeneratedFile> kernelFiles;
 };
 
 /// True when constant pool `pool` is delivered as a binary image under `format` (`user` and `fixed` pools

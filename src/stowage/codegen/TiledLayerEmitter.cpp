@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "stowage/codegen/BoardKernelCode.h"
 #include "stowage/codegen/KernelCall.h"
 #include "stowage/tile/CostModel.h"
 #include "stowage/tile/TileChoice.h"
@@ -365,11 +366,14 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   };
   const IntrinsicSpec computeSpec = engine ? target.intrinsic(tileKernelIntrinsic(k))
                                            : IntrinsicSpec{"", tileKernelFunction(k), target.intrinsic(tileKernelIntrinsic(k)).args};
-  // The portable kernel keeps the stowage_kernels order; only engine intrinsics are renamed.
+  // The portable kernel keeps the stowage_kernels order; only engine intrinsics are renamed. A board kernel for the
+  // target's cores ([[kernels]]) has the portable kernel's signature and takes its place.
   IntrinsicSpec portable = computeSpec;
   if (!engine) {
     for (const auto& def : defaultIntrinsics())
       if (def.intrinsic == tileKernelIntrinsic(k)) portable.args = def.args;
+    code.boardKernel = boardKernelFor(g, plan.board, layer.target, tileKernelFunction(k), firstTensorOf(s.call));
+    if (code.boardKernel) portable.name = code.boardKernel->function;
   }
   auto halves = [&](int op, const std::string& core) {
     if (direct.direct[op] || layer.buffers[op][0].empty()) return std::string("{NULL, NULL}");  // in place, or no weights: no tile buffer

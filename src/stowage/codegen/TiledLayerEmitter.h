@@ -18,6 +18,8 @@ namespace stowage {
 struct TiledLayerCode {
   std::string definitions;  ///< file scope: descriptor table and the per-core function
   std::string statements;   ///< inside <name>_run
+  /// The board kernel ([[kernels]]) the cores call instead of the portable kernel, or null (cores mode only).
+  const KernelOverride* boardKernel = nullptr;
 };
 
 /// `operands` are C expressions for the layer call's tensors in kernel order (x, w, bias, multiplier, shift, y

@@ -39,6 +39,19 @@ Result<std::vector<GeneratedFile>> linkerScriptFiles(const CompileResult& result
   return files;
 }
 
+Result<Graph> importModel(const CompileOptions& options) {
+  OnnxImportOptions importOptions;
+  importOptions.inputShapes = options.inputShapes;
+  importOptions.boundInputs = options.boundInputs;
+  // .tflite files (by extension or the "TFL3" identifier) go to the TFLite frontend, everything else to ONNX.
+  if (tflite::looksLikeTflite(options.modelPath)) {
+    if (!options.inputShapes.empty() || !options.boundInputs.empty())
+      return makeUnsupported(options.modelPath, "--shape and --bind apply to ONNX models only; TFLite models have static shapes");
+    return importTfliteFile(options.modelPath);
+  }
+  return importOnnxFile(options.modelPath, importOptions);
+}
+
 Result<CompileResult> compileModel(const CompileOptions& options) {
   STOWAGE_TRY(validateModelName(options.name));  // before the slow stages: a bad flag fails at once
   std::vector<std::string> remarks;
@@ -48,18 +61,7 @@ Result<CompileResult> compileModel(const CompileOptions& options) {
                      "a firmware project needs a board with a [device] table and [[memories]]",
                      "describe the device (docs/memory-description.md, e.g. examples/boards/mps2-an386.toml), or add --emulate MACHINE");
   std::vector<StageTime> timings;
-  OnnxImportOptions importOptions;
-  importOptions.inputShapes = options.inputShapes;
-  importOptions.boundInputs = options.boundInputs;
-  // .tflite files (by extension or the "TFL3" identifier) go to the TFLite frontend, everything else to ONNX.
-  STOWAGE_ASSIGN_OR_RETURN(Graph graph, timeStage(timings, "import", [&]() -> Result<Graph> {
-    if (tflite::looksLikeTflite(options.modelPath)) {
-      if (!options.inputShapes.empty() || !options.boundInputs.empty())
-        return makeUnsupported(options.modelPath, "--shape and --bind apply to ONNX models only; TFLite models have static shapes");
-      return importTfliteFile(options.modelPath);
-    }
-    return importOnnxFile(options.modelPath, importOptions);
-  }));
+  STOWAGE_ASSIGN_OR_RETURN(Graph graph, timeStage(timings, "import", [&] { return importModel(options); }));
   STOWAGE_ASSIGN_OR_RETURN(CompileResult result, compileGraphOnBoard(std::move(graph), board, options, std::move(timings)));
   result.remarks.insert(result.remarks.begin(), remarks.begin(), remarks.end());
   STOWAGE_ASSIGN_OR_RETURN(std::vector<GeneratedFile> linkerFiles, linkerScriptFiles(result));
@@ -82,6 +84,7 @@ Result<CompileResult> compileModel(const CompileOptions& options) {
         for (const GeneratedFile* f : {&result.code.header, &result.code.source, &result.code.weights})
           STOWAGE_TRY(writeTextFile(tmp / f->fileName, f->text));
         for (const GeneratedImage& image : result.code.images) STOWAGE_TRY(writeTextFile(tmp / image.fileName, image.bytes));
+        for (const GeneratedFile& f : result.code.kernelFiles) STOWAGE_TRY(writeTextFile(tmp / f.fileName, f.text));
         for (const GeneratedFile& f : linkerFiles) STOWAGE_TRY(writeTextFile(tmp / f.fileName, f.text));
         // The reports: report.json, report.html and one plan_<pool>.csv per pool holding buffers.
         const ReportContext context{options.modelPath, options.name};

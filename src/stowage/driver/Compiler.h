@@ -40,6 +40,8 @@ struct CompileOptions {
   bool resident = true;                        ///< `--no-resident` moves every activation through main memory
   bool prefetchWeights = true;                 ///< `--no-weight-prefetch`: each layer loads its own first weight tiles
   bool fuse = true;                            ///< `--no-fuse` keeps each Relu apart from the Conv before it
+  /// `--kernels portable`: ignore the board's own kernels ([[kernels]], docs/kernels.md) and call the portable ones.
+  bool portableKernels = false;
   /// `--emulate MACHINE`: the board is mapped onto this QEMU machine (boardForMachine) before compiling; null: as is.
   const EmulatedMachine* emulate = nullptr;
   /// `--project DIR`: also write a firmware project there (firmware/FirmwareProject.h); needs a board with a [device]
@@ -73,6 +75,9 @@ Result<Board> resolveCompileBoard(const CompileOptions& options, std::vector<std
 /// The linker-script files of a compile: <name>_sections.ld when a pool has a section or the board has memories,
 /// <name>_memory.ld with memories, <name>.ld (complete) with a [device] and memories.
 Result<std::vector<GeneratedFile>> linkerScriptFiles(const CompileResult& result);
+
+/// Imports `options.modelPath` (TFLite by extension or identifier, else ONNX, with `inputShapes` and `boundInputs`).
+Result<Graph> importModel(const CompileOptions& options);
 
 /// Compiles `options.modelPath`; writes the files when `options.outDir` is set. Errors name the model file,
 /// node or output folder; on any error no output folder is created or modified.

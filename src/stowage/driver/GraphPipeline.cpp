@@ -5,6 +5,7 @@
 
 #include "stowage/codegen/CEmitter.h"
 #include "stowage/codegen/CNames.h"
+#include "stowage/driver/BoardKernelFiles.h"
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/StageTimer.h"
 #include "stowage/ir/Printer.h"
@@ -25,8 +26,11 @@ Result<CompileResult> compileGraph(Graph graph, const CompileOptions& options, s
   return compileGraphOnBoard(std::move(graph), board, options, std::move(timings));
 }
 
-Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const CompileOptions& options,
+Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, const CompileOptions& options,
                                           std::vector<StageTime> timings) {
+  // `--kernels portable`: the board's own kernels ([[kernels]]) are left out, every call goes to the portable kernel.
+  Board board = boardIn;
+  if (options.portableKernels) board.kernels.clear();
   CompileResult r;
   r.name = options.name;
   STOWAGE_TRY(validateModelName(options.name));
@@ -112,6 +116,8 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& board, const
   settlePrefetchArrivals(graph, r.plan);
   r.plan.remarks.insert(r.plan.remarks.end(), fusionRemarks.begin(), fusionRemarks.end());
   STOWAGE_ASSIGN_OR_RETURN(r.code, timeStage(timings, "emit-c", [&] { return emitC(graph, r.plan, options.name, emit); }));
+  // The board's own kernels the code calls: their files go beside the generated C, remarks say which layers call them.
+  STOWAGE_TRY(timeStage(timings, "board-kernels", [&] { return attachBoardKernels(graph, r.plan, r.code); }));
 
   for (const Node& n : graph.nodes) r.macs += macCount(graph, n);
   for (const Tensor& t : graph.tensors)

@@ -141,6 +141,12 @@ Result<std::vector<Tensor>> runOnHost(const CompileResult& compiled, const std::
   // Sources, harness and input files.
   for (const GeneratedFile* f : {&compiled.code.header, &compiled.code.source, &compiled.code.weights})
     STOWAGE_TRY(writeTextFile(dir / f->fileName, f->text));
+  // The board's own kernels ([[kernels]]): beside the generated C, their sources built with it.
+  std::vector<std::string> boardKernelSources;
+  for (const GeneratedFile& f : compiled.code.kernelFiles) {
+    STOWAGE_TRY(writeTextFile(dir / f.fileName, f.text));
+    if (fs::path(f.fileName).extension() == ".c") boardKernelSources.push_back(f.fileName);
+  }
   STOWAGE_TRY(writeTextFile(dir / "main.c", emitHostHarness(g, compiled.plan, compiled.name, compiled.code.options, compiled.code.images,
                                                            options.simReport != nullptr)));
   std::vector<std::string> runArgs = {(dir / "harness").string()};
@@ -166,6 +172,7 @@ Result<std::vector<Tensor>> runOnHost(const CompileResult& compiled, const std::
   const fs::path rtDir = runtimeSourceDir();
   const std::string rtLib = runtimeLibraryPath();
   std::vector<std::string> sources = {compiled.code.source.fileName, "main.c"};
+  sources.insert(sources.end(), boardKernelSources.begin(), boardKernelSources.end());
   const bool haveLib = !rtLib.empty() && fs::exists(rtLib);
   if (!haveLib) {
     std::vector<std::string> rtSources;

@@ -66,8 +66,14 @@ Result<std::vector<std::string>> kernelsUsed(const fs::path& kernelsDir, const s
   }
   std::set<std::string> files;
   std::vector<std::string> todo;
-  for (const std::string& text : generated)
-    for (const std::string& id : stowageIdentifiers(text)) todo.push_back(id);
+  for (const std::string& text : generated) {
+    // Not the board kernels' type checks (BoardKernelCode.h): they name the portable kernel without calling it.
+    std::istringstream lines(text);
+    std::string line;
+    while (std::getline(lines, line))
+      if (line.find("_kernel_type_check_") == std::string::npos)
+        for (const std::string& id : stowageIdentifiers(line)) todo.push_back(id);
+  }
   std::set<std::string> seen;
   while (!todo.empty()) {
     const std::string id = todo.back();
@@ -130,13 +136,23 @@ Result<FirmwareProject> makeFirmwareProject(const Graph& g, const ProgramPlan& p
     if (f != &code.header) modelSources.push_back("model/" + f->fileName);
   }
   fw.weightsSource = "model/" + code.weights.fileName;
+  // The board's own kernels ([[kernels]]): built with the model, like the generated C.
+  std::vector<std::string> scanned = {code.source.text, code.weights.text};
+  for (const GeneratedFile& f : code.kernelFiles) {
+    fw.files.push_back({"model/" + f.fileName, f.text});
+    if (fs::path(f.fileName).extension() == ".c") {
+      modelSources.push_back("model/" + f.fileName);
+      fw.boardKernelFiles.push_back("model/" + f.fileName);
+      scanned.push_back(f.text);  // the runtime functions a board kernel calls (e.g. stowage_requantize_s32) ship too
+    }
+  }
   if (!code.images.empty()) {
     GeneratedFile images = emitFirmwareImages(g, name, plan, code.images);
     fw.files.push_back({"model/" + images.fileName, images.text});
     modelSources.push_back("model/" + images.fileName);
   }
   const fs::path rt = options.runtimeDir;
-  STOWAGE_ASSIGN_OR_RETURN(fw.kernelFiles, kernelsUsed(rt / "kernels", {code.source.text, code.weights.text}));
+  STOWAGE_ASSIGN_OR_RETURN(fw.kernelFiles, kernelsUsed(rt / "kernels", scanned));
   for (const fs::path& h : filesIn(rt / "include", ".h")) {
     STOWAGE_ASSIGN_OR_RETURN(std::string text, readFile(h));
     fw.files.push_back({"runtime/include/" + h.filename().string(), text});

@@ -36,6 +36,7 @@ struct FirmwareProject {
   std::vector<std::string> includeDirs;   ///< relative
   std::string linkerScript;               ///< relative
   std::vector<std::string> kernelFiles;   ///< the runtime kernels it ships ("kernels/int8_conv.c")
+  std::vector<std::string> boardKernelFiles;  ///< the C sources of the board's own kernels ([[kernels]]), "model/my_conv.c"
 };
 
 /// The project for model `name` (graph, plan and code as compileGraph made them; the plan's board must have a [device]

@@ -21,6 +21,12 @@ const DeviceMemory* Board::findMemory(std::string_view name) const {
   return nullptr;
 }
 
+const KernelOverride* Board::findKernel(std::string_view kernel, std::string_view dtype, const Target& target) const {
+  for (const auto& k : kernels)
+    if (k.kernel == kernel && k.appliesToDtype(dtype) && k.appliesTo(target)) return &k;
+  return nullptr;
+}
+
 const DeviceMemory* poolMemory(const Board& board, const MemoryPool& pool) {
   if (board.memories.empty()) return nullptr;
   if (!pool.memory.empty()) return board.findMemory(pool.memory);

@@ -12,6 +12,7 @@
 #include "stowage/target/ByteSize.h"
 #include "stowage/target/Device.h"
 #include "stowage/target/Glob.h"
+#include "stowage/target/KernelOverride.h"
 #include "stowage/target/MemoryPool.h"
 #include "stowage/target/PlacementRule.h"
 #include "stowage/target/Target.h"
@@ -30,10 +31,15 @@ struct Board {
   std::optional<Device> device;
   /// `[[memories]]`: the physical memories of the address map (linker-script MEMORY regions), in declaration order.
   std::vector<DeviceMemory> memories;
+  /// `[[kernels]]`: the board's own kernels, called instead of portable ones (docs/kernels.md), in declaration order.
+  std::vector<KernelOverride> kernels;
 
   const MemoryPool* findPool(std::string_view name) const;
   const Target* findTarget(std::string_view name) const;
   const DeviceMemory* findMemory(std::string_view name) const;
+  /// The board's kernel replacing portable kernel `kernel` for a call whose first tensor argument has element type
+  /// `dtype` ("int8", see kernelDtypeName) on `target`, or null when the portable kernel is called.
+  const KernelOverride* findKernel(std::string_view kernel, std::string_view dtype, const Target& target) const;
 };
 
 /// The memory that holds `pool` in the device's address map, or null when the board describes no memories or the
@@ -85,7 +91,8 @@ Result<Board> resolveBoard(const BoardFlags& flags);
 
 /// Checks a complete board: every pool's own keys (size > 0, power-of-two alignment, aligned base, banks,
 /// placement-specific keys), unique pool and target names, access lists naming existing targets, at least
-/// one cpu target and one workspace pool, rules and pins naming existing pools, rule op names that exist.
+/// one cpu target and one workspace pool, rules and pins naming existing pools, rule op names that exist,
+/// kernels naming existing targets that run kernels on cores, with no two for the same calls.
 /// Errors point at each item's `origin`.
 Status validateBoard(const Board& board);
 

@@ -30,13 +30,13 @@ std::string ruleLabel(const PlacementRule& rule);
 Status checkOpPattern(const std::string& pattern, const std::string& label, const std::string& key,
                       const std::string& where);
 
-enum class BoardItem { Target, Pool, Rule, Pin, Memory };
+enum class BoardItem { Target, Pool, Rule, Pin, Memory, Kernel };
 
 /// Where each key of each item was written, per item index (filled from a board file). Missing entries
 /// fall back to the item's `origin`.
 struct BoardLocations {
   using Keys = std::map<std::string, std::string, std::less<>>;
-  std::vector<Keys> targets, pools, rules, pins, memories;
+  std::vector<Keys> targets, pools, rules, pins, memories, kernels;
   Keys device;  ///< keys of [device]
   std::string where(const Board& board, BoardItem item, size_t index, std::string_view key) const;
 };
@@ -48,6 +48,9 @@ void finalizeBoard(Board& board);
 Status checkDeviceAt(const Board& board, const BoardLocations& locations);
 /// Device defaults: [device] flash / ram default to the board's only memory of that kind.
 void finalizeDevice(Board& board);
+/// The board's [[kernels]] against each other and its targets (KernelValidate.cpp): targets that exist and run kernels
+/// on cores, no two tables for the same calls, no two files of one name.
+Status checkKernelsAt(const Board& board, const BoardLocations& locations);
 /// validateBoard with locations from a board file.
 Status validateBoardAt(const Board& board, const BoardLocations& locations);
 

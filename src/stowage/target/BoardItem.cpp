@@ -3,6 +3,7 @@
 #include "stowage/target/BoardItem.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 
 #include "stowage/target/BoardCheck.h"
@@ -62,6 +63,11 @@ const std::vector<std::string>& memoryKeys() {
 
 const std::vector<std::string>& deviceKeys() {
   static const std::vector<std::string> k = {"cpu", "fpu", "dsp", "mve", "flash", "ram", "stack", "openocd", "qemu"};
+  return k;
+}
+
+const std::vector<std::string>& kernelKeys() {
+  static const std::vector<std::string> k = {"kernel", "dtype", "target", "function", "header", "source"};
   return k;
 }
 
@@ -280,6 +286,67 @@ Result<PoolPin> readPin(ItemReader& in, const std::string& what) {
   STOWAGE_TRY(in.checkKnownKeys(pinKeys()));
   STOWAGE_ASSIGN_OR_RETURN(pin.pool, requiredString(in, "pool", pinKeys()));
   return pin;
+}
+
+Result<KernelOverride> readKernel(ItemReader& in, const std::string& what, const std::string& baseDir) {
+  in.label = what;
+  KernelOverride k;
+  k.origin = in.where("");
+  STOWAGE_ASSIGN_OR_RETURN(k.kernel, requiredString(in, "kernel", kernelKeys()));
+  in.label = "kernel '" + k.kernel + "'";
+  STOWAGE_TRY(in.checkKnownKeys(kernelKeys()));
+  const PortableKernel* portable = findPortableKernel(k.kernel);
+  if (!portable) {
+    std::vector<std::string> names;
+    for (const PortableKernel& p : portableKernels()) names.push_back(p.name);
+    const std::string close = closestMatch(k.kernel, names);
+    return in.error("kernel", "'kernel' names \"" + k.kernel + "\", which is not a kernel of the Stowage runtime",
+                    close.empty() ? "name the portable kernel it replaces, as declared in runtime/include/stowage_kernels*.h "
+                                    "(e.g. \"stowage_qconv2d_s8\"); the list is in docs/kernels.md"
+                                  : "did you mean '" + close + "'?");
+  }
+  if (in.has("dtype")) {
+    STOWAGE_ASSIGN_OR_RETURN(std::string d, in.getString("dtype"));
+    std::string list;
+    for (const auto& x : portable->dtypes) list += (list.empty() ? "" : ", ") + x;
+    if (std::find(kernelDtypeNames().begin(), kernelDtypeNames().end(), d) == kernelDtypeNames().end()) {
+      const std::string close = closestMatch(d, kernelDtypeNames());
+      return in.error("dtype", "'dtype' is \"" + d + "\", which is not an element type",
+                      close.empty() ? k.kernel + " takes " + list : "did you mean '" + close + "'?");
+    }
+    if (std::find(portable->dtypes.begin(), portable->dtypes.end(), d) == portable->dtypes.end())
+      return in.error("dtype", "'dtype' is \"" + d + "\" but " + k.kernel + " reads " + list,
+                      portable->dtypes.size() == 1 ? "remove 'dtype': the kernel's name fixes its type" : "use one of: " + list);
+    k.dtype = d;
+  }
+  if (in.has("target")) {
+    STOWAGE_ASSIGN_OR_RETURN(k.targets, in.getStringList("target"));
+    if (k.targets.empty()) return in.error("target", "'target' is empty", "name a target, or remove 'target' for the cpu");
+  }
+  STOWAGE_ASSIGN_OR_RETURN(k.function, requiredString(in, "function", kernelKeys()));
+  if (!isIdentifier(k.function))
+    return in.error("function", "'function' is \"" + k.function + "\", which is not a C identifier",
+                    "letters, digits and '_', not starting with a digit");
+  if (k.function.rfind("stowage_", 0) == 0)
+    return in.error("function", "'function' is \"" + k.function + "\": names starting with \"stowage_\" belong to the Stowage runtime",
+                    "give your kernel a name of your own, e.g. \"board_" + k.function.substr(8) + "\"");
+  // The files, relative to the board file's folder; both must exist (they are copied beside the generated C).
+  auto file = [&](const std::string& key, const char* ext) -> Result<std::string> {
+    STOWAGE_ASSIGN_OR_RETURN(std::string written, requiredString(in, key, kernelKeys()));
+    std::filesystem::path p(written);
+    if (p.is_relative() && !baseDir.empty()) p = std::filesystem::path(baseDir) / p;
+    std::error_code ec;
+    p = std::filesystem::absolute(p, ec).lexically_normal();
+    if (p.extension() != ext)
+      return in.error(key, "'" + key + "' is \"" + written + "\"; it must be a " + ext + " file");
+    if (!std::filesystem::is_regular_file(p, ec))
+      return in.error(key, "'" + key + "' names \"" + written + "\", which does not exist (looked for " + p.string() + ")",
+                      "paths are relative to the board file's folder");
+    return p.string();
+  };
+  STOWAGE_ASSIGN_OR_RETURN(k.header, file("header", ".h"));
+  STOWAGE_ASSIGN_OR_RETURN(k.source, file("source", ".c"));
+  return k;
 }
 
 Result<DeviceMemory> readMemory(ItemReader& in, const std::string& what) {

@@ -10,6 +10,7 @@
 
 #include "stowage/support/Diagnostic.h"
 #include "stowage/target/Device.h"
+#include "stowage/target/KernelOverride.h"
 #include "stowage/target/MemoryPool.h"
 #include "stowage/target/PlacementRule.h"
 #include "stowage/target/Target.h"
@@ -61,6 +62,7 @@ const std::vector<std::string>& ruleKeys();
 const std::vector<std::string>& pinKeys();
 const std::vector<std::string>& memoryKeys();
 const std::vector<std::string>& deviceKeys();
+const std::vector<std::string>& kernelKeys();
 
 /// Reads and checks one item (unknown keys, types, values that are wrong on their own). Cross-item checks
 /// (names that must exist, duplicates) are validateBoard's. `what` names the item when it has no name yet
@@ -72,6 +74,9 @@ Result<PlacementRule> readRule(ItemReader& in, const std::string& what);
 Result<PoolPin> readPin(ItemReader& in, const std::string& what);
 /// A `[[memories]]` table: name, base, size, kind.
 Result<DeviceMemory> readMemory(ItemReader& in, const std::string& what);
+/// A `[[kernels]]` table: kernel, dtype, target, function, header, source. `baseDir` is the board file's folder, against
+/// which relative header and source paths are resolved; both files must exist.
+Result<KernelOverride> readKernel(ItemReader& in, const std::string& what, const std::string& baseDir);
 /// The `[device]` table. The memories it names are checked by validateBoard (they may come later in the file).
 Result<Device> readDevice(ItemReader& in);
 

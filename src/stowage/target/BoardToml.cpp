@@ -189,7 +189,7 @@ class TomlItem : public ItemReader {
 };
 
 const std::vector<std::string>& topKeys() {
-  static const std::vector<std::string> k = {"name", "description", "device", "memories", "targets", "pools", "rules", "pins"};
+  static const std::vector<std::string> k = {"name", "description", "extends", "device", "memories", "targets", "pools", "rules", "pins", "kernels"};
   return k;
 }
 
@@ -221,10 +221,32 @@ Status readArray(const toml::table& root, const std::string& key, const std::str
   return Status::success();
 }
 
-}  // namespace
+/// How many boards deep `extends` may go (a cycle stops here too).
+constexpr int kMaxExtendsDepth = 8;
+
+Result<Board> readBoardTomlAt(std::string_view text, const std::string& sourceName, BoardLocations& locs, int depth);
+
+/// The board `extends` names (a path relative to this file's folder), read as written, with its locations in `locs`.
+Result<Board> readBaseBoard(const toml::node& n, const std::string& sourceName, BoardLocations& locs, int depth) {
+  auto s = n.as_string();
+  if (!s) return makeError(locate(sourceName, n.source()), "'extends' must be a string (a board file's path), not " + typeName(n));
+  std::filesystem::path base(s->get());
+  if (base.is_relative()) base = std::filesystem::path(sourceName).parent_path() / base;
+  if (depth >= kMaxExtendsDepth)
+    return makeError(locate(sourceName, n.source()), "'extends' goes more than " + std::to_string(kMaxExtendsDepth) + " boards deep",
+                     "a board probably extends itself through others: check the chain of 'extends'");
+  std::ifstream in(base, std::ios::binary);
+  if (!in)
+    return makeError(locate(sourceName, n.source()), "'extends' names \"" + s->get() + "\", which cannot be read (looked for " +
+                                                         base.lexically_normal().string() + ")",
+                     "the path is relative to this board file's folder");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return readBoardTomlAt(text.str(), base.lexically_normal().string(), locs, depth + 1);
+}
 
 /// Reads a board file without defaults or validation (resolveBoard merges flags first).
-Result<Board> readBoardToml(std::string_view text, const std::string& sourceName, BoardLocations& locs) {
+Result<Board> readBoardTomlAt(std::string_view text, const std::string& sourceName, BoardLocations& locs, int depth) {
   toml::table root;
   try {
     root = toml::parse(text, sourceName);
@@ -236,10 +258,14 @@ Result<Board> readBoardToml(std::string_view text, const std::string& sourceName
     if (std::find(topKeys().begin(), topKeys().end(), key) != topKeys().end()) continue;
     std::string close = closestMatch(key, topKeys());
     return makeError(locate(sourceName, v.source()), "unknown top-level key '" + key + "'",
-                     close.empty() ? "a board file has name, description, [device], [[memories]], [[targets]], [[pools]], [[rules]] and [[pins]]"
+                     close.empty() ? "a board file has name, description, extends, [device], [[memories]], [[targets]], [[pools]], [[rules]], [[pins]] and [[kernels]]"
                                    : "did you mean '" + close + "'?");
   }
+  // `extends`: the base board's items first (each located in its own file), then this file's, appended.
   Board b;
+  if (const toml::node* n = root.get("extends")) {
+    STOWAGE_ASSIGN_OR_RETURN(b, readBaseBoard(*n, sourceName, locs, depth));
+  }
   b.sourcePath = sourceName;
   b.name = std::filesystem::path(sourceName).stem().string();
   for (const char* key : {"name", "description"}) {
@@ -256,6 +282,7 @@ Result<Board> readBoardToml(std::string_view text, const std::string& sourceName
                        "write it as a [device] table with cpu = \"...\"");
     TomlItem item(*t, sourceName);
     STOWAGE_ASSIGN_OR_RETURN(b.device, readDevice(item));
+    locs.device.clear();  // replaces the base board's [device]
     locs.device[""] = item.where("");
     for (const auto& name : item.keys()) locs.device[name] = item.where(name);
   }
@@ -264,7 +291,16 @@ Result<Board> readBoardToml(std::string_view text, const std::string& sourceName
   STOWAGE_TRY(readArray(root, "pools", sourceName, readPool, b.pools, locs.pools));
   STOWAGE_TRY(readArray(root, "rules", sourceName, readRule, b.rules, locs.rules));
   STOWAGE_TRY(readArray(root, "pins", sourceName, readPin, b.pins, locs.pins));
+  const std::string baseDir = std::filesystem::path(sourceName).parent_path().string();
+  STOWAGE_TRY(readArray(root, "kernels", sourceName,
+                        [&](ItemReader& in, const std::string& what) { return readKernel(in, what, baseDir); }, b.kernels, locs.kernels));
   return b;
+}
+
+}  // namespace
+
+Result<Board> readBoardToml(std::string_view text, const std::string& sourceName, BoardLocations& locs) {
+  return readBoardTomlAt(text, sourceName, locs, 0);
 }
 
 Result<Board> parseBoardToml(std::string_view text, const std::string& sourceName) {

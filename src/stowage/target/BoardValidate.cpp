@@ -272,6 +272,7 @@ std::string BoardLocations::where(const Board& board, BoardItem item, size_t ind
     case BoardItem::Rule: table = &rules; origin = board.rules[index].origin; break;
     case BoardItem::Pin: table = &pins; origin = board.pins[index].origin; break;
     case BoardItem::Memory: table = &memories; origin = board.memories[index].origin; break;
+    case BoardItem::Kernel: table = &kernels; origin = board.kernels[index].origin; break;
   }
   if (index < table->size()) {
     const Keys& keys = (*table)[index];
@@ -398,6 +399,7 @@ Status validateBoardAt(const Board& board, const BoardLocations& locs) {
     if (pin.tensor.empty()) return err(where, "tensor", label, "the tensor name is empty");
     if (!board.findPool(pin.pool)) return unknownPool(where, "pool", label, pin.pool);
   }
+  STOWAGE_TRY(checkKernelsAt(board, locs));
   return checkDeviceAt(board, locs);
 }
 
