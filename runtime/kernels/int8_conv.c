@@ -574,14 +574,18 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
 /* The fast paths index with 32-bit arithmetic: tensors must stay below 2^31 elements. */
 static int fits_32bit(int64_t elements) { return elements < ((int64_t)1 << 31); }
 
+static int conv_fits_32bit(const stowage_qconv_params* p) {
+  return fits_32bit((int64_t)p->n * p->h * p->w * p->c) &&
+         fits_32bit((int64_t)p->n * p->oh * p->ow * (p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m)) &&
+         fits_32bit((int64_t)p->m * p->kh * p->kw * p->c);
+}
+
 #endif
 
 void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                         const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
-  const int64_t in = (int64_t)p->n * p->h * p->w * p->c;
-  const int64_t out = (int64_t)p->n * p->oh * p->ow * (p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m);
 #if !defined(STOWAGE_SMALL_KERNELS)
-  if (p->kc == p->c && p->dil_w == 1 && fits_32bit(in) && fits_32bit(out) && fits_32bit((int64_t)p->m * p->kh * p->kw * p->c)) {
+  if (p->kc == p->c && p->dil_w == 1 && conv_fits_32bit(p)) {
     const int64_t K = (int64_t)p->kh * p->kw * p->c;
     if (p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
         p->oh == p->h && p->ow == p->w) {
@@ -597,23 +601,17 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
     return;
   }
 #endif
-  (void)in;
-  (void)out;
   qconv2d_ref(x, w, bias, multiplier, shift, y, p);
 }
 
 void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
-  const int64_t in = (int64_t)p->n * p->h * p->w * p->c;
-  const int64_t out = (int64_t)p->n * p->oh * p->ow * (p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m);
 #if !defined(STOWAGE_SMALL_KERNELS)
-  if (p->depth_multiplier == 1 && p->m == p->c && fits_32bit(in) && fits_32bit(out)) {
+  if (p->depth_multiplier == 1 && p->m == p->c && conv_fits_32bit(p)) {
     qdepthwise_fast(x, w, bias, multiplier, shift, y, p);
     return;
   }
 #endif
-  (void)in;
-  (void)out;
   qdepthwise_ref(x, w, bias, multiplier, shift, y, p);
 }
 
