@@ -182,10 +182,7 @@ static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8
     }
     return;
   }
-  for (i = 0; i < n; ++i, y += stride) {
-    const int32_t v = (int32_t)((uint32_t)stowage_rq_apply(acc[i], q) + (uint32_t)output_offset);
-    *y = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
-  }
+  for (i = 0; i < n; ++i, y += stride) *y = out_s8(acc[i], q, output_offset, lo, hi);
 }
 
 /* Convolution with groups == 1 and contiguous window rows (dil_w == 1): output channels two at a time (the filter

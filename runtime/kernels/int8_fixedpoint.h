@@ -45,37 +45,10 @@ static inline int32_t stowage_fx_sat_shl(int32_t x, int e) {
   return stowage_fx_wrap((int64_t)x * ((int64_t)1 << e));
 }
 
-/* acc * multiplier * 2^shift, as TFLite's MultiplyByQuantizedMultiplier: a left shift (shift > 0) before the
- * doubling high multiply, a rounding right shift (shift < 0) after it. multiplier is Q0.31. */
-static inline int32_t stowage_fx_requant(int32_t acc, int32_t multiplier, int32_t shift) {
-  const int left = shift > 0 ? shift : 0;
-  const int right = shift > 0 ? 0 : -shift;
-  return stowage_fx_rdivpot(stowage_fx_srdhm(stowage_fx_wrap((int64_t)acc * ((int64_t)1 << left)), multiplier), right);
-}
-
-/* TFLite's MultiplyByQuantizedMultiplier (stowage_fx_requant), computed the cheap way: the rounding doubling high
- * multiply as (a * b + 2^30) >> 31 (equal to gemmlowp's sign-dependent nudge with truncating division for every
- * input but INT32_MIN * INT32_MIN, which a Q0.31 multiplier in [2^30, 2^31) or 0 never is) and the rounding shift
- * with ties away from zero. */
-static inline int32_t stowage_requant_fast(int32_t acc, int32_t multiplier, int32_t shift) {
-  int32_t x, r;
-  int64_t ab;
-  if (shift > 0) acc = (int32_t)((uint32_t)acc << shift);
-  ab = (int64_t)acc * multiplier + ((int64_t)1 << 30);
-  x = (int32_t)(ab >> 31);
-  if (shift < 0) {
-    const int32_t e = -shift;
-    const int32_t mask = (int32_t)(((uint32_t)1 << e) - 1u);
-    const int32_t rem = x & mask;
-    const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-    r = (x >> e) + (rem > threshold ? 1 : 0);
-    return r;
-  }
-  return x;
-}
-
 /* A requantization prepared once per channel (stowage_rq_make), applied per output with a handful of instructions:
- * the same results as stowage_requant_fast. The rounding shift by e >= 1 is (x >> e) + (((x & mask) + half + (x >> 31))
+ * the same results as gemmlowp's steps (stowage_fx_srdhm, then stowage_fx_rdivpot): the rounding doubling high
+ * multiply as (a * b + 2^30) >> 31 equals gemmlowp's sign-dependent nudge with truncating division for every input
+ * but INT32_MIN * INT32_MIN (a Q0.31 multiplier in [2^30, 2^31) or 0 never is INT32_MIN). The rounding shift by e >= 1 is (x >> e) + (((x & mask) + half + (x >> 31))
  * >> e) with half = 2^(e-1): the second term is 1 exactly when the remainder exceeds gemmlowp's threshold (half for
  * negative x, half - 1 for the others); summed as unsigned, it stays below 2^32 for every e <= 31. */
 typedef struct {
@@ -98,6 +71,20 @@ static inline int32_t stowage_rq_apply(int32_t acc, const stowage_rq* q) {
   x = (int32_t)(((int64_t)acc * q->multiplier + ((int64_t)1 << 30)) >> 31);
   if (q->right == 0) return x;
   return (x >> q->right) + (int32_t)(((uint32_t)(x & q->mask) + (uint32_t)q->half + (uint32_t)(x >> 31)) >> q->right);
+}
+
+/* acc * multiplier * 2^shift, as TFLite's MultiplyByQuantizedMultiplier: a left shift (shift > 0) before the
+ * doubling high multiply, a rounding right shift (shift < 0) after it. multiplier is Q0.31; the one saturating
+ * case of gemmlowp's steps (a multiplier of INT32_MIN) takes them literally. */
+static inline int32_t stowage_fx_requant(int32_t acc, int32_t multiplier, int32_t shift) {
+  stowage_rq q;
+  if (multiplier == INT32_MIN) {
+    const int left = shift > 0 ? shift : 0;
+    const int right = shift > 0 ? 0 : -shift;
+    return stowage_fx_rdivpot(stowage_fx_srdhm(stowage_fx_wrap((int64_t)acc * ((int64_t)1 << left)), multiplier), right);
+  }
+  q = stowage_rq_make(multiplier, shift);
+  return stowage_rq_apply(acc, &q);
 }
 
 static inline int32_t stowage_fx_clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }

@@ -7,9 +7,12 @@
 #define stowage_requantize_s32 stowage_emu_dsp_requantize_s32
 #include "../../../runtime/kernels/int8_conv.c"
 
-int32_t stowage_emu_requant_fast(int32_t acc, int32_t multiplier, int32_t shift);
-int32_t stowage_emu_requant_fast(int32_t acc, int32_t multiplier, int32_t shift) {
-  return stowage_requant_fast(acc, multiplier, shift);
+/* gemmlowp's requantization steps taken literally (what stowage_fx_requant computed before it used stowage_rq). */
+int32_t stowage_emu_requant_gemmlowp(int32_t acc, int32_t multiplier, int32_t shift);
+int32_t stowage_emu_requant_gemmlowp(int32_t acc, int32_t multiplier, int32_t shift) {
+  const int left = shift > 0 ? shift : 0;
+  const int right = shift > 0 ? 0 : -shift;
+  return stowage_fx_rdivpot(stowage_fx_srdhm(stowage_fx_wrap((int64_t)acc * ((int64_t)1 << left)), multiplier), right);
 }
 
 int32_t stowage_emu_rq_apply(int32_t acc, int32_t multiplier, int32_t shift);

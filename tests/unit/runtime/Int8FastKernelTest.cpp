@@ -1,7 +1,7 @@
 // The fast int8 convolution, depthwise and fully connected paths (runtime/kernels/int8_conv.c, int8_dot.h) against
 // direct loops with TFLite's arithmetic, on randomly drawn shapes (odd channel counts, strides, dilations, paddings,
 // depth multipliers, channel-slice outputs, every input offset), once as the host builds them and once with the Arm
-// DSP instructions emulated (Int8DspEmulation.c), and the cheap requantization against the exact one.
+// DSP instructions emulated (Int8DspEmulation.c), and the cheap requantization against gemmlowp's literal steps.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -17,7 +17,7 @@ void stowage_emu_dsp_qdepthwise_conv2d_s8(const int8_t*, const int8_t*, const in
                                           int8_t*, const stowage_qconv_params*);
 void stowage_emu_dsp_qfully_connected_s8(const int8_t*, const int8_t*, const int32_t*, const int32_t*, const int32_t*,
                                          int8_t*, const stowage_qfc_params*);
-int32_t stowage_emu_requant_fast(int32_t acc, int32_t multiplier, int32_t shift);
+int32_t stowage_emu_requant_gemmlowp(int32_t acc, int32_t multiplier, int32_t shift);
 int32_t stowage_emu_rq_apply(int32_t acc, int32_t multiplier, int32_t shift);
 }
 
@@ -187,14 +187,14 @@ TEST(Int8FastKernels, CheapRequantizationEqualsTflitesDoubleRounding) {
   std::uniform_int_distribution<int32_t> mult(1 << 30, INT32_MAX), shift(-31, 0), lshift(1, 8);
   for (int i = 0; i < 200000; ++i) {
     const int32_t a = i % 2 ? acc(rng) : small(rng), m = mult(rng), s = i % 10 == 0 ? lshift(rng) : shift(rng);
-    ASSERT_EQ(stowage_emu_requant_fast(a, m, s), stowage_requantize_s32(a, m, s)) << a << " " << m << " " << s;
+    ASSERT_EQ(stowage_emu_requant_gemmlowp(a, m, s), stowage_requantize_s32(a, m, s)) << a << " " << m << " " << s;
     ASSERT_EQ(stowage_emu_rq_apply(a, m, s), stowage_requantize_s32(a, m, s)) << a << " " << m << " " << s;
   }
   // Ties of the high multiply and of the shift, both signs, and a zero multiplier.
   for (int32_t a : {3, -3, 1, -1, 5, -5, INT32_MIN, INT32_MAX, 0})
     for (int32_t s : {0, -1, -2, -31, 1})
       for (int32_t m : {1 << 30, INT32_MAX, 0}) {
-        EXPECT_EQ(stowage_emu_requant_fast(a, m, s), stowage_requantize_s32(a, m, s)) << a << " " << m << " " << s;
+        EXPECT_EQ(stowage_emu_requant_gemmlowp(a, m, s), stowage_requantize_s32(a, m, s)) << a << " " << m << " " << s;
         EXPECT_EQ(stowage_emu_rq_apply(a, m, s), stowage_requantize_s32(a, m, s)) << a << " " << m << " " << s;
       }
 }
