@@ -130,7 +130,8 @@ __attribute__((noinline)) static void stowage_dot_2x2_rows_dsp(const int8_t* xa,
 }
 #endif
 
-/* acc[0] += xa.w0, acc[1] += xb.w0, acc[2] += xa.w1, acc[3] += xb.w1 over n elements. */
+/* acc[0] += xa.w0, acc[1] += xb.w0, acc[2] += xa.w1, acc[3] += xb.w1 over n elements (Helium, C, or the DSP
+ * extension in C; where the hand-allocated loop exists, int8_conv.c calls stowage_dot_2x2_rows_dsp instead). */
 static inline void stowage_dot_2x2(const int8_t* xa, const int8_t* xb, const int8_t* w0, const int8_t* w1, int32_t n,
                                    int32_t* acc) {
   int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
@@ -146,16 +147,7 @@ static inline void stowage_dot_2x2(const int8_t* xa, const int8_t* xb, const int
     a3 = vmladavaq_s8(a3, vb, v1);
   }
 #else
-#if defined(STOWAGE_DOT_ASM)
-  if (n >= 4) {
-    stowage_dot_2x2_rows_dsp(xa, xb, w0, w1, n & ~3, 1, 0, acc);
-    a0 = acc[0];
-    a1 = acc[1];
-    a2 = acc[2];
-    a3 = acc[3];
-    i = n & ~3;
-  }
-#elif defined(STOWAGE_DOT_DSP)
+#if defined(STOWAGE_DOT_DSP)
   for (; i + 4 <= n; i += 4) {
     const int32_t x = stowage_load4(xa + i), y = stowage_load4(xb + i);
     const int32_t xe = __sxtb16(x), xo = stowage_sxtb16_odd(x);
