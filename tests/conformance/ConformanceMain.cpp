@@ -6,10 +6,11 @@
 // and compared (float: |got - want| <= atol + rtol * |want|; integers: exact). Prints one line per case
 // and ends with "N passed, N failed, N skipped". Exit status 1 when anything failed.
 //
-// --accel-flags FLAGS reruns every passing data set with FLAGS (an accelerator board): its outputs must be
-// byte-identical to the CPU run's, and `stowage compile` with the same flags must offload at least one layer
-// (report.json) for the case to count as offloaded; --only-ops limits the suite to models using those ops and
-// --min-offloaded fails the run when fewer cases were offloaded.
+// --accel-flags FLAGS reruns every passing data set with FLAGS (an accelerator board; repeat the option for
+// several boards, which share the one CPU run): its outputs must be byte-identical to the CPU run's, and
+// `stowage compile` with the same flags must offload at least one layer (report.json) for the case to count as
+// offloaded on that board; --only-ops limits the suite to models using those ops and --min-offloaded fails the
+// run when fewer cases were offloaded on any one board.
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -48,12 +49,12 @@ struct Options {
   /// When set: each passing data set runs a second time with `--guard` and these memory flags (a tight
   /// multi-pool board), and its outputs must be byte-identical to the first run's.
   std::string guardFlags;
-  /// When set: each passing data set runs again with these flags (an accelerator board); outputs must be
-  /// byte-identical, and the case counts as offloaded when the compile offloads at least one layer.
-  std::string accelFlags;
+  /// Each passing data set runs again with each of these flags (accelerator boards); outputs must be
+  /// byte-identical, and the case counts as offloaded on a board when the compile offloads at least one layer.
+  std::vector<std::string> accelFlags;
   /// Only cases whose model has a node of one of these ONNX op types (empty: all).
   std::vector<std::string> onlyOps;
-  /// Fails the run when fewer cases were offloaded (with --accel-flags).
+  /// Fails the run when fewer cases were offloaded on any one board (with --accel-flags).
   size_t minOffloaded = 0;
 };
 
@@ -63,7 +64,7 @@ struct CaseResult {
   std::string name;
   Outcome outcome = Outcome::Pass;
   std::string detail;
-  int offloadedLayers = -1;  ///< with --accel-flags: layers the accelerator run offloaded
+  std::vector<int> offloadedLayers = {};  ///< with --accel-flags: per board, the fewest layers offloaded over the data sets
 };
 
 std::string quote(const std::string& s) {
@@ -186,24 +187,28 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
       if (rc != 0)
         return {r.name, Outcome::Fail, "guard mode: stowage run exited " + std::to_string(WEXITSTATUS(rc)) + ": " + firstLine(readText(errFile))};
     }
-    const fs::path accelOut = out.string() + ".accel";
-    if (!opt.accelFlags.empty()) {
+    r.offloadedLayers.resize(opt.accelFlags.size(), -1);
+    for (size_t b = 0; b < opt.accelFlags.size(); ++b) {
+      const std::string& flags = opt.accelFlags[b];
+      const fs::path accelOut = out.string() + ".accel" + std::to_string(b);
       fs::remove_all(accelOut);
-      std::string accelCmd = quote(opt.cli.string()) + " run " + quote(model.string()) + args + " " + opt.accelFlags + " --output-dir " +
+      std::string accelCmd = quote(opt.cli.string()) + " run " + quote(model.string()) + args + " " + flags + " --output-dir " +
                              quote(accelOut.string()) + " > /dev/null 2> " + quote(errFile.string());
       rc = std::system(accelCmd.c_str());
       if (rc != 0)
-        return {r.name, Outcome::Fail, "accelerator run: stowage run exited " + std::to_string(WEXITSTATUS(rc)) + ": " + firstLine(readText(errFile))};
+        return {r.name, Outcome::Fail, "accelerator run (" + flags + "): stowage run exited " + std::to_string(WEXITSTATUS(rc)) + ": " +
+                                           firstLine(readText(errFile))};
       // The same compile's report says which layers were offloaded.
       const fs::path compiled = out.string() + ".compiled";
       fs::remove_all(compiled);
-      std::string compileCmd = quote(opt.cli.string()) + " compile " + quote(model.string()) + compileArgs + " " + opt.accelFlags + " -o " +
+      std::string compileCmd = quote(opt.cli.string()) + " compile " + quote(model.string()) + compileArgs + " " + flags + " -o " +
                                quote(compiled.string()) + " > /dev/null 2> " + quote(errFile.string());
       rc = std::system(compileCmd.c_str());
       if (rc != 0)
-        return {r.name, Outcome::Fail, "accelerator compile: stowage compile exited " + std::to_string(WEXITSTATUS(rc)) + ": " + firstLine(readText(errFile))};
+        return {r.name, Outcome::Fail, "accelerator compile (" + flags + "): stowage compile exited " + std::to_string(WEXITSTATUS(rc)) + ": " +
+                                           firstLine(readText(errFile))};
       const int layers = offloadedLayers(compiled / "report.json");
-      r.offloadedLayers = r.offloadedLayers < 0 ? layers : std::min(r.offloadedLayers, layers);
+      r.offloadedLayers[b] = r.offloadedLayers[b] < 0 ? layers : std::min(r.offloadedLayers[b], layers);
       fs::remove_all(compiled);
     }
     for (size_t k = 0;; ++k) {
@@ -219,12 +224,14 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
         return {r.name, Outcome::Fail, set.filename().string() + " output_" + std::to_string(k) + ": " + diff};
       if (!opt.guardFlags.empty() && readText(got) != readText(guardOut / got.filename()))
         return {r.name, Outcome::Fail, set.filename().string() + " output_" + std::to_string(k) + " differs in guard mode"};
-      if (!opt.accelFlags.empty() && readText(got) != readText(accelOut / got.filename()))
-        return {r.name, Outcome::Fail, set.filename().string() + " output_" + std::to_string(k) + " differs on the accelerator (" + opt.accelFlags + ")"};
+      for (size_t b = 0; b < opt.accelFlags.size(); ++b)
+        if (readText(got) != readText(fs::path(out.string() + ".accel" + std::to_string(b)) / got.filename()))
+          return {r.name, Outcome::Fail,
+                  set.filename().string() + " output_" + std::to_string(k) + " differs on the accelerator (" + opt.accelFlags[b] + ")"};
     }
     fs::remove_all(out);
     fs::remove_all(guardOut);
-    fs::remove_all(accelOut);
+    for (size_t b = 0; b < opt.accelFlags.size(); ++b) fs::remove_all(out.string() + ".accel" + std::to_string(b));
     fs::remove(errFile);
   }
   return r;
@@ -257,7 +264,7 @@ int main(int argc, char** argv) {
     else if (a == "--verbose") opt.verbose = true;
     else if (a == "--min-passed") opt.minPassed = static_cast<size_t>(std::atol(next().c_str()));
     else if (a == "--guard-flags") opt.guardFlags = next();
-    else if (a == "--accel-flags") opt.accelFlags = next();
+    else if (a == "--accel-flags") opt.accelFlags.push_back(next());
     else if (a == "--min-offloaded") opt.minOffloaded = static_cast<size_t>(std::atol(next().c_str()));
     else if (a == "--only-ops") {
       const std::string list = next();
@@ -311,33 +318,40 @@ int main(int argc, char** argv) {
   for (int t = 0; t < opt.jobs; ++t) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
 
-  size_t passed = 0, failed = 0, skipped = 0, offloaded = 0;
+  size_t passed = 0, failed = 0, skipped = 0;
+  std::vector<size_t> offloaded(opt.accelFlags.size(), 0);
   for (const auto& r : results) {
     switch (r.outcome) {
-      case Outcome::Pass:
+      case Outcome::Pass: {
         ++passed;
-        if (opt.accelFlags.empty()) {
-          std::printf("PASS %s\n", r.name.c_str());
-        } else {
-          if (r.offloadedLayers > 0) ++offloaded;
-          std::printf("PASS %s (%s)\n", r.name.c_str(),
-                      r.offloadedLayers > 0 ? ("bit-identical on the accelerator, " + std::to_string(r.offloadedLayers) + " layer(s) offloaded").c_str()
-                                            : "bit-identical, but nothing offloaded: the compile summary's remarks say why");
+        std::string boards;
+        for (size_t b = 0; b < opt.accelFlags.size(); ++b) {
+          const int layers = b < r.offloadedLayers.size() ? r.offloadedLayers[b] : -1;
+          if (layers > 0) ++offloaded[b];
+          boards += std::string(b ? "; " : " (") + "board " + std::to_string(b + 1) + ": " +
+                    (layers > 0 ? "bit-identical, " + std::to_string(layers) + " layer(s) offloaded"
+                                : "bit-identical, nothing offloaded (the compile summary's remarks say why)");
         }
+        std::printf("PASS %s%s\n", r.name.c_str(), boards.empty() ? "" : (boards + ")").c_str());
         break;
+      }
       case Outcome::Fail: ++failed; std::printf("FAIL %s: %s\n", r.name.c_str(), r.detail.c_str()); break;
       case Outcome::Skip: ++skipped; std::printf("SKIP %s: %s\n", r.name.c_str(), r.detail.c_str()); break;
     }
   }
   if (passed < opt.minPassed)
     std::printf("FAIL suite: only %zu cases passed; at least %zu are expected (--min-passed)\n", passed, opt.minPassed);
-  if (!opt.accelFlags.empty()) {
-    std::printf("offloaded: %zu of %zu passing cases ran at least one layer on the accelerator, bit-identical to the CPU run\n", offloaded,
-                passed);
-    if (offloaded < opt.minOffloaded)
-      std::printf("FAIL suite: only %zu cases were offloaded; at least %zu are expected (--min-offloaded)\n", offloaded, opt.minOffloaded);
+  bool offloadedEnough = true;
+  for (size_t b = 0; b < opt.accelFlags.size(); ++b) {
+    std::printf("board %zu (%s): %zu of %zu passing cases ran at least one layer on the accelerator, bit-identical to the CPU run\n", b + 1,
+                opt.accelFlags[b].c_str(), offloaded[b], passed);
+    if (offloaded[b] < opt.minOffloaded) {
+      offloadedEnough = false;
+      std::printf("FAIL suite: only %zu cases were offloaded on board %zu; at least %zu are expected (--min-offloaded)\n", offloaded[b], b + 1,
+                  opt.minOffloaded);
+    }
   }
   std::printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
   std::fflush(stdout);
-  return failed == 0 && passed >= opt.minPassed && offloaded >= opt.minOffloaded ? 0 : 1;
+  return failed == 0 && passed >= opt.minPassed && offloadedEnough ? 0 : 1;
 }

@@ -20,11 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 std::string board(const std::string& name) { return std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/" + name + ".toml"; }
 
 /// A model with its input file and its CPU (default board) output.
@@ -39,7 +34,7 @@ std::string runOn(const Case& c, const fs::path& dir, const std::string& boardNa
                       (boardName.empty() ? "" : " --board " + shellQuote(board(boardName))) + " " + flags);
   EXPECT_EQ(r.exitCode, 0) << c.model << " on " << boardName << ": " << r.err;
   if (out) *out = r.out;
-  return slurp(dir / "output_0.bin");
+  return readFileBytes(dir / "output_0.bin");
 }
 
 Case zooCase(const fs::path& work, const std::string& name) {
@@ -143,17 +138,17 @@ TEST(Accelerator, SummaryReportAndFallbackRemarks) {
   EXPECT_NE(r.out.find("remark: prefetch: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("find their first weight tiles loaded by an earlier layer"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("first weights loaded by the layer before"), std::string::npos) << r.out;
-  EXPECT_NE(slurp(work / "hx" / "report.json").find("\"prefetches_weights_of\": \"stack1.block0.conv2\""), std::string::npos);
-  const std::string json = slurp(work / "hx" / "report.json");
+  EXPECT_NE(readFileBytes(work / "hx" / "report.json").find("\"prefetches_weights_of\": \"stack1.block0.conv2\""), std::string::npos);
+  const std::string json = readFileBytes(work / "hx" / "report.json");
   EXPECT_NE(json.find("\"offload\""), std::string::npos);
   EXPECT_NE(json.find("\"estimated_cycles\""), std::string::npos);
   EXPECT_NE(json.find("\"role\": \"scratch\""), std::string::npos);
-  EXPECT_NE(slurp(work / "hx" / "report.html").find("double-buffered"), std::string::npos);
+  EXPECT_NE(readFileBytes(work / "hx" / "report.html").find("double-buffered"), std::string::npos);
   // The generated C of an offloaded model is the same on every compile.
   auto again = runCommand(cli() + " compile " + shellQuote(c.model.string()) + " -o " + shellQuote((work / "hx2").string()) +
                           " --board " + shellQuote(board("hexagon-vtcm")));
   ASSERT_EQ(again.exitCode, 0) << again.err;
-  EXPECT_EQ(slurp(work / "hx" / "net.c"), slurp(work / "hx2" / "net.c"));
+  EXPECT_EQ(readFileBytes(work / "hx" / "net.c"), readFileBytes(work / "hx2" / "net.c"));
 }
 
 TEST(Accelerator, NoDoubleBufferSameOutputs) {

@@ -18,11 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 std::string boards() { return std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/"; }
 
 /// Writes the ResNet-8 zoo model and a sample input into `work`.
@@ -42,7 +37,7 @@ CommandResult run(const fs::path& work, const std::string& dir, const std::strin
                     " --format bin --output-dir " + shellQuote((work / dir).string()) + " " + flags);
 }
 
-json readJson(const fs::path& p) { return json::parse(slurp(p)); }
+json readJson(const fs::path& p) { return json::parse(readFileBytes(p)); }
 
 const json& bufferNamed(const json& report, const std::string& name) {
   for (const json& b : report["buffers"])
@@ -66,23 +61,23 @@ TEST(BoardScenarios, CortexM7BoardFileAndEquivalentFlagsGiveTheSameCAndTheSameOu
   auto byFlags = compile(work, "flags", flags);
   ASSERT_EQ(byFlags.exitCode, 0) << byFlags.err;
   for (const char* f : {"net.h", "net.c", "net_weights.c"}) {
-    std::string a = slurp(work / "file" / f), b = slurp(work / "flags" / f);
+    std::string a = readFileBytes(work / "file" / f), b = readFileBytes(work / "flags" / f);
     // Only the board's name differs (a file names it; flags make the "default" board).
     a = std::regex_replace(a, std::regex("board '[^']*'"), "board");
     b = std::regex_replace(b, std::regex("board '[^']*'"), "board");
     EXPECT_EQ(a, b) << f;
   }
   // Static pools land in their sections; the user pool is a field of net_workspaces.
-  const std::string h = slurp(work / "file" / "net.h");
+  const std::string h = readFileBytes(work / "file" / "net.h");
   EXPECT_NE(h.find("section(\".dtcm\")"), std::string::npos);
   EXPECT_NE(h.find("uint8_t* sram;"), std::string::npos);
-  EXPECT_NE(slurp(work / "file" / "net_weights.c").find("NET_POOL_FLASH_PLACE"), std::string::npos);
+  EXPECT_NE(readFileBytes(work / "file" / "net_weights.c").find("NET_POOL_FLASH_PLACE"), std::string::npos);
 
   auto ref = run(work, "out_default", "");
   ASSERT_EQ(ref.exitCode, 0) << ref.err;
   auto onBoard = run(work, "out_m7", "--board " + shellQuote(boards() + "cortex-m7.toml"));
   ASSERT_EQ(onBoard.exitCode, 0) << onBoard.err;
-  EXPECT_EQ(slurp(work / "out_default" / "output_0.bin"), slurp(work / "out_m7" / "output_0.bin"));
+  EXPECT_EQ(readFileBytes(work / "out_default" / "output_0.bin"), readFileBytes(work / "out_m7" / "output_0.bin"));
   fs::remove_all(work);
 }
 
@@ -121,13 +116,13 @@ TEST(BoardScenarios, RuleHoldsForTensorsCrossingFromCpuCodeToTheAccelerator) {
   EXPECT_EQ(ruled, 1);
   EXPECT_EQ(npuLayers, 1);  // the classifier's Gemm
   // The generated offsets agree with the report: act_mem is the static array, l2_mem the user pointer.
-  const std::string c = slurp(work / "c" / "net.c");
+  const std::string c = readFileBytes(work / "c" / "net.c");
   EXPECT_NE(c.find("p_act_mem = net_pool_act_mem"), std::string::npos);
   EXPECT_NE(c.find("p_l2_mem = ws->l2_mem"), std::string::npos);
   auto ref = run(work, "out_default", "");
   auto onBoard = run(work, "out_accel", "--board " + shellQuote(boards() + "accel-l2-act.toml"));
   ASSERT_EQ(onBoard.exitCode, 0) << onBoard.err;
-  EXPECT_EQ(slurp(work / "out_default" / "output_0.bin"), slurp(work / "out_accel" / "output_0.bin"));
+  EXPECT_EQ(readFileBytes(work / "out_default" / "output_0.bin"), readFileBytes(work / "out_accel" / "output_0.bin"));
   fs::remove_all(work);
 }
 
@@ -193,7 +188,7 @@ TEST(BoardScenarios, ReportsDescribeEveryPoolBufferAndLayer) {
   for (const json& l : report["layers"])
     for (const char* k : {"name", "op", "target", "inputs", "weights", "outputs", "macs", "live_bytes"}) EXPECT_TRUE(l.contains(k)) << k;
   // One plan CSV per pool holding buffers, in the benchmark format, consistent with report.json.
-  const std::string csv = slurp(work / "c" / "plan_dtcm.csv");
+  const std::string csv = readFileBytes(work / "c" / "plan_dtcm.csv");
   EXPECT_EQ(csv.rfind("id,lower,upper,size,offset\n", 0), 0u);
   int rows = 0;
   for (const json& b : report["buffers"]) {

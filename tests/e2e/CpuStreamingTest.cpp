@@ -17,11 +17,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::string readBytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 const fs::path kBoard = fs::path(STOWAGE_SOURCE_DIR) / "examples/boards/cortex-m7-sdram.toml";
 
 /// Streamed layers of a report and the DTCM's capacity and use.
@@ -30,7 +25,7 @@ struct StreamReport {
   size_t dtcmCapacity = 0, dtcmUsed = 0;
 };
 StreamReport readReport(const fs::path& reportJson) {
-  const json r = json::parse(readBytes(reportJson));
+  const json r = json::parse(readFileBytes(reportJson));
   StreamReport s;
   for (const json& l : r["layers"])
     if (l.contains("offload")) {
@@ -53,7 +48,7 @@ TEST(CpuStreaming, ResNet8StreamsThroughASmallDtcmBitExact) {
   if (!fs::exists(model)) GTEST_SKIP() << model << " not found; skipping";
   const fs::path work = scratchDir("cpu_streaming_resnet8");
   // The example board with a 16 KiB DTCM: ResNet-8's 32x32x16 layers (16 KiB in, 16 KiB out) no longer fit.
-  std::string board = readBytes(kBoard);
+  std::string board = readFileBytes(kBoard);
   const std::string dtcmSize = "name = \"dtcm\"\nsize = \"128KiB\"";
   const size_t at = board.find(dtcmSize);
   ASSERT_NE(at, std::string::npos) << "the DTCM of " << kBoard << " moved; update this test";
@@ -75,12 +70,12 @@ TEST(CpuStreaming, ResNet8StreamsThroughASmallDtcmBitExact) {
     *result = runCommand(cli() + " run " + shellQuote(model.string()) + runFlags + " --input " + shellQuote((ref / "input_0.bin").string()) +
                          " --output-dir " + shellQuote((work / out).string()) + " --format bin");
     EXPECT_EQ(result->exitCode, 0) << result->err;
-    return readBytes(work / out / "output_0.bin");
+    return readFileBytes(work / out / "output_0.bin");
   };
   CommandResult streamed, plain;
   const std::string onBoard = run(flags + " --trace", "out", &streamed);
   ASSERT_EQ(onBoard.size(), 10u);
-  EXPECT_EQ(onBoard, readBytes(ref / "output_0.bin")) << "TFLM's reference output";
+  EXPECT_EQ(onBoard, readFileBytes(ref / "output_0.bin")) << "TFLM's reference output";
   EXPECT_EQ(run("", "out_default", &plain), onBoard) << "streaming changed the result";
   // The simulator saw the CPU's DMA: "cpu core 0: compute N cycles (...), DMA B bytes in T transfers, ...".
   const size_t line = streamed.out.find("cpu core 0: compute ");

@@ -12,13 +12,6 @@ namespace stowage::e2e {
 
 namespace fs = std::filesystem;
 
-namespace {
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-}  // namespace
-
 std::string shellQuote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -34,8 +27,8 @@ CommandResult runCommand(const std::string& command) {
   int rc = std::system(full.c_str());
   CommandResult r;
   r.exitCode = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + (WIFSIGNALED(rc) ? WTERMSIG(rc) : 0);
-  r.out = slurp(stem + ".out");
-  r.err = slurp(stem + ".err");
+  r.out = readFileBytes(stem + ".out");
+  r.err = readFileBytes(stem + ".err");
   fs::remove(stem + ".out");
   fs::remove(stem + ".err");
   return r;

@@ -17,13 +17,6 @@ fs::path writeFile(const fs::path& p, const std::string& text) {
   return p;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 /// MiniMalloc's examples/input.12.csv: capacity 12 is exactly the lower bound.
 const char* kExample = "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n";
 
@@ -36,7 +29,7 @@ TEST(PlanCommand, WritesAValidatedSolutionAndExitsZero) {
   EXPECT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("peak: 12 bytes"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("status: optimal"), std::string::npos) << r.out;
-  std::string solution = slurp(out);
+  std::string solution = readFileBytes(out);
   EXPECT_EQ(solution.rfind("id,lower,upper,size,offset\n", 0), 0u) << solution;
   EXPECT_NE(solution.find("b5,0,21,4,"), std::string::npos) << solution;
 }

@@ -20,11 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 struct Resnet8 {
   fs::path work;
   std::string run(const std::string& dir, const std::string& flags, CommandResult* result) const {
@@ -55,8 +50,8 @@ TEST(SimTraceRun, TracePrintsStatisticsAndWritesTraceJson) {
   ASSERT_EQ(traced.exitCode, 0) << traced.err;
   EXPECT_NE(traced.out.find("simulated: "), std::string::npos) << traced.out;
   EXPECT_NE(traced.out.find("trace: " + (tracedDir / "trace.json").string()), std::string::npos) << traced.out;
-  EXPECT_EQ(slurp(tracedDir / "output_0.bin"), slurp(plainDir / "output_0.bin"));
-  const auto trace = nlohmann::json::parse(slurp(tracedDir / "trace.json"));
+  EXPECT_EQ(readFileBytes(tracedDir / "output_0.bin"), readFileBytes(plainDir / "output_0.bin"));
+  const auto trace = nlohmann::json::parse(readFileBytes(tracedDir / "trace.json"));
   EXPECT_TRUE(trace.contains("traceEvents") && trace["traceEvents"].is_array());
 }
 
@@ -68,7 +63,7 @@ TEST(SimTraceRun, TraceFileGoesWhereAsked) {
   ASSERT_EQ(result.exitCode, 0) << result.err;
   EXPECT_TRUE(fs::exists(file));
   EXPECT_FALSE(fs::exists(dir / "trace.json"));
-  EXPECT_TRUE(nlohmann::json::parse(slurp(file)).contains("traceEvents"));
+  EXPECT_TRUE(nlohmann::json::parse(readFileBytes(file)).contains("traceEvents"));
 }
 
 TEST(SimTraceRun, TraceFileWithoutTraceIsAnError) {
@@ -148,18 +143,18 @@ TEST(SimTraceRun, GemminiResnet8OverlapsDmaWithCompute) {
   const fs::path singleDir = r.run("single", board + " --trace --no-double-buffer --no-weight-prefetch", &single);
   for (const CommandResult* c : {&cpu, &db, &again, &single}) ASSERT_EQ(c->exitCode, 0) << c->err;
   // Offloaded results are bit-exact with the CPU path, with and without double buffering.
-  EXPECT_EQ(slurp(dbDir / "output_0.bin"), slurp(cpuDir / "output_0.bin"));
-  EXPECT_EQ(slurp(singleDir / "output_0.bin"), slurp(cpuDir / "output_0.bin"));
+  EXPECT_EQ(readFileBytes(dbDir / "output_0.bin"), readFileBytes(cpuDir / "output_0.bin"));
+  EXPECT_EQ(readFileBytes(singleDir / "output_0.bin"), readFileBytes(cpuDir / "output_0.bin"));
   // The engine's three queues appear in the trace, and the trace is the same on every run.
-  const std::string text = slurp(dbDir / "trace.json");
-  EXPECT_EQ(text, slurp(againDir / "trace.json"));
+  const std::string text = readFileBytes(dbDir / "trace.json");
+  EXPECT_EQ(text, readFileBytes(againDir / "trace.json"));
   for (const char* track : {"engine load (mvin)", "engine execute", "engine store (mvout)"})
     EXPECT_NE(text.find(track), std::string::npos) << track;
   const double fromTrace = overlapFromTrace(nlohmann::json::parse(text));
   EXPECT_NEAR(fromTrace, printedOverlap(db.out), 0.0005);
   EXPECT_GT(fromTrace, 0.5) << db.out;
   // Without double buffering (and weight prefetch) nothing overlaps and the run takes longer.
-  EXPECT_EQ(overlapFromTrace(nlohmann::json::parse(slurp(singleDir / "trace.json"))), 0.0) << single.out;
+  EXPECT_EQ(overlapFromTrace(nlohmann::json::parse(readFileBytes(singleDir / "trace.json"))), 0.0) << single.out;
   EXPECT_GT(printedCycles(single.out), printedCycles(db.out));
   std::printf("ResNet-8 on gemmini-like: %llu cycles double-buffered (overlap %.1f%%), %llu without\n",
               static_cast<unsigned long long>(printedCycles(db.out)), 100.0 * fromTrace,

@@ -20,11 +20,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::string readBytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 std::string board(const std::string& file) { return std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/" + file; }
 
 class CortexM7Model : public ::testing::TestWithParam<std::string> {};
@@ -38,7 +33,7 @@ TEST_P(CortexM7Model, ByteIdenticalToTflmWithPerPoolPeaksInTheReport) {
   const std::string flags = " --board " + shellQuote(board("cortex-m7.toml"));
   auto c = runCommand(cli() + " compile " + shellQuote(model.string()) + flags + " -o " + shellQuote((work / "gen").string()));
   ASSERT_EQ(c.exitCode, 0) << c.err;
-  const json report = json::parse(readBytes(work / "gen" / "report.json"));
+  const json report = json::parse(readFileBytes(work / "gen" / "report.json"));
   size_t workspacePeak = 0;
   for (const json& p : report["pools"]) {
     ASSERT_TRUE(p.contains("peak_live")) << p.dump();
@@ -55,7 +50,7 @@ TEST_P(CortexM7Model, ByteIdenticalToTflmWithPerPoolPeaksInTheReport) {
     auto r = runCommand(cli() + " run " + shellQuote(model.string()) + flags + " --input " + shellQuote((ref / ("input_" + k + ".bin")).string()) +
                         " --output-dir " + shellQuote((work / ("out" + k)).string()) + " --format bin");
     ASSERT_EQ(r.exitCode, 0) << r.err;
-    EXPECT_TRUE(readBytes(work / ("out" + k) / "output_0.bin") == readBytes(ref / ("output_" + k + ".bin"))) << name << " input_" << k;
+    EXPECT_TRUE(readFileBytes(work / ("out" + k) / "output_0.bin") == readFileBytes(ref / ("output_" + k + ".bin"))) << name << " input_" << k;
     ++checked;
   }
   EXPECT_GE(checked, 4);
@@ -79,12 +74,12 @@ TEST(TfliteBoards, VwwCompilesAndRunsOnCortexM7) {
   const std::string flags = " --board " + shellQuote(board("cortex-m7.toml"));
   auto c = runCommand(cli() + " compile " + shellQuote(model.string()) + flags + " -o " + shellQuote((work / "gen").string()));
   ASSERT_EQ(c.exitCode, 0) << c.err;
-  const json report = json::parse(readBytes(work / "gen" / "report.json"));
+  const json report = json::parse(readFileBytes(work / "gen" / "report.json"));
   for (const json& p : report["pools"]) EXPECT_TRUE(p.contains("peak_live")) << p.dump();
   auto r = runCommand(cli() + " run " + shellQuote(model.string()) + flags + " --input " + shellQuote((work / "input.bin").string()) +
                       " --output-dir " + shellQuote((work / "out").string()) + " --format bin");
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_EQ(readBytes(work / "out" / "output_0.bin").size(), 2u) << "[no person, person], int8";
+  EXPECT_EQ(readFileBytes(work / "out" / "output_0.bin").size(), 2u) << "[no person, person], int8";
   fs::remove_all(work);
 }
 
@@ -101,7 +96,7 @@ TEST(TfliteBoards, MobileNetV2RunsWithExternalSdram) {
   const std::string flags = " --board " + shellQuote(board("cortex-m7-sdram.toml"));
   auto c = runCommand(cli() + " compile " + shellQuote(model.string()) + flags + " -o " + shellQuote((work / "gen").string()));
   ASSERT_EQ(c.exitCode, 0) << c.err;
-  const json report = json::parse(readBytes(work / "gen" / "report.json"));
+  const json report = json::parse(readFileBytes(work / "gen" / "report.json"));
   bool sdramUsed = false;
   for (const json& p : report["pools"])
     if (p["name"] == "sdram") sdramUsed = p["used"].get<size_t>() > 0;
@@ -110,20 +105,23 @@ TEST(TfliteBoards, MobileNetV2RunsWithExternalSdram) {
     auto r = runCommand(cli() + " run " + shellQuote(model.string()) + runFlags + " --input " + shellQuote((work / input).string()) +
                         " --output-dir " + shellQuote((work / out).string()) + " --format bin");
     EXPECT_EQ(r.exitCode, 0) << r.err;
-    return readBytes(work / out / "output_0.bin");
+    return readFileBytes(work / out / "output_0.bin");
   };
   const std::string onBoard = run(flags, "input.bin", "out");
+  // The runs below compare placements: their constants come as binary images (--weights bin; the C arrays of this
+  // model's 3.4 MB of weights take cc 7 s each) and must give the same bytes as the C arrays of the run above.
+  const std::string image = " --weights bin";
   ASSERT_EQ(onBoard.size(), 1000u) << "1000 ImageNet classes, int8";
   // Sane output (no expected label exists upstream): the same bytes with one unlimited pool and in guard mode
   // (canaries and checksums over every pool), logits spread over many values rather than saturated, and a
   // different image (the person_detect sample, grey to RGB, nearest-neighbour upscaled) giving other logits.
-  EXPECT_EQ(run("", "input.bin", "out_default"), onBoard) << "multi-pool placement changed the result";
-  EXPECT_EQ(run(flags + " --guard", "input.bin", "out_guard"), onBoard) << "guard mode changed the result";
+  EXPECT_EQ(run(image, "input.bin", "out_default"), onBoard) << "multi-pool placement changed the result";
+  EXPECT_EQ(run(flags + image + " --guard", "input.bin", "out_guard"), onBoard) << "guard mode changed the result";
   std::set<char> distinct(onBoard.begin(), onBoard.end());
   EXPECT_GT(distinct.size(), 20u) << "logits collapsed to a few values";
   EXPECT_LT(std::count(onBoard.begin(), onBoard.end(), static_cast<char>(-128)) + std::count(onBoard.begin(), onBoard.end(), static_cast<char>(127)),
             100) << "logits saturated";
-  const std::string px = readBytes(dir / "samples/person_96x96x1_int8.bin");
+  const std::string px = readFileBytes(dir / "samples/person_96x96x1_int8.bin");
   ASSERT_EQ(px.size(), 96u * 96u);
   {
     std::ofstream in(work / "person.bin", std::ios::binary);
@@ -131,7 +129,7 @@ TEST(TfliteBoards, MobileNetV2RunsWithExternalSdram) {
       for (int y = 0; y < 224; ++y)
         for (int x = 0; x < 224; ++x) in.put(static_cast<char>(static_cast<unsigned char>(px[static_cast<size_t>(y * 96 / 224 * 96 + x * 96 / 224)]) - 128));
   }
-  const std::string person = run(flags, "person.bin", "out_person");
+  const std::string person = run(flags + image, "person.bin", "out_person");
   ASSERT_EQ(person.size(), 1000u);
   EXPECT_NE(person, onBoard);
   fs::remove_all(work);

@@ -19,18 +19,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string readBytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 /// Runs `model` on one raw input; returns the raw bytes of output_0.bin (empty and a test failure on error).
 std::string runRaw(const fs::path& model, const fs::path& input, const std::string& scratch) {
   fs::path out = scratchDir(scratch);
   auto r = runCommand(cli() + " run " + shellQuote(model.string()) + " --input " + shellQuote(input.string()) + " --output-dir " +
                       shellQuote((out / "out").string()) + " --format bin");
   EXPECT_EQ(r.exitCode, 0) << r.err;
-  std::string bytes = readBytes(out / "out" / "output_0.bin");
+  std::string bytes = readFileBytes(out / "out" / "output_0.bin");
   fs::remove_all(out);
   return bytes;
 }
@@ -47,7 +42,7 @@ TEST_P(MlperfTinyModel, MatchesTflmReferenceOutputsByteForByte) {
   for (const std::string k : {"0", "1", "2", "3", "sample"}) {
     if (!fs::exists(ref / ("input_" + k + ".bin"))) continue;
     const std::string got = runRaw(model, ref / ("input_" + k + ".bin"), "tflite_" + name + "_" + k);
-    const std::string want = readBytes(ref / ("output_" + k + ".bin"));
+    const std::string want = readFileBytes(ref / ("output_" + k + ".bin"));
     ASSERT_FALSE(want.empty());
     EXPECT_TRUE(got == want) << name << " input_" << k << ": output differs from TFLM's (" << got.size() << " vs " << want.size()
                              << " bytes)";
@@ -66,7 +61,7 @@ TEST(TfliteModels, ToyCarInt8AllSampleWindowsMatchTflm) {
   fs::path dir = sharedPath("models/mlperf-tiny");
   if (dir.empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny not found; skipping";
   const fs::path ref = dir / "reference/model_ToyCar_quant_fullint_micro_intio";
-  const std::string ins = readBytes(ref / "input_sample_windows.bin"), outs = readBytes(ref / "output_sample_windows.bin");
+  const std::string ins = readFileBytes(ref / "input_sample_windows.bin"), outs = readFileBytes(ref / "output_sample_windows.bin");
   ASSERT_EQ(ins.size(), 196u * 640u);
   ASSERT_EQ(outs.size(), 196u * 640u);
   fs::path work = scratchDir("tflite_toycar_windows");
@@ -83,7 +78,7 @@ TEST(TfliteModels, ToyCarInt8AllSampleWindowsMatchTflm) {
     auto h = runCommand(shellQuote((work / "build" / "harness").string()) + " " + shellQuote((work / "window.bin").string()) + " " +
                         shellQuote((work / "window_out.bin").string()));
     ASSERT_EQ(h.exitCode, 0) << h.err;
-    if (readBytes(work / "window_out.bin") != outs.substr(w * 640, 640)) ++mismatches;
+    if (readFileBytes(work / "window_out.bin") != outs.substr(w * 640, 640)) ++mismatches;
   }
   EXPECT_EQ(mismatches, 0);
   fs::remove_all(work);
@@ -102,7 +97,7 @@ TEST(TfliteModels, FloatResnetAgreesWithInt8ReferenceClass) {
   if (dir.empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny not found; skipping";
   const int expected[3] = {6, 6, 3};  // arg-max of reference/pretrainedResnet_quant/output_{1,2,3}.bin
   for (int k = 1; k <= 3; ++k) {
-    const std::string q = readBytes(dir / "reference/pretrainedResnet_quant" / ("input_" + std::to_string(k) + ".bin"));
+    const std::string q = readFileBytes(dir / "reference/pretrainedResnet_quant" / ("input_" + std::to_string(k) + ".bin"));
     std::vector<float> pixels;
     for (char c : q) pixels.push_back(static_cast<float>(static_cast<int8_t>(c)) + 128.0f);
     fs::path work = scratchDir("tflite_resnet_float_" + std::to_string(k));
@@ -123,8 +118,8 @@ TEST(TfliteModels, FloatToyCarReconstructsLikeTheInt8Model) {
   fs::path dir = sharedPath("models/mlperf-tiny");
   if (dir.empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny not found; skipping";
   const fs::path ref = dir / "reference/model_ToyCar_quant_fullint_micro";
-  std::vector<float> x = asFloats(readBytes(ref / "input_sample.bin"));
-  std::vector<float> q = asFloats(readBytes(ref / "output_sample.bin"));
+  std::vector<float> x = asFloats(readFileBytes(ref / "input_sample.bin"));
+  std::vector<float> q = asFloats(readFileBytes(ref / "output_sample.bin"));
   std::vector<float> y = asFloats(runRaw(dir / "model_ToyCar.tflite", ref / "input_sample.bin", "tflite_toycar_float"));
   ASSERT_EQ(y.size(), 640u);
   ASSERT_EQ(x.size(), 640u);
@@ -148,7 +143,7 @@ void writeFloats(const fs::path& p, const std::vector<float>& v) {
 TEST(TfliteModels, FloatToyCarAnomalyScoreMatchesTflm) {
   fs::path dir = sharedPath("models/mlperf-tiny");
   if (dir.empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny not found; skipping";
-  const std::vector<float> frames = asFloats(readBytes(dir / "samples/ad01_normal_id_01_00000000_hist_librosa.bin"));
+  const std::vector<float> frames = asFloats(readFileBytes(dir / "samples/ad01_normal_id_01_00000000_hist_librosa.bin"));
   ASSERT_EQ(frames.size(), 200u * 128u);
   fs::path work = scratchDir("tflite_toycar_float_windows");
   writeFloats(work / "window.bin", std::vector<float>(frames.begin(), frames.begin() + 640));
@@ -163,7 +158,7 @@ TEST(TfliteModels, FloatToyCarAnomalyScoreMatchesTflm) {
     auto h = runCommand(shellQuote((work / "build" / "harness").string()) + " " + shellQuote((work / "window.bin").string()) + " " +
                         shellQuote((work / "window_out.bin").string()));
     ASSERT_EQ(h.exitCode, 0) << h.err;
-    const std::vector<float> y = asFloats(readBytes(work / "window_out.bin"));
+    const std::vector<float> y = asFloats(readFileBytes(work / "window_out.bin"));
     ASSERT_EQ(y.size(), 640u);
     double mse = 0;
     for (size_t i = 0; i < 640; ++i) mse += (static_cast<double>(x[i]) - y[i]) * (static_cast<double>(x[i]) - y[i]);
@@ -180,7 +175,7 @@ TEST(TfliteModels, FloatToyCarAnomalyScoreMatchesTflm) {
 TEST(TfliteModels, FloatKwsHybridModelRecognisesTheSample) {
   fs::path dir = sharedPath("models/mlperf-tiny");
   if (dir.empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny not found; skipping";
-  const std::string q = readBytes(dir / "reference/kws_ref_model/input_sample.bin");
+  const std::string q = readFileBytes(dir / "reference/kws_ref_model/input_sample.bin");
   ASSERT_EQ(q.size(), 490u);
   std::vector<float> x;
   for (char c : q) x.push_back(static_cast<float>(static_cast<int>(static_cast<int8_t>(c)) - 83) * 0.584702909f);
@@ -204,7 +199,7 @@ TEST(TfliteModels, VwwFloatAndInt8ModelsAgree) {
   fs::path dir = sharedPath("models/mlperf-tiny"), tflm = sharedPath("models/tflm");
   if (dir.empty() || tflm.empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny or tflm not found; skipping";
   for (const std::string name : {"person", "no_person"}) {
-    const std::string px = readBytes(tflm / "samples" / (name + "_96x96x1_int8.bin"));
+    const std::string px = readFileBytes(tflm / "samples" / (name + "_96x96x1_int8.bin"));
     ASSERT_EQ(px.size(), 96u * 96u);
     std::string q;
     std::vector<float> f;

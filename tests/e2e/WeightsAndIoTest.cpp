@@ -19,11 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 std::string source(const std::string& rel) { return std::string(STOWAGE_SOURCE_DIR) + "/" + rel; }
 std::string m7() { return "--board " + shellQuote(source("examples/boards/cortex-m7.toml")); }
 
@@ -53,7 +48,7 @@ class WeightsAndIo : public ::testing::Test {
   std::string run(const std::string& dir, const std::string& flags) const {
     auto r = runCommand(cli() + " run " + q("kws.onnx") + " --input " + q("in.npy") + " --format bin --output-dir " + q(dir) + " " + flags);
     EXPECT_EQ(r.exitCode, 0) << flags << "\n" << r.err;
-    return r.exitCode == 0 ? slurp(work_ / dir / "output_0.bin") : std::string();
+    return r.exitCode == 0 ? readFileBytes(work_ / dir / "output_0.bin") : std::string();
   }
   fs::path work_;
 };
@@ -67,7 +62,7 @@ TEST_F(WeightsAndIo, WeightsBinWritesOneImagePerConstantPoolAndRunsIdentically) 
   auto r = compile("c", m7() + " --weights bin");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("net_weights_itcm.bin"), std::string::npos) << r.out;
-  const std::string h = slurp(work_ / "c" / "net.h");
+  const std::string h = readFileBytes(work_ / "c" / "net.h");
   // One image per constant pool, exactly the pool's planned size; no C arrays left.
   size_t imageBytes = 0;
   for (const char* pool : {"itcm", "flash"}) {
@@ -81,7 +76,7 @@ TEST_F(WeightsAndIo, WeightsBinWritesOneImagePerConstantPoolAndRunsIdentically) 
     EXPECT_NE(h.find("#define NET_ERR_" + P.substr(4) + "_NULL"), std::string::npos);
   }
   EXPECT_GE(imageBytes, 90000u) << "the model's 90,416 bytes of weights are in the images";
-  const std::string weightsC = slurp(work_ / "c" / "net_weights.c");
+  const std::string weightsC = readFileBytes(work_ / "c" / "net_weights.c");
   EXPECT_EQ(weightsC.find("const float"), std::string::npos) << weightsC.substr(0, 2000);
   EXPECT_NE(weightsC.find("binary weights image"), std::string::npos);
   // Every constant's offset in its image is in net.h.
@@ -98,7 +93,7 @@ TEST_F(WeightsAndIo, UserAndFixedConstantPoolsAreImagesLoadedByTheApplicationOrA
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_TRUE(fs::exists(work_ / "c" / "net_weights_wram.bin"));
   EXPECT_TRUE(fs::exists(work_ / "c" / "net_weights_wrom.bin"));
-  const std::string h = slurp(work_ / "c" / "net.h"), c = slurp(work_ / "c" / "net.c");
+  const std::string h = readFileBytes(work_ / "c" / "net.h"), c = readFileBytes(work_ / "c" / "net.c");
   EXPECT_NE(h.find("const uint8_t* wram;"), std::string::npos);
   EXPECT_EQ(h.find("uint8_t* wrom;"), std::string::npos) << "a fixed pool is reached at its address, not through ws";
   EXPECT_NE(h.find("#define NET_POOL_WROM_BASE ((uintptr_t)0x60000000u)"), std::string::npos);
@@ -132,16 +127,16 @@ TEST_F(WeightsAndIo, BadCombinationsExitTwoWithAClearMessage) {
 TEST_F(WeightsAndIo, IoInPoolsPlansInputsAndOutputsAsBuffersAndRunsIdentically) {
   auto r = compile("c", m7() + " --io-in-pools");
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  const std::string h = slurp(work_ / "c" / "net.h");
+  const std::string h = readFileBytes(work_ / "c" / "net.h");
   for (const char* s : {"int net_map_inputs(const net_workspaces* ws, net_inputs* in);",
                         "int net_map_outputs(const net_workspaces* ws, net_outputs* out);", "int net_run(const net_workspaces* ws);",
                         "#define NET_OFFSET_INPUT ", "#define NET_OFFSET_OUTPUT ", "  float* input;", "  const float* output;"})
     EXPECT_NE(h.find(s), std::string::npos) << s;
-  const std::string c = slurp(work_ / "c" / "net.c");
+  const std::string c = readFileBytes(work_ / "c" / "net.c");
   ASSERT_NE(c.find("int net_run(const net_workspaces* ws) {"), std::string::npos);
   EXPECT_EQ(c.substr(c.find("int net_run(")).find("in->"), std::string::npos) << "kernels read the input in its pool";
   // report.json lists them as buffers: the input live from step 0, the output until the last step.
-  const json report = json::parse(slurp(work_ / "c" / "report.json"));
+  const json report = json::parse(readFileBytes(work_ / "c" / "report.json"));
   int found = 0;
   for (const json& b : report["buffers"]) {
     if (b["name"] == "input") {
@@ -175,7 +170,7 @@ TEST_F(WeightsAndIo, AnApplicationUsesTheMappedInputsAndTheLoadedImages) {
   ASSERT_EQ(build.exitCode, 0) << build.err;
   auto app = runCommand(q("app") + " " + q("gen") + " " + q("keep/input_0.bin") + " " + q("app_out.bin"));
   ASSERT_EQ(app.exitCode, 0) << "exit 2: an error-code check failed; 3: a call failed\n" << app.err << app.out;
-  EXPECT_EQ(slurp(work_ / "app_out.bin"), ref) << "the app's output equals `stowage run` on the default board";
+  EXPECT_EQ(readFileBytes(work_ / "app_out.bin"), ref) << "the app's output equals `stowage run` on the default board";
 }
 
 TEST(WeightsAndIoConformance, ConvWithBoundWeightsSplitAndAddGiveTheSameOutputsInEveryMode) {
@@ -204,7 +199,7 @@ TEST(WeightsAndIoConformance, ConvWithBoundWeightsSplitAndAddGiveTheSameOutputsI
       EXPECT_EQ(r.exitCode, 0) << c.test << " " << flags << "\n" << r.err;
       std::string all;
       for (int i = 0; fs::exists(work / (c.test + out) / ("output_" + std::to_string(i) + ".bin")); ++i)
-        all += slurp(work / (c.test + out) / ("output_" + std::to_string(i) + ".bin")) + "|";
+        all += readFileBytes(work / (c.test + out) / ("output_" + std::to_string(i) + ".bin")) + "|";
       return all;
     };
     const std::string ref = runMode("_ref", "");

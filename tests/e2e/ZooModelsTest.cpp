@@ -16,11 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 struct ZooCase {
   std::string name;
   bool endsInSoftmax;
@@ -43,7 +38,7 @@ TEST_P(ZooModel, CompilesBuildsStrictAndRuns) {
   }
   for (const char* file : {"net.h", "net.c", "net_weights.c"}) {
     ASSERT_TRUE(fs::exists(work / "c1" / file)) << file;
-    EXPECT_EQ(slurp(work / "c1" / file), slurp(work / "c2" / file)) << file << " differs between two compiles";
+    EXPECT_EQ(readFileBytes(work / "c1" / file), readFileBytes(work / "c2" / file)) << file << " differs between two compiles";
   }
 
   // The generated C builds with the strict flags and not a single warning.
@@ -86,7 +81,7 @@ TEST_P(ZooModel, CompilesBuildsStrictAndRuns) {
   // "slow" pool exactly as big as the plan needs (found by a first compile with it unlimited). Every canary,
   // poison and checksum check passes and the outputs are byte-identical to the one-pool run.
   auto usedOf = [&](const fs::path& report, const std::string& pool) -> size_t {
-    const nlohmann::json j = nlohmann::json::parse(slurp(report));
+    const nlohmann::json j = nlohmann::json::parse(readFileBytes(report));
     for (const auto& p : j["pools"])
       if (p["name"] == pool) return p["used"].get<size_t>();
     return 0;
@@ -103,7 +98,7 @@ TEST_P(ZooModel, CompilesBuildsStrictAndRuns) {
                             shellQuote((work / "input.npy").string()) + " --output-dir " + shellQuote((work / "gout").string()) +
                             " --format npy");
   ASSERT_EQ(guarded.exitCode, 0) << guarded.err;
-  EXPECT_EQ(slurp(work / "gout" / "output_0.npy"), slurp(work / "out" / "output_0.npy"));
+  EXPECT_EQ(readFileBytes(work / "gout" / "output_0.npy"), readFileBytes(work / "out" / "output_0.npy"));
   fs::remove_all(work);
 }
 

@@ -15,6 +15,7 @@
 #include "stowage/ir/Op.h"
 #include "stowage/plan/CpuLayerCost.h"
 #include "stowage/codegen/WeightsEmitter.h"
+#include "stowage/codegen/LoweringSupport.h"
 
 #ifndef STOWAGE_VERSION
 #define STOWAGE_VERSION "0.0.0"
@@ -24,12 +25,7 @@ namespace stowage {
 
 namespace {
 
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
+using lowering::Overloaded;
 
 std::string tensorComment(const Tensor& t) {
   return fmt::format("'{}': {}[{}]", commentText(t.name), dtypeName(t.dtype), shapeToString(t.shape));

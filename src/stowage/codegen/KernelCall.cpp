@@ -27,9 +27,11 @@ void setFusedClamp(const Node& n, Params& p) {
 
 
 using lowering::assignI32;
+using lowering::broadcastStrides;
 using lowering::fitsI32;
 using lowering::nodeLoc;
 using lowering::Overloaded;
+using lowering::requireFloat;
 using lowering::tooBig;
 
 /// Row-major element strides of `shape`.
@@ -43,31 +45,6 @@ int64_t product(const Shape& s, size_t from, size_t to) {
   int64_t p = 1;
   for (size_t i = from; i < to && i < s.size(); ++i) p *= s[i];
   return p;
-}
-
-/// Checks the node reads and writes float32 only (the float kernels).
-Status requireFloat(const Graph& g, const Node& n) {
-  auto check = [&](TensorId id) -> Status {
-    if (id == kNoTensor) return Status::success();
-    const Tensor& t = g.tensor(id);
-    if (t.dtype != DType::Float32)
-      return makeUnsupported(nodeLoc(n), fmt::format("tensor '{}' has dtype {}; the {} kernel supports f32 only", t.name,
-                                                      dtypeName(t.dtype), opName(n.op)));
-    return Status::success();
-  };
-  for (TensorId id : n.inputs) STOWAGE_TRY(check(id));
-  for (TensorId id : n.outputs) STOWAGE_TRY(check(id));
-  return Status::success();
-}
-
-/// Broadcast strides of an input of shape `in` against output shape `out` (numpy rules, right-aligned).
-std::vector<int64_t> broadcastStrides(const Shape& in, const Shape& out) {
-  std::vector<int64_t> strides(out.size(), 0);
-  std::vector<int64_t> inStrides = contiguousStrides(in);
-  const size_t offset = out.size() - in.size();
-  for (size_t d = 0; d < in.size(); ++d)
-    strides[offset + d] = (in[d] == 1 && out[offset + d] != 1) ? 0 : inStrides[d];
-  return strides;
 }
 
 /// Drops size-1 dims and merges adjacent dims that are contiguous in every operand, so broadcasting and

@@ -27,6 +27,21 @@ Overloaded(Ts...) -> Overloaded<Ts...>;
 /// "node 'conv1' (Conv)": where a lowering message points.
 inline std::string nodeLoc(const Node& n) { return fmt::format("node '{}' ({})", n.name, opName(n.op)); }
 
+/// Checks the node reads and writes float32 only (the float kernels).
+inline Status requireFloat(const Graph& g, const Node& n) {
+  auto check = [&](TensorId id) -> Status {
+    if (id == kNoTensor) return Status::success();
+    const Tensor& t = g.tensor(id);
+    if (t.dtype != DType::Float32)
+      return makeUnsupported(nodeLoc(n), fmt::format("tensor '{}' has dtype {}; the {} kernel supports f32 only", t.name,
+                                                      dtypeName(t.dtype), opName(n.op)));
+    return Status::success();
+  };
+  for (TensorId id : n.inputs) STOWAGE_TRY(check(id));
+  for (TensorId id : n.outputs) STOWAGE_TRY(check(id));
+  return Status::success();
+}
+
 inline bool fitsI32(int64_t v) { return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max(); }
 
 /// The error for a value of `n` (`what`: "a size", "a dimension") that does not fit the kernels' int32 fields.

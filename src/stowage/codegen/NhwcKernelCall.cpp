@@ -18,16 +18,8 @@ using lowering::assignI32;
 using lowering::fitsI32;
 using lowering::nodeLoc;
 using lowering::Overloaded;
+using lowering::requireFloat;
 using lowering::tooBig;
-
-Status requireFloat(const Graph& g, const Node& n) {
-  for (const auto* list : {&n.inputs, &n.outputs})
-    for (TensorId id : *list)
-      if (id != kNoTensor && g.tensor(id).dtype != DType::Float32)
-        return makeUnsupported(nodeLoc(n), fmt::format("tensor '{}' has dtype {}; the kernel supports f32 only", g.tensor(id).name,
-                                                       dtypeName(g.tensor(id).dtype)));
-  return Status::success();
-}
 
 KernelCall single(NhwcKernel k, auto params, std::vector<TensorId> inputs, TensorId out) {
   NhwcCall c;
@@ -36,7 +28,7 @@ KernelCall single(NhwcKernel k, auto params, std::vector<TensorId> inputs, Tenso
   return KernelCall{c, std::move(inputs), out};
 }
 
-Result<std::vector<KernelCall>> lowerConv(const Graph& g, const Node& n) {
+Result<std::vector<KernelCall>> lowerNhwcConv(const Graph& g, const Node& n) {
   STOWAGE_TRY(requireFloat(g, n));
   const Shape& x = g.tensor(n.inputs[0]).shape;
   const Shape& w = g.tensor(n.inputs[1]).shape;
@@ -58,7 +50,7 @@ Result<std::vector<KernelCall>> lowerConv(const Graph& g, const Node& n) {
                                         {n.inputs[0], n.inputs[1], n.input(2)}, n.outputs[0])};
 }
 
-Result<std::vector<KernelCall>> lowerPool(const Graph& g, const Node& n) {
+Result<std::vector<KernelCall>> lowerNhwcPool(const Graph& g, const Node& n) {
   STOWAGE_TRY(requireFloat(g, n));
   const Shape& x = g.tensor(n.inputs[0]).shape;
   const Shape& y = g.tensor(n.outputs[0]).shape;
@@ -82,9 +74,9 @@ Result<std::vector<KernelCall>> lowerPool(const Graph& g, const Node& n) {
 Result<std::vector<KernelCall>> lowerNhwcNode(const Graph& g, const Node& n) {
   switch (n.op) {
     case OpKind::ConvNhwc:
-    case OpKind::DepthwiseConvNhwc: return lowerConv(g, n);
+    case OpKind::DepthwiseConvNhwc: return lowerNhwcConv(g, n);
     case OpKind::AveragePoolNhwc:
-    case OpKind::MaxPoolNhwc: return lowerPool(g, n);
+    case OpKind::MaxPoolNhwc: return lowerNhwcPool(g, n);
     default: break;
   }
   return makeError(nodeLoc(n), "is not a float NHWC op");

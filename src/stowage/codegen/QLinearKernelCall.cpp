@@ -104,7 +104,7 @@ Result<std::vector<KernelCall>> lowerQuantizeLinear(const Graph& g, const Node& 
                                         {n.inputs[0], n.inputs[1], n.input(2)}, n.outputs[0])};
 }
 
-Result<std::vector<KernelCall>> lowerConv(const Graph& g, const Node& n) {
+Result<std::vector<KernelCall>> lowerQLinearConv(const Graph& g, const Node& n) {
   const bool qlinear = n.op == OpKind::QLinearConv;
   const TensorId xId = n.inputs[0], wId = n.inputs[1];
   const Shape& x = g.tensor(xId).shape;
@@ -163,7 +163,7 @@ Result<std::vector<KernelCall>> lowerConv(const Graph& g, const Node& n) {
   return std::vector<KernelCall>{single(QLinearKernel::ConvInteger, p, {xId, wId, n.input(2), n.input(3)}, n.outputs[0])};
 }
 
-Result<std::vector<KernelCall>> lowerMatMul(const Graph& g, const Node& n) {
+Result<std::vector<KernelCall>> lowerQLinearMatMul(const Graph& g, const Node& n) {
   const bool qlinear = n.op == OpKind::QLinearMatMul;
   const TensorId aId = n.inputs[0], bId = n.inputs[1];
   Shape a = g.tensor(aId).shape, b = g.tensor(bId).shape;
@@ -229,7 +229,7 @@ Result<std::vector<KernelCall>> lowerMatMul(const Graph& g, const Node& n) {
   return std::vector<KernelCall>{single(QLinearKernel::MatMulInteger, p, {aId, bId, n.input(2), n.input(3)}, n.outputs[0])};
 }
 
-std::string intList(const auto* v, int32_t count) {
+std::string nonEmptyIntList(const auto* v, int32_t count) {
   std::string s = "{";
   for (int32_t i = 0; i < std::max(1, count); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
   return s + "}";
@@ -250,9 +250,9 @@ Result<std::vector<KernelCall>> lowerQLinearNode(const Graph& g, const Node& n) 
     case OpKind::QuantizeLinear:
     case OpKind::DequantizeLinear: return lowerQuantizeLinear(g, n);
     case OpKind::ConvInteger:
-    case OpKind::QLinearConv: return lowerConv(g, n);
+    case OpKind::QLinearConv: return lowerQLinearConv(g, n);
     case OpKind::MatMulInteger:
-    case OpKind::QLinearMatMul: return lowerMatMul(g, n);
+    case OpKind::QLinearMatMul: return lowerQLinearMatMul(g, n);
     default: break;
   }
   return makeError(nodeLoc(n), "is not an ONNX integer op");
@@ -297,8 +297,8 @@ std::string qlinearParamsInitializer(const QLinearCall& c) {
             return fmt::format(".batch_rank = {}, .batch_shape = {}, .a_stride = {}, .b_stride = {},\n"
                                "  .m = {}, .n = {}, .k = {}, .a_type = {}, .b_type = {}, .y_type = {},\n"
                                "  .a_quant_count = {}, .b_quant_count = {}, .y_quant_count = {}",
-                               p.batch_rank, intList(p.batch_shape, p.batch_rank), intList(p.a_stride, p.batch_rank),
-                               intList(p.b_stride, p.batch_rank), p.m, p.n, p.k, elemName(p.a_type), elemName(p.b_type),
+                               p.batch_rank, nonEmptyIntList(p.batch_shape, p.batch_rank), nonEmptyIntList(p.a_stride, p.batch_rank),
+                               nonEmptyIntList(p.b_stride, p.batch_rank), p.m, p.n, p.k, elemName(p.a_type), elemName(p.b_type),
                                elemName(p.y_type), p.a_quant_count, p.b_quant_count, p.y_quant_count);
           },
       },

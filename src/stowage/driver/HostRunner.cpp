@@ -211,9 +211,10 @@ Result<std::vector<Tensor>> runOnHost(const CompileResult& compiled, const std::
   std::vector<Job> jobs;
   jobs.push_back({compileCommand(compiled.code.weights.fileName, "-O0", (dir / "weights.o").string()), {}});
   std::vector<std::string> objects = {(dir / "weights.o").string()};
+  // The harness (main.c: file I/O around one call of the model) at -O0 too: 30 ms less per run, no slower.
   for (size_t i = 0; i < sources.size(); ++i) {
     objects.push_back((dir / fmt::format("obj_{}.o", i)).string());
-    jobs.push_back({compileCommand(sources[i], "-O2", objects.back()), {}});
+    jobs.push_back({compileCommand(sources[i], sources[i] == "main.c" ? "-O0" : "-O2", objects.back()), {}});
   }
   // At most two compilers at once: the weights file (slowest) and the rest one after another.
   Status buildStatus;

@@ -50,8 +50,6 @@ std::vector<EmulatedMachine> makeMachines() {
   return v;
 }
 
-std::string hex(uint64_t v) { return fmt::format("0x{:08X}", v); }
-
 /// The largest power of two dividing `base`, between 4 KiB and 64 KiB: where a moved memory may start so that the
 /// alignment of the pools inside it is kept.
 uint64_t moveAlignment(uint64_t base) {
@@ -159,7 +157,7 @@ Result<Board> boardForMachine(const Board& board, const EmulatedMachine& machine
     for (const auto& m : b.memories) space.take(m.base, m.end());
     note(fmt::format("{}: the board describes no memories; using the machine's ({})", machine.name, [&] {
       std::string s;
-      for (const auto& m : machine.memories) s += (s.empty() ? "" : ", ") + fmt::format("{} {} {}", m.name, hex(m.base), formatByteSize(m.sizeBytes));
+      for (const auto& m : machine.memories) s += (s.empty() ? "" : ", ") + fmt::format("{} {} {}", m.name, formatAddress(m.base), formatByteSize(m.sizeBytes));
       return s;
     }()));
   } else {
@@ -168,8 +166,8 @@ Result<Board> boardForMachine(const Board& board, const EmulatedMachine& machine
     auto moveTo = [&](size_t i, uint64_t base, const std::string& why) {
       DeviceMemory& m = b.memories[i];
       if (base != m.base) {
-        note(fmt::format("{}: memory '{}' ({}) moved from {} to {} ({})", machine.name, m.name, formatByteSize(m.sizeBytes), hex(m.base),
-                         hex(base), why));
+        note(fmt::format("{}: memory '{}' ({}) moved from {} to {} ({})", machine.name, m.name, formatByteSize(m.sizeBytes), formatAddress(m.base),
+                         formatAddress(base), why));
         movePools(b, m.base, m.end(), base - m.base);
         m.base = base;
       }
@@ -181,7 +179,7 @@ Result<Board> boardForMachine(const Board& board, const EmulatedMachine& machine
       const DeviceMemory* home = space.inside(machine.bootAddress, machine.bootAddress + b.memories[i].sizeBytes);
       if (!home)
         return makeError(b.memories[i].origin, fmt::format("flash memory '{}' ({}) does not fit {}'s boot memory at {}", b.memories[i].name,
-                                                           formatByteSize(b.memories[i].sizeBytes), machine.name, hex(machine.bootAddress)));
+                                                           formatByteSize(b.memories[i].sizeBytes), machine.name, formatAddress(machine.bootAddress)));
       moveTo(i, machine.bootAddress, "the machine boots from there");
     }
     for (size_t i = 0; i < b.memories.size(); ++i) {
@@ -210,7 +208,7 @@ Result<Board> boardForMachine(const Board& board, const EmulatedMachine& machine
     }
     auto at = space.carve(hi - lo, moveAlignment(lo), MemoryKind::Ram);
     if (!at) return makeError(p.origin, fmt::format("fixed pool '{}' finds no free room on {}", p.name, machine.name));
-    note(fmt::format("{}: fixed pool '{}' moved from {} to {}", machine.name, p.name, hex(lo), hex(*at)));
+    note(fmt::format("{}: fixed pool '{}' moved from {} to {}", machine.name, p.name, formatAddress(lo), formatAddress(*at)));
     const uint64_t delta = *at - lo;
     p.base = *p.base + delta;
     for (uint64_t& bb : p.bankBases) bb += delta;

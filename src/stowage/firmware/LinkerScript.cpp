@@ -14,8 +14,6 @@ namespace stowage {
 
 namespace {
 
-std::string hex(uint64_t v) { return fmt::format("0x{:08X}", v); }
-
 std::string upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   return s;
@@ -72,7 +70,7 @@ std::vector<PoolSection> poolSections(const Board& board, const ProgramPlan& pla
 std::string sectionText(const Board& board, const PoolSection& s) {
   const MemoryPool& p = board.pools[s.pool];
   std::string head = s.section;
-  if (s.base) head += " " + hex(*s.base);
+  if (s.base) head += " " + formatAddress(*s.base);
   if (s.noload) head += " (NOLOAD)";
   head += " :";
   if (!s.base) head += fmt::format(" ALIGN({})", p.alignment);
@@ -85,7 +83,7 @@ std::string sectionText(const Board& board, const PoolSection& s) {
   std::string t = fmt::format("  /* {} */\n  {}\n  {{\n", what, head);
   const std::string sym = "__stowage_pool_" + p.name;
   if (s.reserve) {
-    t += fmt::format("    {}_start = .;\n    . = . + {};\n    {}_end = .;\n", sym, hex(s.bytes), sym);
+    t += fmt::format("    {}_start = .;\n    . = . + {};\n    {}_end = .;\n", sym, formatAddress(s.bytes), sym);
   } else {
     t += fmt::format("    {0}_start = .;\n    KEEP(*({1} {1}.*))\n    {0}_end = .;\n", sym, s.section);
   }
@@ -120,7 +118,7 @@ std::string linkerMemoryFragment(const Board& board) {
   for (const auto& m : board.memories) width = std::max(width, m.name.size());
   for (const auto& m : board.memories)
     t += fmt::format("  {:<{}} ({}) : ORIGIN = {}, LENGTH = {}  /* {} */\n", linkerRegionName(m), width,
-                     m.kind == MemoryKind::Flash ? "rx" : "rwx", hex(m.base), hex(m.sizeBytes), formatByteSize(m.sizeBytes));
+                     m.kind == MemoryKind::Flash ? "rx" : "rwx", formatAddress(m.base), formatAddress(m.sizeBytes), formatByteSize(m.sizeBytes));
   return t + "}\n";
 }
 
@@ -167,8 +165,8 @@ Result<std::string> fullLinkerScript(const Board& board, const ProgramPlan& plan
   std::string t = header(board, name, fmt::format("Linker script ({}, {})", dev.cpu.name, arm ? "arm-none-eabi" : "riscv64-unknown-elf").c_str());
   t += fmt::format("ENTRY({})\n\n", arm ? "Reset_Handler" : "_start");
   t += linkerMemoryFragment(board);
-  t += fmt::format("\n__stowage_stack_size = {};\n\nSECTIONS\n{{\n", hex(dev.stackBytes));
-  t += fmt::format("  /* {} first: the CPU starts here ({} of memory '{}') */\n", arm ? "The vector table" : "The entry", hex(flash->base),
+  t += fmt::format("\n__stowage_stack_size = {};\n\nSECTIONS\n{{\n", formatAddress(dev.stackBytes));
+  t += fmt::format("  /* {} first: the CPU starts here ({} of memory '{}') */\n", arm ? "The vector table" : "The entry", formatAddress(flash->base),
                    flash->name);
   t += fmt::format("  .{} : {{ KEEP(*({})) }} > {}\n\n", arm ? "isr_vector" : "text.init", arm ? ".isr_vector" : ".text.init", F);
   for (const PoolSection& s : sections) t += sectionText(board, s);

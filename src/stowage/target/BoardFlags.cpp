@@ -9,15 +9,10 @@
 #include "stowage/target/BoardItem.h"
 #include "stowage/target/BoardToml.h"
 #include "stowage/target/ByteSize.h"
+#include "stowage/support/Text.h"
 
 namespace stowage {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 /// One `key=value;...` flag as an ItemReader. Values are strings; lists are separated by `,`.
 class FlagItem : public ItemReader {
@@ -29,19 +24,19 @@ class FlagItem : public ItemReader {
   static Result<FlagItem> parse(std::string_view spec, std::string flag) {
     FlagItem f;
     f.flag_ = std::move(flag);
-    if (trim(spec).empty()) return makeError(f.flag_, "the flag value is empty", "write key=value items separated by ';'");
+    if (trimSpaces(spec).empty()) return makeError(f.flag_, "the flag value is empty", "write key=value items separated by ';'");
     size_t start = 0;
     while (start <= spec.size()) {
       size_t end = spec.find(';', start);
       if (end == std::string_view::npos) end = spec.size();
-      std::string_view item = trim(spec.substr(start, end - start));
+      std::string_view item = trimSpaces(spec.substr(start, end - start));
       start = end + 1;
       if (item.empty()) continue;
       size_t eq = item.find('=');
       if (eq == std::string_view::npos)
         return makeError(f.flag_ + " '" + std::string(item) + "'", "item is not key=value",
                          "separate items with ';' and list values with ','");
-      Entry e{std::string(trim(item.substr(0, eq))), std::string(trim(item.substr(eq + 1))), std::string(item)};
+      Entry e{std::string(trimSpaces(item.substr(0, eq))), std::string(trimSpaces(item.substr(eq + 1))), std::string(item)};
       if (e.key.empty()) return makeError(f.flag_ + " '" + e.item + "'", "item has no key");
       for (const auto& other : f.entries_)
         if (other.key == e.key) return makeError(f.flag_ + " '" + e.item + "'", "key '" + e.key + "' is given twice");
@@ -64,12 +59,12 @@ class FlagItem : public ItemReader {
   Result<std::vector<std::string>> getStringList(std::string_view key) const override {
     std::vector<std::string> out;
     std::string_view v = find(key)->value;
-    if (trim(v).empty()) return out;
+    if (trimSpaces(v).empty()) return out;
     size_t start = 0;
     while (start <= v.size()) {
       size_t end = v.find(',', start);
       if (end == std::string_view::npos) end = v.size();
-      std::string_view name = trim(v.substr(start, end - start));
+      std::string_view name = trimSpaces(v.substr(start, end - start));
       if (name.empty()) return error(key, "'" + std::string(key) + "' has an empty element");
       out.emplace_back(name);
       start = end + 1;
@@ -87,7 +82,7 @@ class FlagItem : public ItemReader {
     return static_cast<uint64_t>(*r);
   }
   Result<double> getNumber(std::string_view key) const override {
-    std::string_view v = trim(find(key)->value);
+    std::string_view v = trimSpaces(find(key)->value);
     double d = 0;
     auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
     if (ec != std::errc() || ptr != v.data() + v.size() || v.empty())
@@ -141,8 +136,8 @@ Result<PoolPin> parsePinFlag(std::string_view spec) {
   if (eq == std::string_view::npos)
     return makeError(where, "expected tensor=pool", "e.g. --pin conv1_out=dtcm (the tensor may be a glob)");
   PoolPin pin;
-  pin.tensor = std::string(trim(spec.substr(0, eq)));
-  pin.pool = std::string(trim(spec.substr(eq + 1)));
+  pin.tensor = std::string(trimSpaces(spec.substr(0, eq)));
+  pin.pool = std::string(trimSpaces(spec.substr(eq + 1)));
   pin.origin = "--pin " + std::string(spec);
   if (pin.tensor.empty()) return makeError(where, "the tensor name is empty", "write --pin tensor=pool");
   if (pin.pool.empty()) return makeError(where, "the pool name is empty", "write --pin tensor=pool");

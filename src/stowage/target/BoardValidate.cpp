@@ -14,8 +14,6 @@
 namespace stowage {
 namespace {
 
-std::string hex(uint64_t v) { return hexAddress(v); }
-
 bool isPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 Diagnostic err(const KeyWhere& where, std::string_view key, const std::string& label, const std::string& message,
@@ -77,9 +75,9 @@ Status checkFixedPoolsApart(const Board& board, const std::function<KeyWhere(siz
       if (both == p.access.end()) continue;
       const std::string key = p.bankBases.empty() ? "base" : "bank_bases";
       Diagnostic d = err(at(mine.pool), key, "pool '" + p.name + "'",
-                         "its addresses " + hex(mine.lo) + " .. " + hex(mine.hi - 1) + " overlap pool '" + q.name + "' (" + hex(theirs.lo) +
-                             " .. " + hex(theirs.hi - 1) + "), and target '" + *both + "' can access both: buffers placed in the two would alias",
-                         "place this pool at " + hex(theirs.hi) + " or above (after '" + q.name + "'), or '" + q.name +
+                         "its addresses " + hexAddress(mine.lo) + " .. " + hexAddress(mine.hi - 1) + " overlap pool '" + q.name + "' (" + hexAddress(theirs.lo) +
+                             " .. " + hexAddress(theirs.hi - 1) + "), and target '" + *both + "' can access both: buffers placed in the two would alias",
+                         "place this pool at " + hexAddress(theirs.hi) + " or above (after '" + q.name + "'), or '" + q.name +
                              "' elsewhere; memory both describe is one pool");
       d.notes.push_back("pool '" + q.name + "' is defined at " + q.origin);
       return d;
@@ -183,7 +181,7 @@ Status checkPool(const MemoryPool& p, const KeyWhere& where) {
                                             std::string(poolPlacementName(p.placement)) + "\")",
                "set placement = \"static\" or remove 'section'");
   if (p.base && *p.base % p.alignment != 0)
-    return err(where, "base", label, "'base' " + hex(*p.base) + " is not a multiple of 'alignment' " +
+    return err(where, "base", label, "'base' " + hexAddress(*p.base) + " is not a multiple of 'alignment' " +
                                          std::to_string(p.alignment));
   if (p.base && p.sizeBytes && *p.sizeBytes - 1 > std::numeric_limits<uint64_t>::max() - *p.base)
     return err(where, "size", label, "'base' + 'size' runs past the end of the 64-bit address space");
@@ -207,19 +205,19 @@ Status checkPool(const MemoryPool& p, const KeyWhere& where) {
                                                  " addresses but the pool has " + std::to_string(p.banks) + " banks");
     for (uint64_t b : p.bankBases)
       if (b % p.alignment != 0)
-        return err(where, "bank_bases", label, "bank address " + hex(b) + " is not a multiple of 'alignment' " +
+        return err(where, "bank_bases", label, "bank address " + hexAddress(b) + " is not a multiple of 'alignment' " +
                                                    std::to_string(p.alignment));
     if (p.base && *p.base != p.bankBases.front())
-      return err(where, "base", label, "'base' " + hex(*p.base) + " is not the first of 'bank_bases' (" +
-                                           hex(p.bankBases.front()) + ")",
+      return err(where, "base", label, "'base' " + hexAddress(*p.base) + " is not the first of 'bank_bases' (" +
+                                           hexAddress(p.bankBases.front()) + ")",
                  "leave 'base' out; it defaults to the first bank address");
     std::vector<uint64_t> sorted = p.bankBases;
     std::sort(sorted.begin(), sorted.end());
     for (size_t i = 0; i < sorted.size(); ++i) {
       if (p.bankSizeBytes - 1 > std::numeric_limits<uint64_t>::max() - sorted[i])
-        return err(where, "bank_bases", label, "bank at " + hex(sorted[i]) + " runs past the end of the address space");
+        return err(where, "bank_bases", label, "bank at " + hexAddress(sorted[i]) + " runs past the end of the address space");
       if (i + 1 < sorted.size() && sorted[i] + p.bankSizeBytes > sorted[i + 1])
-        return err(where, "bank_bases", label, "banks at " + hex(sorted[i]) + " and " + hex(sorted[i + 1]) +
+        return err(where, "bank_bases", label, "banks at " + hexAddress(sorted[i]) + " and " + hexAddress(sorted[i + 1]) +
                                                    " overlap (bank_size " + formatByteSize(p.bankSizeBytes) + ")");
     }
   }

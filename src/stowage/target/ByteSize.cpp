@@ -2,16 +2,13 @@
 #include "stowage/target/ByteSize.h"
 
 #include <cctype>
+#include <cstdio>
 #include <limits>
+
+#include "stowage/support/Text.h"
 
 namespace stowage {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -59,7 +56,7 @@ Result<uint64_t> leadingInteger(std::string_view text, std::string_view s, std::
 
 Result<uint64_t> parseUnsigned(std::string_view text) {
   std::string_view rest;
-  std::string_view s = trim(text);
+  std::string_view s = trimSpaces(text);
   if (!s.empty() && s[0] == '-') return badNumber(text, "number: it is negative");
   STOWAGE_ASSIGN_OR_RETURN(uint64_t value, leadingInteger(text, s, rest));
   if (!rest.empty()) return badNumber(text, "number");
@@ -67,23 +64,23 @@ Result<uint64_t> parseUnsigned(std::string_view text) {
 }
 
 Result<size_t> parseByteSize(std::string_view text) {
-  std::string_view s = trim(text);
+  std::string_view s = trimSpaces(text);
   if (s.empty()) return badNumber(text, "byte count: it is empty");
   if (s[0] == '-') return badNumber(text, "byte count: it is negative");
   std::string_view rest;
   bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
   STOWAGE_ASSIGN_OR_RETURN(uint64_t value, leadingInteger(text, s, rest));
-  std::string unit = lower(trim(rest));
+  std::string unit = lower(trimSpaces(rest));
   uint64_t scale = 1;
   if (unit.empty() || unit == "b") scale = 1;
   else if (unit == "kib") scale = uint64_t{1} << 10;
   else if (unit == "mib") scale = uint64_t{1} << 20;
   else if (unit == "gib") scale = uint64_t{1} << 30;
   else if (unit == "k" || unit == "kb" || unit == "m" || unit == "mb" || unit == "g" || unit == "gb") {
-    return makeError({}, "'" + std::string(text) + "': unit '" + std::string(trim(rest)) + "' is ambiguous",
+    return makeError({}, "'" + std::string(text) + "': unit '" + std::string(trimSpaces(rest)) + "' is ambiguous",
                      "use binary units KiB, MiB, GiB (1 KiB = 1024 bytes) or a plain byte count");
   } else {
-    return badNumber(text, "byte count: unknown unit '" + std::string(trim(rest)) + "'");
+    return badNumber(text, "byte count: unknown unit '" + std::string(trimSpaces(rest)) + "'");
   }
   if (hex && scale != 1) return badNumber(text, "byte count: a hexadecimal count takes no unit");
   if (value > std::numeric_limits<uint64_t>::max() / scale ||
@@ -101,6 +98,12 @@ std::string formatByteSize(uint64_t bytes) {
     if (bytes % unit == 0) return std::to_string(bytes / unit) + kUnits[i];
   }
   return std::to_string(bytes);
+}
+
+std::string formatAddress(uint64_t address) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%08llX", static_cast<unsigned long long>(address));
+  return buf;
 }
 
 }  // namespace stowage

@@ -11,10 +11,8 @@
 namespace stowage {
 namespace {
 
-std::string hex(uint64_t v) { return hexAddress(v); }
-
 /// "0x20000000 .. 0x2001FFFF" for the half-open range [lo, hi).
-std::string span(uint64_t lo, uint64_t hi) { return hex(lo) + " .. " + hex(hi - 1); }
+std::string span(uint64_t lo, uint64_t hi) { return hexAddress(lo) + " .. " + hexAddress(hi - 1); }
 
 std::string memoryList(const Board& board) {
   std::string s;
@@ -160,11 +158,11 @@ class DeviceChecker {
                                "place the pool inside the memory or outside it");
           return Status::success();
         }
-        return makeError(poolAt(i, "base"), label + "its address " + hex(lo) + " is in no memory of the board",
-                         "add a [[memories]] table for the memory at " + hex(lo) + " or move 'base'; memories:" + memoryList(board_));
+        return makeError(poolAt(i, "base"), label + "its address " + hexAddress(lo) + " is in no memory of the board",
+                         "add a [[memories]] table for the memory at " + hexAddress(lo) + " or move 'base'; memories:" + memoryList(board_));
       }
       if (lo < home->base || lo >= home->end())  // only when `memory` names another memory than the one at `base`
-        return makeError(poolAt(i, "base"), label + "its address " + hex(lo) + " is not in memory '" + home->name + "' (" +
+        return makeError(poolAt(i, "base"), label + "its address " + hexAddress(lo) + " is not in memory '" + home->name + "' (" +
                                                 span(home->base, home->end()) + ") that 'memory' names",
                          "move 'base' into memory '" + home->name + "', or remove 'memory' (the memory at 'base' holds the pool)");
       if (!home->contains(lo, hi))

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ImportTestUtil.h"
 #include "OnnxTestModels.h"
 #include "stowage/frontend/OnnxImporter.h"
 #include "stowage/frontend/OnnxTensor.h"
@@ -15,26 +16,9 @@ namespace stowage {
 namespace {
 
 using test::ModelBuilder;
-
-Graph importOk(const ModelBuilder& m, const OnnxImportOptions& options = {}) {
-  auto g = importOnnxBytes(m.serialize(), "test.onnx", options);
-  EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().render());
-  if (!g.ok()) return Graph{};
-  EXPECT_TRUE(verifyGraph(*g).ok());
-  return std::move(*g);
-}
-
-Diagnostic importFails(const ModelBuilder& m, const OnnxImportOptions& options = {}) {
-  auto g = importOnnxBytes(m.serialize(), "test.onnx", options);
-  EXPECT_FALSE(g.ok()) << "expected an error; got\n" << (g.ok() ? printGraph(*g) : "");
-  return g.ok() ? Diagnostic{} : g.error();
-}
-
-const Node* findNode(const Graph& g, OpKind op) {
-  for (const Node& n : g.nodes)
-    if (n.op == op) return &n;
-  return nullptr;
-}
+using test::findNode;
+using test::importFails;
+using test::importOk;
 
 Shape outputShape(const Graph& g, size_t i = 0) { return g.outputs.size() > i ? g.tensor(g.outputs[i]).shape : Shape{}; }
 

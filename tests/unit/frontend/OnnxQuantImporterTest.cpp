@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ImportTestUtil.h"
 #include "OnnxTestModels.h"
 #include "stowage/driver/Compiler.h"
 #include "stowage/frontend/OnnxImporter.h"
@@ -16,6 +17,9 @@ namespace stowage {
 namespace {
 
 using test::ModelBuilder;
+using test::findNode;
+using test::importFails;
+using test::importOk;
 constexpr int kU8 = onnx::TensorProto_DataType_UINT8;
 constexpr int kI8 = onnx::TensorProto_DataType_INT8;
 constexpr int kI32 = onnx::TensorProto_DataType_INT32;
@@ -40,26 +44,6 @@ void init(ModelBuilder& m, const std::string& name, int type, const std::vector<
     }
   }
   t->set_raw_data(raw);
-}
-
-Graph importOk(const ModelBuilder& m) {
-  auto g = importOnnxBytes(m.serialize(), "q.onnx", {});
-  EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().render());
-  if (!g.ok()) return Graph{};
-  EXPECT_TRUE(verifyGraph(*g).ok());
-  return std::move(*g);
-}
-
-Diagnostic importFails(const ModelBuilder& m) {
-  auto g = importOnnxBytes(m.serialize(), "q.onnx", {});
-  EXPECT_FALSE(g.ok()) << "expected an error; got\n" << (g.ok() ? printGraph(*g) : "");
-  return g.ok() ? Diagnostic{} : g.error();
-}
-
-const Node* findNode(const Graph& g, OpKind op) {
-  for (const Node& n : g.nodes)
-    if (n.op == op) return &n;
-  return nullptr;
 }
 
 std::vector<std::string> inputNames(const Graph& g, const Node& n) {

@@ -1,20 +1,14 @@
 // The buffer CSV reader and writer (MiniMalloc format) and the validator's failure kinds.
 #include <gtest/gtest.h>
 
+#include "PlanTestUtil.h"
 #include "stowage/plan/Validate.h"
 #include "stowage/plan/io/BufferCsv.h"
 
 namespace stowage {
 namespace {
 
-Buffer buf(size_t size, int first, int end, size_t alignment = 1) {
-  Buffer b;
-  b.sizeBytes = size;
-  b.alignment = alignment;
-  b.firstStep = first;
-  b.endStep = end;
-  return b;
-}
+using testing::buf;
 
 /// The rendered error of parsing `text` as "in.csv"; fails the test when it parses.
 std::string parseError(const std::string& text) {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "PlanTestUtil.h"
 #include "stowage/plan/Validate.h"
 #include "stowage/plan/algo/ExactSearch.h"
 #include "stowage/plan/algo/FirstFit.h"
@@ -16,16 +17,9 @@
 namespace stowage {
 namespace {
 
-constexpr size_t kUnlimited = std::numeric_limits<size_t>::max();
+using testing::buf;
 
-Buffer buf(size_t size, int first, int end, size_t alignment = 1) {
-  Buffer b;
-  b.sizeBytes = size;
-  b.alignment = alignment;
-  b.firstStep = first;
-  b.endStep = end;
-  return b;
-}
+constexpr size_t kUnlimited = std::numeric_limits<size_t>::max();
 
 // These tests check what the engines prove, not how fast: a wall-clock limit only guards against a hang, and is
 // generous because the Debug+ASan build on a loaded 2-core machine runs the search 20-50x slower than Release

@@ -27,7 +27,7 @@ void node(Graph& g, const std::string& name, OpKind op, std::vector<TensorId> in
   g.addNode(std::move(n));
 }
 
-Buffer buf(TensorId t, size_t size, int first, int end) { return Buffer{t, size, kWorkspaceAlignment, first, end}; }
+Buffer tensorBuf(TensorId t, size_t size, int first, int end) { return Buffer{t, size, kWorkspaceAlignment, first, end}; }
 
 /// x -> a -> b -> c(output), plus a skip: a also feeds the last node.
 Graph chain() {
@@ -68,7 +68,7 @@ TEST(Liveness, IntervalsRunFromProducerToLastReaderInclusive) {
 
 TEST(GreedyBySize, ReusesMemoryOfDeadBuffers) {
   // Three 100-byte buffers in a row: 0 and 2 do not overlap in time, so they share offset 0.
-  std::vector<Buffer> bufs = {buf(0, 100, 0, 2), buf(1, 100, 1, 3), buf(2, 100, 2, 4)};
+  std::vector<Buffer> bufs = {tensorBuf(0, 100, 0, 2), tensorBuf(1, 100, 1, 3), tensorBuf(2, 100, 2, 4)};
   MemoryPlan p = planGreedyBySize(bufs);
   EXPECT_EQ(p.offsets[0], 0u);
   EXPECT_EQ(p.offsets[1], 112u);  // 100 rounded up to 16-byte alignment
@@ -82,7 +82,7 @@ TEST(GreedyBySize, ReusesMemoryOfDeadBuffers) {
 TEST(GreedyBySize, PlacesLargestFirstAndFillsGaps) {
   // The large buffer goes first at 0; the two small ones overlap it in time and each other, so they stack
   // above it; the last one outlives neither and reuses the large one's space.
-  std::vector<Buffer> bufs = {buf(0, 32, 0, 3), buf(1, 1000, 1, 2), buf(2, 16, 0, 3), buf(3, 500, 3, 4)};
+  std::vector<Buffer> bufs = {tensorBuf(0, 32, 0, 3), tensorBuf(1, 1000, 1, 2), tensorBuf(2, 16, 0, 3), tensorBuf(3, 500, 3, 4)};
   MemoryPlan p = planGreedyBySize(bufs);
   EXPECT_EQ(p.offsets[1], 0u);
   EXPECT_EQ(p.offsets[0], 1008u);
@@ -97,7 +97,7 @@ TEST(GreedyBySize, IsDeterministicAndValidOnManyBuffers) {
   auto next = [&] { return seed = seed * 1103515245u + 12345u, (seed >> 8) & 0xffff; };
   for (int i = 0; i < 300; ++i) {
     int first = static_cast<int>(next() % 100);
-    bufs.push_back(buf(i, 1 + next() % 5000, first, first + 1 + static_cast<int>(next() % 10)));
+    bufs.push_back(tensorBuf(i, 1 + next() % 5000, first, first + 1 + static_cast<int>(next() % 10)));
   }
   MemoryPlan a = planGreedyBySize(bufs), b = planGreedyBySize(bufs);
   EXPECT_EQ(a.offsets, b.offsets);
@@ -108,7 +108,7 @@ TEST(GreedyBySize, IsDeterministicAndValidOnManyBuffers) {
 TEST(Validate, CatchesOverlappingBuffersAndNamesBoth) {
   // Negative case: two buffers live at the same step placed at overlapping addresses.
   MemoryPlan p;
-  p.buffers = {buf(0, 64, 0, 2), buf(1, 64, 1, 3)};
+  p.buffers = {tensorBuf(0, 64, 0, 2), tensorBuf(1, 64, 1, 3)};
   p.offsets = {0, 32};
   p.workspaceBytes = 96;
   Status s = validatePlan(p, [](TensorId id) { return id == 0 ? std::string("conv_out") : std::string("relu_out"); });
@@ -119,7 +119,7 @@ TEST(Validate, CatchesOverlappingBuffersAndNamesBoth) {
 
 TEST(Validate, AllowsSharedAddressesForDisjointLifetimes) {
   MemoryPlan p;
-  p.buffers = {buf(0, 64, 0, 2), buf(1, 64, 2, 3)};  // half-open: [0,2) and [2,3) do not meet
+  p.buffers = {tensorBuf(0, 64, 0, 2), tensorBuf(1, 64, 2, 3)};  // half-open: [0,2) and [2,3) do not meet
   p.offsets = {0, 0};
   p.workspaceBytes = 64;
   EXPECT_TRUE(validatePlan(p).ok());
@@ -128,7 +128,7 @@ TEST(Validate, AllowsSharedAddressesForDisjointLifetimes) {
 TEST(Validate, CatchesMisalignmentAndOverflow) {
   // Negative case: offset 8 breaks the 16-byte alignment.
   MemoryPlan p;
-  p.buffers = {buf(0, 16, 0, 1)};
+  p.buffers = {tensorBuf(0, 16, 0, 1)};
   p.offsets = {8};
   p.workspaceBytes = 32;
   EXPECT_FALSE(validatePlan(p).ok());

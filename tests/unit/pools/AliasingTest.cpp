@@ -6,6 +6,7 @@
 
 #include "../codegen/TestGraphs.h"
 #include "stowage/codegen/CEmitter.h"
+#include "PoolTestUtil.h"
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
 #include "stowage/plan/ValidateProgram.h"
@@ -63,20 +64,6 @@ Result<CompileResult> compileIt(const BoardFlags& board, bool aliasing = true, b
   return compileGraph(aliasNet(), o);
 }
 
-const PlacedBuffer& bufferNamed(const CompileResult& r, const std::string& name) {
-  for (const PlacedBuffer& b : r.plan.buffers)
-    if (r.graph.tensor(b.tensor).name == name) return b;
-  throw std::runtime_error("no buffer " + name);
-}
-
-std::vector<float> runIt(const CompileResult& r) {
-  std::vector<float> xv(128);
-  for (size_t i = 0; i < xv.size(); ++i) xv[i] = 0.1f * static_cast<float>(static_cast<int>(i % 17) - 8);
-  auto out = runOnHost(r, {floatTensor("x", {1, 2, 8, 8}, xv)});
-  if (!out.ok()) throw std::runtime_error(out.error().render());
-  return floats((*out)[0]);
-}
-
 TEST(Aliasing, ViewAndInPlaceAddShareTheirInputsBuffer) {
   auto r = compileIt({});
   auto apart = compileIt({}, /*aliasing=*/false);
@@ -96,7 +83,7 @@ TEST(Aliasing, ViewAndInPlaceAddShareTheirInputsBuffer) {
   EXPECT_EQ(apart->plan.pools[0].usedBytes, 3072u);
   EXPECT_EQ(r->code.source.text.find("memcpy("), std::string::npos) << "the reshape copies nothing";
   EXPECT_NE(apart->code.source.text.find("memcpy("), std::string::npos);
-  EXPECT_EQ(runIt(*r), runIt(*apart));
+  EXPECT_EQ(runOnRamp(*r), runOnRamp(*apart));
   const auto json = buildReportJson(r->graph, r->plan, {});
   int aliases = 0;
   for (const auto& b : json["buffers"])
@@ -113,7 +100,7 @@ TEST(Aliasing, GuardModeRunsWithOneRecordPerGroup) {
   auto guarded = compileIt({}, true, true);
   ASSERT_TRUE(guarded.ok()) << guarded.error().render();
   EXPECT_NE(guarded->code.source.text.find("#define NET_GUARD_COUNT 4"), std::string::npos) << "c1, r1, c2(+sum), r2(+flat)";
-  EXPECT_EQ(runIt(*guarded), runIt(*plain));
+  EXPECT_EQ(runOnRamp(*guarded), runOnRamp(*plain));
 }
 
 TEST(Aliasing, NoCommonPoolKeepsBuffersApartWithARemark) {
@@ -128,7 +115,7 @@ TEST(Aliasing, NoCommonPoolKeepsBuffersApartWithARemark) {
   EXPECT_TRUE(remark);
   EXPECT_NE(r->code.source.text.find("memcpy("), std::string::npos);
   auto apart = compileIt({}, false);
-  EXPECT_EQ(runIt(*r), runIt(*apart));
+  EXPECT_EQ(runOnRamp(*r), runOnRamp(*apart));
 }
 
 TEST(Aliasing, ValidatorRejectsEveryOverlapThatIsNotADeclaredAlias) {

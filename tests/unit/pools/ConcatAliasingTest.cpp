@@ -5,6 +5,7 @@
 
 #include "../codegen/TestGraphs.h"
 #include "stowage/codegen/CEmitter.h"
+#include "PoolTestUtil.h"
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
 #include "stowage/plan/ValidateProgram.h"
@@ -71,24 +72,6 @@ Result<CompileResult> compileIt(const Graph& g, bool slices, bool guard = false)
   return compileGraph(g, o);
 }
 
-const PlacedBuffer& bufferNamed(const CompileResult& r, const std::string& name) {
-  for (const PlacedBuffer& b : r.plan.buffers)
-    if (r.graph.tensor(b.tensor).name == name) return b;
-  throw std::runtime_error("no buffer " + name);
-}
-
-std::vector<float> runIt(const CompileResult& r) {
-  auto out = runOnHost(r, {floatTensor("x", {1, 2, 8, 8}, ramp(128, 17, 0.1f))});
-  if (!out.ok()) throw std::runtime_error(out.error().render());
-  return floats((*out)[0]);
-}
-
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 TEST(ConcatAliasing, InputsAreWrittenStraightIntoTheirSlices) {
   const Graph g = concatNet();
   auto on = compileIt(g, true);
@@ -109,15 +92,15 @@ TEST(ConcatAliasing, InputsAreWrittenStraightIntoTheirSlices) {
   EXPECT_EQ(d.aliasOffset, 3072u) << "after cat1's 12 channels";
   EXPECT_EQ(cat2.firstStep, 0) << "the root's lifetime starts at its first slice's producer";
   // One copy left: the repeated `a` of cat1; the views and in-place relu of `b` are not concat business.
-  EXPECT_EQ(count(on->code.source.text, "stowage_concat_part("), 1u);
-  EXPECT_EQ(count(off->code.source.text, "stowage_concat_part("), 5u);
+  EXPECT_EQ(countOccurrences(on->code.source.text, "stowage_concat_part("), 1u);
+  EXPECT_EQ(countOccurrences(off->code.source.text, "stowage_concat_part("), 5u);
   EXPECT_NE(on->code.source.text.find("'br' was written straight into its slice"), std::string::npos);
   // Apart, cat2's step holds cat1, d and cat2 (3 + 1 + 4 KiB); in place the busiest step is relu_b: the
   // whole 4 KiB group (reserved from conv_a on) and b's 1 KiB.
   EXPECT_EQ(off->plan.pools[0].peakLiveBytes, 8192u);
   EXPECT_EQ(on->plan.pools[0].peakLiveBytes, 5120u);
   EXPECT_EQ(on->plan.pools[0].usedBytes, 5120u);
-  EXPECT_EQ(runIt(*on), runIt(*off));
+  EXPECT_EQ(runOnRamp(*on), runOnRamp(*off));
 
   const auto json = buildReportJson(on->graph, on->plan, {});
   int slices = 0;
@@ -142,7 +125,7 @@ TEST(ConcatAliasing, GuardModeRunsAndAgrees) {
   // One record per group root, plus one per distinct slice.
   const std::string& c = guarded->code.source.text;
   EXPECT_NE(c.find(".slice = 1;"), std::string::npos);
-  EXPECT_EQ(runIt(*guarded), runIt(*plain));
+  EXPECT_EQ(runOnRamp(*guarded), runOnRamp(*plain));
 }
 
 TEST(ConcatAliasing, GuardModeCatchesAWriteIntoANeighbourSlice) {
@@ -207,7 +190,7 @@ TEST(ConcatAliasing, InterleavedSlicesKeepTheirOwnBuffers) {
   ASSERT_TRUE(r.ok()) << r.error().render();
   EXPECT_EQ(bufferNamed(*r, "a").aliasOf, kNoTensor);
   EXPECT_EQ(bufferNamed(*r, "b").aliasOf, kNoTensor);
-  EXPECT_EQ(count(r->code.source.text, "stowage_concat_part("), 2u);
+  EXPECT_EQ(countOccurrences(r->code.source.text, "stowage_concat_part("), 2u);
 }
 
 TEST(ConcatAliasing, AnInputThatWouldRaiseThePeakKeepsItsBuffer) {

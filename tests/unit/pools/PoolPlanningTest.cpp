@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "../codegen/TestGraphs.h"
+#include "PoolTestUtil.h"
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
 #include "stowage/codegen/CEmitter.h"
@@ -68,22 +69,8 @@ Result<CompileResult> compileWith(const BoardFlags& board, const std::string& pl
   return compileGraph(smallNet(), o);
 }
 
-const PlacedBuffer& bufferNamed(const CompileResult& r, const std::string& name) {
-  for (const PlacedBuffer& b : r.plan.buffers)
-    if (r.graph.tensor(b.tensor).name == name) return b;
-  throw std::runtime_error("no buffer " + name);
-}
-
 std::string poolOf(const CompileResult& r, const std::string& tensor) {
   return r.plan.board.pools[static_cast<size_t>(bufferNamed(r, tensor).slot.pool)].name;
-}
-
-std::vector<float> runIt(const CompileResult& r) {
-  std::vector<float> xv(128);
-  for (size_t i = 0; i < xv.size(); ++i) xv[i] = 0.1f * static_cast<float>(static_cast<int>(i % 17) - 8);
-  auto out = runOnHost(r, {floatTensor("x", {1, 2, 8, 8}, xv)});
-  if (!out.ok()) throw std::runtime_error(out.error().render());
-  return floats((*out)[0]);
 }
 
 TEST(PoolPlanning, DefaultBoardPutsActivationsInWorkspaceAndConstantsInWeights) {
@@ -120,7 +107,7 @@ TEST(PoolPlanning, SmallFastPoolSpillsToTheNextCandidateWithRemarks) {
   // Same outputs as the one-pool default.
   auto ref = compileWith({});
   ASSERT_TRUE(ref.ok());
-  EXPECT_EQ(runIt(*r), runIt(*ref));
+  EXPECT_EQ(runOnRamp(*r), runOnRamp(*ref));
 }
 
 TEST(PoolPlanning, RulesHoldForEveryTensorOfTheMatchedOps) {
@@ -134,7 +121,7 @@ TEST(PoolPlanning, RulesHoldForEveryTensorOfTheMatchedOps) {
   EXPECT_EQ(poolOf(*r, "r1"), "l2_mem");   // conv2's input, produced by CPU code (relu1)
   auto ref = compileWith({});
   ASSERT_TRUE(ref.ok());
-  EXPECT_EQ(runIt(*r), runIt(*ref));
+  EXPECT_EQ(runOnRamp(*r), runOnRamp(*ref));
 }
 
 TEST(PoolPlanning, ContradictoryRulesNameTheTensorAndWhyEachPoolIsExcluded) {
@@ -214,7 +201,7 @@ TEST(PoolPlanning, FixedPoolsWithNonContiguousBanksRunOnTheHostSimulator) {
   EXPECT_EQ(r->code.source.text.find("malloc"), std::string::npos);
   auto ref = compileWith({});
   ASSERT_TRUE(ref.ok());
-  EXPECT_EQ(runIt(*r), runIt(*ref));
+  EXPECT_EQ(runOnRamp(*r), runOnRamp(*ref));
 }
 
 TEST(PoolPlanning, EveryAlgorithmGivesAValidPlan) {
@@ -293,7 +280,7 @@ TEST(GuardMode, SameOutputsWithCanariesReservedInEveryPool) {
     }
   }
   EXPECT_NE(guarded->code.source.text.find("net_guard_check(guard, NET_GUARD_COUNT, 6);"), std::string::npos);
-  EXPECT_EQ(runIt(*guarded), runIt(*plain));
+  EXPECT_EQ(runOnRamp(*guarded), runOnRamp(*plain));
 }
 
 TEST(GuardMode, CatchesACorruptedPlanAndNamesTheTensor) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../frontend/TfliteGraphBuilder.h"
+#include "PoolTestUtil.h"
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
 #include "stowage/frontend/TfliteImporter.h"
@@ -20,6 +21,8 @@
 
 namespace stowage {
 namespace {
+
+using namespace stowage::testing;
 
 using tflitetest::bytesOf;
 using tflitetest::OpSpec;
@@ -115,18 +118,6 @@ std::vector<uint8_t> runFire(const CompileResult& r, bool int8) {
   return (*out)[0].data;
 }
 
-const PlacedBuffer& bufferNamed(const CompileResult& r, const std::string& name) {
-  for (const PlacedBuffer& b : r.plan.buffers)
-    if (b.tensor != kNoTensor && r.graph.tensor(b.tensor).name == name) return b;
-  throw std::runtime_error("no buffer " + name);
-}
-
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 void expectStridedSlices(const CompileResult& on, size_t elem) {
   const PlacedBuffer& cat = bufferNamed(on, "cat");
   EXPECT_EQ(cat.aliasOf, kNoTensor);
@@ -150,11 +141,11 @@ TEST(StridedConcatAliasing, Int8ChannelSlicesAreWrittenInPlace) {
   ASSERT_TRUE(off.ok()) << off.error().render();
   expectStridedSlices(*on, 1);
   const std::string& c = on->code.source.text;
-  EXPECT_EQ(count(c, "stowage_concat_part("), 0u);
-  EXPECT_EQ(count(c, "was written straight into its slice"), 3u);
-  EXPECT_EQ(count(c, ".out_pixel_stride = 20"), 3u) << "conv a, conv b and the depthwise d";
-  EXPECT_EQ(count(off->code.source.text, "stowage_concat_part("), 3u);
-  EXPECT_EQ(count(off->code.source.text, "out_pixel_stride"), 0u) << "packed outputs print no stride";
+  EXPECT_EQ(countOccurrences(c, "stowage_concat_part("), 0u);
+  EXPECT_EQ(countOccurrences(c, "was written straight into its slice"), 3u);
+  EXPECT_EQ(countOccurrences(c, ".out_pixel_stride = 20"), 3u) << "conv a, conv b and the depthwise d";
+  EXPECT_EQ(countOccurrences(off->code.source.text, "stowage_concat_part("), 3u);
+  EXPECT_EQ(countOccurrences(off->code.source.text, "out_pixel_stride"), 0u) << "packed outputs print no stride";
   // Apart, the concat step holds a, b, d and cat (384 + 640 + 256 + 1280 bytes); in place only cat.
   EXPECT_EQ(off->plan.pools[0].peakLiveBytes, 2560u);
   EXPECT_EQ(on->plan.pools[0].peakLiveBytes, 1280u);
@@ -192,7 +183,7 @@ TEST(StridedConcatAliasing, FloatNhwcConvsWriteWithAStrideToo) {
   ASSERT_TRUE(on.ok()) << on.error().render();
   ASSERT_TRUE(off.ok()) << off.error().render();
   expectStridedSlices(*on, 4);
-  EXPECT_EQ(count(on->code.source.text, ".out_pixel_stride = 20"), 3u);
+  EXPECT_EQ(countOccurrences(on->code.source.text, ".out_pixel_stride = 20"), 3u);
   EXPECT_EQ(on->plan.pools[0].peakLiveBytes, 5120u);
   EXPECT_EQ(off->plan.pools[0].peakLiveBytes, 10240u);
   EXPECT_EQ(runFire(*on, false), runFire(*off, false));
@@ -235,7 +226,7 @@ TEST(StridedConcatAliasing, AnInputTheApplicationReadsIsCopied) {
   auto r = compileGraph(std::move(two), o);
   ASSERT_TRUE(r.ok()) << r.error().render();
   EXPECT_EQ(bufferNamed(*r, "b").aliasRunBytes, 10u);
-  EXPECT_EQ(count(r->code.source.text, "stowage_concat_part("), 1u) << "a is copied";
+  EXPECT_EQ(countOccurrences(r->code.source.text, "stowage_concat_part("), 1u) << "a is copied";
 }
 
 TEST(StridedConcatAliasing, ConvsOffloadedToAnAcceleratorKeepTheirBuffers) {

@@ -38,7 +38,7 @@ void setStrides(const std::vector<int>& out, const std::vector<int>& in, int64_t
   }
 }
 
-size_t count(const std::vector<int>& s) {
+size_t elementCount(const std::vector<int>& s) {
   size_t n = 1;
   for (int d : s) n *= size_t(d);
   return n;
@@ -74,11 +74,11 @@ TEST(BinaryKernel, BroadcastShapesAllOps) {
       setStrides(bc.out, bc.b, p.b_stride);
       // Pow needs a positive base for real results.
       const bool pow = op == STOWAGE_BINARY_POW;
-      const auto a = randomVec(count(bc.a), 61, pow ? 0.1f : -2.0f, 2.0f);
-      auto b = randomVec(count(bc.b), 62, -2.0f, 2.0f);
+      const auto a = randomVec(elementCount(bc.a), 61, pow ? 0.1f : -2.0f, 2.0f);
+      auto b = randomVec(elementCount(bc.b), 62, -2.0f, 2.0f);
       if (op == STOWAGE_BINARY_DIV)
         for (auto& v : b) v = v < 0 ? v - 0.5f : v + 0.5f;  // keep away from zero
-      std::vector<float> y(count(bc.out), -999.0f);
+      std::vector<float> y(elementCount(bc.out), -999.0f);
       stowage_binary_f32(op, a.data(), b.data(), y.data(), &p);
       std::vector<double> want(y.size());
       // Independent index walk: decompose the flat output index.

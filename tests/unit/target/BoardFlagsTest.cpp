@@ -5,12 +5,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "BoardTestUtil.h"
 #include "stowage/target/Board.h"
 
 namespace stowage {
 namespace {
 
-const std::string kBoards = std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/";
+using namespace stowage::testing;
 
 std::string render(const Diagnostic& d) { return d.render(); }
 
@@ -207,7 +208,7 @@ TEST(ResolveBoard, FlagErrorsAfterMerging) {
 }
 
 TEST(ResolveBoard, FileErrorsKeepTheirLines) {
-  std::filesystem::path path = std::filesystem::path(testing::TempDir()) / "stowage_bad_board.toml";
+  std::filesystem::path path = std::filesystem::path(::testing::TempDir()) / "stowage_bad_board.toml";
   {
     std::ofstream out(path);
     out << "[[pools]]\nname = \"ram\"\nalignment = 3\n";

@@ -4,31 +4,18 @@
 
 #include <string>
 
+#include "BoardTestUtil.h"
 #include "stowage/target/Board.h"
 
 namespace stowage {
 namespace {
 
-const std::string kBoards = std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/";
+using namespace stowage::testing;
 
 Board load(const std::string& file) {
   auto r = loadBoardFile(kBoards + file);
   EXPECT_TRUE(r.ok()) << file << ": " << (r.ok() ? "" : r.error().render());
   return r.ok() ? *r : Board{};
-}
-
-Board parse(const std::string& text) {
-  auto r = parseBoardToml(text, "good.toml");
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().render());
-  return r.ok() ? *r : Board{};
-}
-
-/// Parses `text` as bad.toml, expects an error, and checks the rendered message contains each of `parts`.
-void expectError(const std::string& text, std::initializer_list<std::string> parts) {
-  auto r = parseBoardToml(text, "bad.toml");
-  ASSERT_FALSE(r.ok()) << "accepted:\n" << text;
-  std::string msg = r.error().render();
-  for (const auto& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "missing '" << p << "' in:\n" << msg;
 }
 
 // ---- the shipped examples ----

@@ -5,24 +5,13 @@
 
 #include <string>
 
+#include "BoardTestUtil.h"
 #include "stowage/target/Board.h"
 
 namespace stowage {
 namespace {
 
-Board parse(const std::string& text) {
-  auto r = parseBoardToml(text, "good.toml");
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().render());
-  return r.ok() ? *r : Board{};
-}
-
-/// Parses `text` as bad.toml, expects an error, and checks the rendered message contains each of `parts`.
-void expectError(const std::string& text, std::initializer_list<std::string> parts) {
-  auto r = parseBoardToml(text, "bad.toml");
-  ASSERT_FALSE(r.ok()) << "accepted:\n" << text;
-  std::string msg = r.error().render();
-  for (const auto& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "missing '" << p << "' in:\n" << msg;
-}
+using namespace stowage::testing;
 
 /// "bad.toml:LINE:COLUMN" of the `nth` line of `text` that starts with `line`: the column of the value after
 /// "= " for a key, column 1 for a table header ("[device]", "[[pools]]").

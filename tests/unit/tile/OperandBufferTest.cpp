@@ -102,13 +102,11 @@ TEST(OperandBuffers, CostModelOverlapsTheDoubledOperandsOnly) {
   EXPECT_EQ(estimateLayer(t, s, single, false).total, singleCost.total);
 }
 
-Graph zooGraph(const std::string& name) { return testing::foldedZooGraph(name); }
-
 Board gap8() { return testing::exampleBoard("gap8-cluster"); }
 
 TEST(OperandBuffers, Gap8KeepsOneInputHalfWhereTwoDoNotFitAndBeatsOneBuffer) {
   const Board board = gap8();
-  const Graph g = zooGraph("mobilenet-v1-0.25");
+  const Graph g = testing::foldedZooGraph("mobilenet-v1-0.25");
   // Without resident tensors (which ones fit beside the tile buffers depends on the buffering) and the weight
   // prefetch (which trades cycles between the layers of a pair): the chooser's choice per layer is what this compares.
   const TiledProgram mixed = tileProgram(g, board, TileOptions{true, false, false});
@@ -148,7 +146,7 @@ TEST(OperandBuffers, Gap8KeepsOneInputHalfWhereTwoDoNotFitAndBeatsOneBuffer) {
 }
 
 TEST(OperandBuffers, MixedLayersRunBitExactOnTheSimulator) {
-  const Graph g = zooGraph("mobilenet-v1-0.25");
+  const Graph g = testing::foldedZooGraph("mobilenet-v1-0.25");
   const Board board = gap8();
   const CompileOptions o = testing::quickPlannerOptions();
   auto onBoard = compileGraphOnBoard(g, board, o);

@@ -26,8 +26,6 @@ namespace {
 
 using testing::exampleBoard;
 
-Graph zooGraph(const std::string& name) { return testing::foldedZooGraph(name); }
-
 /// Every offloaded layer's tile buffers fit each bank of their pool, and the two halves of a pair differ in bank.
 void expectFits(const Board& board, const TiledProgram& t) {
   std::map<std::tuple<int, int, int>, size_t> perBank;  // step, pool, bank -> bytes
@@ -51,7 +49,7 @@ void expectFits(const Board& board, const TiledProgram& t) {
 
 TEST(TileChoice, ResNet8OnGemminiFitsBanksAndPairsApart) {
   const Board board = exampleBoard("gemmini-like");
-  const Graph g = zooGraph("resnet8");
+  const Graph g = testing::foldedZooGraph("resnet8");
   const TiledProgram t = tileProgram(g, board, TileOptions{});
   ASSERT_FALSE(t.offloaded.empty());
   expectFits(board, t);
@@ -66,7 +64,7 @@ TEST(TileChoice, ResNet8OnGemminiFitsBanksAndPairsApart) {
 
 TEST(TileChoice, HexagonPutsPingAndPongInTheTwoVtcmBlocks) {
   const Board board = exampleBoard("hexagon-vtcm");
-  const Graph g = zooGraph("resnet8");
+  const Graph g = testing::foldedZooGraph("resnet8");
   const TiledProgram t = tileProgram(g, board, TileOptions{});
   ASSERT_FALSE(t.offloaded.empty());
   expectFits(board, t);
@@ -81,7 +79,7 @@ TEST(TileChoice, HexagonPutsPingAndPongInTheTwoVtcmBlocks) {
 
 TEST(TileChoice, NoDoubleBufferUsesOneHalf) {
   const Board board = exampleBoard("gemmini-like");
-  const Graph g = zooGraph("ds-cnn");
+  const Graph g = testing::foldedZooGraph("ds-cnn");
   const TiledProgram t = tileProgram(g, board, TileOptions{false});
   ASSERT_FALSE(t.offloaded.empty());
   for (const ScratchRequest& r : t.scratch) EXPECT_EQ(r.pairedWith, -1) << r.name;
@@ -92,7 +90,7 @@ TEST(TileChoice, SmallL1FallsBackWithTheSizeInTheRemark) {
   Board board = exampleBoard("gap8-cluster");
   board.pools[0].sizeBytes = 64;  // l1: no tile fits
   board.pools[0].bankSizeBytes = 64;
-  const Graph g = zooGraph("resnet8");
+  const Graph g = testing::foldedZooGraph("resnet8");
   const TiledProgram t = tileProgram(g, board, TileOptions{});
   EXPECT_TRUE(t.offloaded.empty());
   bool sized = false;
@@ -181,7 +179,7 @@ TEST(TileChoice, SearchObserverSeesEveryTilingAndChangesNoChoice) {
   for (const auto& [board, model] : {std::pair<std::string, std::string>{"gemmini-like", "resnet8"}, {"hexagon-vtcm", "ds-cnn"}}) {
     const Board b = exampleBoard(board);
     {
-      const Graph g = zooGraph(model);
+      const Graph g = testing::foldedZooGraph(model);
       struct Seen {
         int64_t rowTile, channelTile;
         int cores;
@@ -239,7 +237,7 @@ TEST(TileChoice, RaggedVariantsOfLargeTilesAreFound) {
   // estimated cycles alone with the variants of the 4 cheapest uniform tilings; 12,780 with blocks of 16 rows whose
   // first has 5 and last 3 (fails without the floor-ordered variants: 4 layers slower).
   const Board b = exampleBoard("gemmini-like");
-  const Graph g = zooGraph("resnet8");
+  const Graph g = testing::foldedZooGraph("resnet8");
   std::map<int, uint64_t> fastest;
   TileSearchObserver observer;
   observer.begin = [&](int step) { fastest.erase(step); };
@@ -262,7 +260,7 @@ TEST(TileChoice, AFullMainMemoryIsNotRetiled) {
   // only when the pool that did not fit holds tile buffers or residents: neither helps a full main memory (and tiling
   // a big model takes seconds). The observer counts the tile searches: as many with a too-small `dram` as when it
   // fits (one per offloaded layer), and the error does not say it was planned again.
-  const Graph g = zooGraph("resnet8");
+  const Graph g = testing::foldedZooGraph("resnet8");
   auto searches = [&](const Board& b, bool& ok, std::string& error) {
     int n = 0;
     TileSearchObserver observer;
@@ -290,7 +288,7 @@ TEST(TileChoice, AFullMainMemoryIsNotRetiled) {
 
 TEST(TileChoice, ClusterSplitsTilesOverCores) {
   const Board board = exampleBoard("dsp-cluster4");
-  const Graph g = zooGraph("resnet8");
+  const Graph g = testing::foldedZooGraph("resnet8");
   const TiledProgram t = tileProgram(g, board, TileOptions{});
   ASSERT_FALSE(t.offloaded.empty());
   expectFits(board, t);
@@ -311,7 +309,7 @@ TEST(CostModel, Formulas) {
 
 TEST(PlanScratch, PlannerHonoursPinnedBanks) {
   const Board board = exampleBoard("gemmini-like");
-  const Graph g = zooGraph("resnet8");
+  const Graph g = testing::foldedZooGraph("resnet8");
   const TiledProgram t = tileProgram(g, board, TileOptions{});
   PlanOptions o;
   o.nodeTargets = t.nodeTargets;
