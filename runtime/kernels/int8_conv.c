@@ -145,8 +145,6 @@ static void dot_2x2_rows(const int8_t* xa, const int8_t* xb, const int8_t* w0, c
 /* Output pixels per row chunk: their accumulators wait in a small buffer, then one channel's outputs are requantized
  * in one loop with that channel's constants in registers. */
 #define STOWAGE_ROW_CHUNK 32
-/* Bytes of the im2col buffer (stack) of convolutions with short window rows. */
-#define STOWAGE_IM2COL_BYTES 1024
 
 /* y[i * stride] = the requantized, offset, clamped acc[i] for i < n, all of one channel. */
 static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8_t* y, int32_t stride, int32_t output_offset,
@@ -577,13 +575,30 @@ static int conv_fits_32bit(const stowage_qconv_params* p) {
          fits_32bit((int64_t)p->m * p->kh * p->kw * p->c);
 }
 
+/* Whether stowage_qconv2d_s8 runs `p` through the im2col buffer: a conv (not pointwise) whose window rows are shorter
+ * than 16 bytes and whose two windows fit the buffer. */
+static int qconv_uses_im2col(const stowage_qconv_params* p) {
+  const int64_t K = (int64_t)p->kh * p->kw * p->c;
+  const int pointwise = p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
+                        p->oh == p->h && p->ow == p->w;
+  return p->kc == p->c && p->dil_w == 1 && conv_fits_32bit(p) && !pointwise && (int64_t)p->kw * p->c < 16 &&
+         2 * K <= STOWAGE_IM2COL_BYTES;
+}
 #endif
+
+int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p) {
+#if defined(STOWAGE_SMALL_KERNELS)
+  (void)p;
+  return 0;
+#else
+  return qconv_uses_im2col(p) ? STOWAGE_IM2COL_BYTES : 0;
+#endif
+}
 
 void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                         const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
 #if !defined(STOWAGE_SMALL_KERNELS)
   if (p->kc == p->c && p->dil_w == 1 && conv_fits_32bit(p)) {
-    const int64_t K = (int64_t)p->kh * p->kw * p->c;
     if (p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
         p->oh == p->h && p->ow == p->w) {
       /* Pointwise: every pixel of the batch is one long row (inputs and outputs are both pixel after pixel). */
@@ -593,7 +608,7 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
       qconv2d_fast(x, w, bias, multiplier, shift, y, &flat);
       return;
     }
-    if ((int64_t)p->kw * p->c < 16 && 2 * K <= STOWAGE_IM2COL_BYTES) qconv2d_im2col(x, w, bias, multiplier, shift, y, p);
+    if (qconv_uses_im2col(p)) qconv2d_im2col(x, w, bias, multiplier, shift, y, p);
     else qconv2d_fast(x, w, bias, multiplier, shift, y, p);
     return;
   }

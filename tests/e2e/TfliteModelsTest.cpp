@@ -259,6 +259,22 @@ TEST(TfliteModels, InfoListsOpsOfResnet) {
   EXPECT_NE(r.out.find("1x32x32x3"), std::string::npos) << r.out;
 }
 
+TEST(TfliteModels, KernelStackOfTheIm2colConvIsReported) {
+  fs::path dir = sharedPath("models/mlperf-tiny");
+  if (dir.empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny not found; skipping";
+  const fs::path out = scratchDir("tflite_kws_kernel_stack");
+  auto r = runCommand(cli() + " compile " + shellQuote((dir / "kws_ref_model.tflite").string()) + " -o " + shellQuote(out.string()));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  // DS-CNN's first convolution (10x4 filter over one input channel) goes through the im2col buffer; no other layer.
+  EXPECT_NE(r.out.find("kernel stack: 1024 bytes"), std::string::npos) << r.out;
+  const std::string report = readFileBytes(out / "report.json");
+  EXPECT_NE(report.find("\"kernel_stack_bytes\": 1024"), std::string::npos);
+  size_t layersWithStack = 0;
+  for (size_t at = report.find("\"kernel_stack_bytes\": 1024"); at != std::string::npos; at = report.find("\"kernel_stack_bytes\": 1024", at + 1))
+    ++layersWithStack;
+  EXPECT_EQ(layersWithStack, 2u) << "CONV_2D_0 and the model's total";
+}
+
 TEST(TfliteModels, RawInputOfWrongSizeIsAClearError) {
   fs::path dir = sharedPath("models/mlperf-tiny");
   if (dir.empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny not found; skipping";

@@ -465,4 +465,14 @@ void executeQuantCall(const QuantCall& c, const std::vector<const void*>& in, vo
              c.params);
 }
 
+size_t kernelStackBytes(const Graph& g, const Node& node) {
+  auto calls = lowerNode(g, node);
+  if (!calls.ok()) return 0;
+  size_t bytes = 0;
+  for (const KernelCall& call : *calls)
+    if (const auto* q = std::get_if<QuantCall>(&call.params); q != nullptr && q->kernel == QuantKernel::Conv2d)
+      bytes = std::max(bytes, static_cast<size_t>(stowage_qconv2d_s8_stack_bytes(&std::get<stowage_qconv_params>(q->params))));
+  return bytes;
+}
+
 }  // namespace stowage

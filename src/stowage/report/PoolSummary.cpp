@@ -1,13 +1,14 @@
 // Pool summary table (see PoolSummary.h).
 #include "stowage/report/PoolSummary.h"
 
-#include "stowage/report/OffloadSummary.h"
-
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
+#include "stowage/codegen/KernelCall.h"
 #include "stowage/plan/PlanProgram.h"
+#include "stowage/report/OffloadSummary.h"
 
 namespace stowage {
 
@@ -65,6 +66,18 @@ std::string poolSummary(const Graph& g, const ProgramPlan& plan) {
     if (u.buffers > 0) algos += fmt::format("{}{}: {} ({})", algos.empty() ? "" : ", ", plan.board.pools[static_cast<size_t>(u.pool)].name, u.algorithm, u.status);
   out += algos.empty() ? "\n" : " (" + algos + ")\n";
   out += offloadSummary(g, plan);
+  // Stack the portable kernels use for buffers of their own (the int8 convolution's im2col buffer), on top of the pools.
+  size_t stack = 0;
+  std::string stackLayers;
+  for (size_t step = 0; step < g.nodes.size(); ++step) {
+    if (plan.offloadedAt(static_cast<int>(step)) != nullptr) continue;
+    const size_t bytes = kernelStackBytes(g, g.nodes[step]);
+    if (bytes == 0) continue;
+    stack = std::max(stack, bytes);
+    stackLayers += (stackLayers.empty() ? "" : ", ") + g.nodes[step].name;
+  }
+  if (stack > 0)
+    out += fmt::format("  kernel stack: {} bytes at most, on the stack beside the pools (im2col buffer of {})\n", stack, stackLayers);
   for (const std::string& r : plan.remarks) out += "  remark: " + r + "\n";
   return out;
 }

@@ -2,6 +2,7 @@
  * (STOWAGE_EMULATE_DSP in int8_dot.h), under other names, so that host tests run the DSP code path. */
 #define STOWAGE_EMULATE_DSP 1
 #define stowage_qconv2d_s8 stowage_emu_dsp_qconv2d_s8
+#define stowage_qconv2d_s8_stack_bytes stowage_emu_dsp_qconv2d_s8_stack_bytes
 #define stowage_qdepthwise_conv2d_s8 stowage_emu_dsp_qdepthwise_conv2d_s8
 #define stowage_qfully_connected_s8 stowage_emu_dsp_qfully_connected_s8
 #define stowage_requantize_s32 stowage_emu_dsp_requantize_s32

@@ -133,6 +133,20 @@ TEST(Int8FastKernels, ConvOnRandomShapesMatchesDirectLoops) {
   }
 }
 
+TEST(Int8FastKernels, StackBytesNameTheIm2colBufferOfShortWindowRowsOnly) {
+  stowage_qconv_params p{};
+  p.n = 1, p.h = p.w = p.oh = p.ow = 16, p.m = 8, p.kh = p.kw = 3, p.stride_h = p.stride_w = p.dil_h = p.dil_w = 1;
+  p.pad_top = p.pad_left = 1;
+  p.c = p.kc = 1;  // a first layer: 3-byte window rows
+  EXPECT_EQ(stowage_qconv2d_s8_stack_bytes(&p), STOWAGE_IM2COL_BYTES);
+  p.c = p.kc = 16;  // 48-byte rows: the direct loops
+  EXPECT_EQ(stowage_qconv2d_s8_stack_bytes(&p), 0);
+  p.c = p.kc = 1, p.kh = p.kw = 1, p.pad_top = p.pad_left = 0;  // pointwise: one long row, no copy
+  EXPECT_EQ(stowage_qconv2d_s8_stack_bytes(&p), 0);
+  p.kh = p.kw = 3, p.pad_top = p.pad_left = 1, p.dil_w = 2;  // dilated across the row: the reference loops
+  EXPECT_EQ(stowage_qconv2d_s8_stack_bytes(&p), 0);
+}
+
 TEST(Int8FastKernels, DepthwiseOnRandomShapesMatchesDirectLoops) {
   std::mt19937 rng(202);
   for (int t = 0; t < 300; ++t) {
