@@ -575,14 +575,20 @@ static int conv_fits_32bit(const stowage_qconv_params* p) {
          fits_32bit((int64_t)p->m * p->kh * p->kw * p->c);
 }
 
-/* Whether stowage_qconv2d_s8 runs `p` through the im2col buffer: a conv (not pointwise) whose window rows are shorter
- * than 16 bytes and whose two windows fit the buffer. */
+/* Whether the fast paths take `p` at all: groups 1, contiguous window rows, 32-bit indices. */
+static int qconv_is_fast(const stowage_qconv_params* p) { return p->kc == p->c && p->dil_w == 1 && conv_fits_32bit(p); }
+
+/* A 1x1, stride 1, unpadded convolution: every pixel of the batch is one long row. */
+static int qconv_is_pointwise(const stowage_qconv_params* p) {
+  return p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
+         p->oh == p->h && p->ow == p->w;
+}
+
+/* Whether stowage_qconv2d_s8 runs `p` through the im2col buffer: a fast-path conv, not pointwise, whose window rows
+ * are shorter than 16 bytes and whose two windows fit the buffer. */
 static int qconv_uses_im2col(const stowage_qconv_params* p) {
-  const int64_t K = (int64_t)p->kh * p->kw * p->c;
-  const int pointwise = p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
-                        p->oh == p->h && p->ow == p->w;
-  return p->kc == p->c && p->dil_w == 1 && conv_fits_32bit(p) && !pointwise && (int64_t)p->kw * p->c < 16 &&
-         2 * K <= STOWAGE_IM2COL_BYTES;
+  return qconv_is_fast(p) && !qconv_is_pointwise(p) && (int64_t)p->kw * p->c < 16 &&
+         2 * (int64_t)p->kh * p->kw * p->c <= STOWAGE_IM2COL_BYTES;
 }
 #endif
 
@@ -598,10 +604,9 @@ int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p) {
 void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                         const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
 #if !defined(STOWAGE_SMALL_KERNELS)
-  if (p->kc == p->c && p->dil_w == 1 && conv_fits_32bit(p)) {
-    if (p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 &&
-        p->oh == p->h && p->ow == p->w) {
-      /* Pointwise: every pixel of the batch is one long row (inputs and outputs are both pixel after pixel). */
+  if (qconv_is_fast(p)) {
+    if (qconv_is_pointwise(p)) {
+      /* Inputs and outputs are both pixel after pixel: the batch is one row. */
       stowage_qconv_params flat = *p;
       flat.n = flat.h = flat.oh = 1;
       flat.w = flat.ow = p->n * p->h * p->w;

@@ -107,6 +107,17 @@ int offloadedLayers(const fs::path& report) {
   return count;
 }
 
+/// Runs `stowage COMMAND MODEL ARGS` (ARGS ending with its output flag) with stdout discarded and stderr in `errFile`:
+/// "" when it succeeds, else "stowage COMMAND exited N: " and the first line of its stderr.
+std::string runStowage(const Options& opt, const std::string& command, const fs::path& model, const std::string& args,
+                       const fs::path& errFile) {
+  const std::string cmd = quote(opt.cli.string()) + " " + command + " " + quote(model.string()) + args + " > /dev/null 2> " +
+                          quote(errFile.string());
+  const int rc = std::system(cmd.c_str());
+  if (rc == 0) return "";
+  return "stowage " + command + " exited " + std::to_string(WEXITSTATUS(rc)) + ": " + firstLine(readText(errFile));
+}
+
 /// Graph inputs that are not initializers, in order, with their ONNX element types.
 bool modelInputs(const fs::path& model, std::vector<std::pair<std::string, int>>& inputs) {
   onnx::ModelProto proto;
@@ -170,21 +181,15 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
     fs::remove_all(out);
     fs::create_directories(out.parent_path());
     const fs::path errFile = out.string() + ".stderr";
-    std::string cmd = quote(opt.cli.string()) + " run " + quote(model.string()) + args + " --output-dir " +
-                      quote(out.string()) + " > /dev/null 2> " + quote(errFile.string());
-    int rc = std::system(cmd.c_str());
-    if (rc != 0) {
-      std::string err = readText(errFile);
-      return {r.name, Outcome::Fail, "stowage run exited " + std::to_string(WEXITSTATUS(rc)) + ": " + firstLine(err)};
-    }
+    if (std::string err = runStowage(opt, "run", model, args + " --output-dir " + quote(out.string()), errFile); !err.empty())
+      return {r.name, Outcome::Fail, err};
     const fs::path guardOut = out.string() + ".guard";
     if (!opt.guardFlags.empty()) {
       fs::remove_all(guardOut);
-      std::string guardCmd = quote(opt.cli.string()) + " run " + quote(model.string()) + args + " --guard " + opt.guardFlags +
-                             " --output-dir " + quote(guardOut.string()) + " > /dev/null 2> " + quote(errFile.string());
-      rc = std::system(guardCmd.c_str());
-      if (rc != 0)
-        return {r.name, Outcome::Fail, "guard mode: stowage run exited " + std::to_string(WEXITSTATUS(rc)) + ": " + firstLine(readText(errFile))};
+      if (std::string err = runStowage(opt, "run", model, args + " --guard " + opt.guardFlags + " --output-dir " + quote(guardOut.string()),
+                                       errFile);
+          !err.empty())
+        return {r.name, Outcome::Fail, "guard mode: " + err};
     }
     r.offloadedLayers.resize(opt.accelFlags.size(), -1);
     std::vector<bool> accelRan(opt.accelFlags.size(), false);
@@ -194,24 +199,18 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
       // only on its CPU there, which the guard-board run of the main suite already checks, so it is not run again.
       const fs::path compiled = out.string() + ".compiled";
       fs::remove_all(compiled);
-      std::string compileCmd = quote(opt.cli.string()) + " compile " + quote(model.string()) + compileArgs + " " + flags + " -o " +
-                               quote(compiled.string()) + " > /dev/null 2> " + quote(errFile.string());
-      rc = std::system(compileCmd.c_str());
-      if (rc != 0)
-        return {r.name, Outcome::Fail, "accelerator compile (" + flags + "): stowage compile exited " + std::to_string(WEXITSTATUS(rc)) + ": " +
-                                           firstLine(readText(errFile))};
+      if (std::string err = runStowage(opt, "compile", model, compileArgs + " " + flags + " -o " + quote(compiled.string()), errFile);
+          !err.empty())
+        return {r.name, Outcome::Fail, "accelerator compile (" + flags + "): " + err};
       const int layers = offloadedLayers(compiled / "report.json");
       r.offloadedLayers[b] = r.offloadedLayers[b] < 0 ? layers : std::min(r.offloadedLayers[b], layers);
       fs::remove_all(compiled);
       if (layers == 0) continue;
       const fs::path accelOut = out.string() + ".accel" + std::to_string(b);
       fs::remove_all(accelOut);
-      std::string accelCmd = quote(opt.cli.string()) + " run " + quote(model.string()) + args + " " + flags + " --output-dir " +
-                             quote(accelOut.string()) + " > /dev/null 2> " + quote(errFile.string());
-      rc = std::system(accelCmd.c_str());
-      if (rc != 0)
-        return {r.name, Outcome::Fail, "accelerator run (" + flags + "): stowage run exited " + std::to_string(WEXITSTATUS(rc)) + ": " +
-                                           firstLine(readText(errFile))};
+      if (std::string err = runStowage(opt, "run", model, args + " " + flags + " --output-dir " + quote(accelOut.string()), errFile);
+          !err.empty())
+        return {r.name, Outcome::Fail, "accelerator run (" + flags + "): " + err};
       accelRan[b] = true;
     }
     for (size_t k = 0;; ++k) {

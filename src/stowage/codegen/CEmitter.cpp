@@ -25,17 +25,11 @@ namespace stowage {
 
 namespace {
 
+using lowering::intList;
 using lowering::Overloaded;
 
 std::string tensorComment(const Tensor& t) {
   return fmt::format("'{}': {}[{}]", commentText(t.name), dtypeName(t.dtype), shapeToString(t.shape));
-}
-
-template <typename T>
-std::string intList(const T* v, int32_t count) {
-  std::string s = "{";
-  for (int32_t i = 0; i < count; ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "}";
 }
 
 const char* binaryOpName(stowage_binary_op op) {

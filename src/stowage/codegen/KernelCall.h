@@ -161,9 +161,11 @@ void executeKernelCall(const KernelCall& call, const std::vector<const void*>& i
 // The quantized ops (QConv2d, ..., Dequantize in Ops.def), implemented in QuantKernelCall.cpp.
 /// The call computing a quantized node; errors name the node (missing quantization, non-int8 tensors).
 Result<std::vector<KernelCall>> lowerQuantNode(const Graph& g, const Node& node);
-/// Bytes of stack the portable kernels of `node` use for buffers of their own (the int8 convolution's im2col buffer,
-/// stowage_qconv2d_s8_stack_bytes), beyond ordinary locals; 0 when none or when the node does not lower.
-size_t kernelStackBytes(const Graph& g, const Node& node);
+struct ProgramPlan;
+/// Per step: bytes of stack the portable kernels of that CPU layer use for buffers of their own (the int8
+/// convolution's im2col buffer, stowage_qconv2d_s8_stack_bytes), beyond ordinary locals; 0 for none, for an
+/// offloaded layer and for a node that does not lower. The report's kernel_stack_bytes and summary line.
+std::vector<size_t> kernelStackByStep(const Graph& g, const ProgramPlan& plan);
 /// "stowage_qconv2d_s8", ...
 std::string quantKernelFunctionName(const QuantCall& call);
 /// "stowage_qconv_params", ...

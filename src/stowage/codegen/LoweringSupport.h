@@ -24,6 +24,14 @@ struct Overloaded : Ts... {
 template <class... Ts>
 Overloaded(Ts...) -> Overloaded<Ts...>;
 
+/// "{1, 2, 3}": the first `count` values of `v` as a C initializer.
+template <typename T>
+std::string intList(const T* v, int32_t count) {
+  std::string s = "{";
+  for (int32_t i = 0; i < count; ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "}";
+}
+
 /// "node 'conv1' (Conv)": where a lowering message points.
 inline std::string nodeLoc(const Node& n) { return fmt::format("node '{}' ({})", n.name, opName(n.op)); }
 

@@ -17,6 +17,7 @@ namespace {
 
 using lowering::assignI32;
 using lowering::broadcastStrides;
+using lowering::intList;
 using lowering::BroadcastLoops;
 using lowering::mergeBroadcastLoops;
 using lowering::fitsI32;
@@ -229,12 +230,6 @@ Result<std::vector<KernelCall>> lowerQLinearMatMul(const Graph& g, const Node& n
   return std::vector<KernelCall>{single(QLinearKernel::MatMulInteger, p, {aId, bId, n.input(2), n.input(3)}, n.outputs[0])};
 }
 
-std::string nonEmptyIntList(const auto* v, int32_t count) {
-  std::string s = "{";
-  for (int32_t i = 0; i < std::max(1, count); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "}";
-}
-
 const char* elemName(int32_t t) {
   switch (t) {
     case STOWAGE_ELEM_S8: return "STOWAGE_ELEM_S8";
@@ -297,8 +292,8 @@ std::string qlinearParamsInitializer(const QLinearCall& c) {
             return fmt::format(".batch_rank = {}, .batch_shape = {}, .a_stride = {}, .b_stride = {},\n"
                                "  .m = {}, .n = {}, .k = {}, .a_type = {}, .b_type = {}, .y_type = {},\n"
                                "  .a_quant_count = {}, .b_quant_count = {}, .y_quant_count = {}",
-                               p.batch_rank, nonEmptyIntList(p.batch_shape, p.batch_rank), nonEmptyIntList(p.a_stride, p.batch_rank),
-                               nonEmptyIntList(p.b_stride, p.batch_rank), p.m, p.n, p.k, elemName(p.a_type), elemName(p.b_type),
+                               p.batch_rank, intList(p.batch_shape, std::max(1, p.batch_rank)), intList(p.a_stride, std::max(1, p.batch_rank)),
+                               intList(p.b_stride, std::max(1, p.batch_rank)), p.m, p.n, p.k, elemName(p.a_type), elemName(p.b_type),
                                elemName(p.y_type), p.a_quant_count, p.b_quant_count, p.y_quant_count);
           },
       },

@@ -10,6 +10,7 @@
 #include "stowage/codegen/CNames.h"
 #include "stowage/codegen/KernelCall.h"
 #include "stowage/codegen/LoweringSupport.h"
+#include "stowage/plan/ProgramPlan.h"
 
 namespace stowage {
 
@@ -465,13 +466,16 @@ void executeQuantCall(const QuantCall& c, const std::vector<const void*>& in, vo
              c.params);
 }
 
-size_t kernelStackBytes(const Graph& g, const Node& node) {
-  auto calls = lowerNode(g, node);
-  if (!calls.ok()) return 0;
-  size_t bytes = 0;
-  for (const KernelCall& call : *calls)
-    if (const auto* q = std::get_if<QuantCall>(&call.params); q != nullptr && q->kernel == QuantKernel::Conv2d)
-      bytes = std::max(bytes, static_cast<size_t>(stowage_qconv2d_s8_stack_bytes(&std::get<stowage_qconv_params>(q->params))));
+std::vector<size_t> kernelStackByStep(const Graph& g, const ProgramPlan& plan) {
+  std::vector<size_t> bytes(g.nodes.size(), 0);
+  for (size_t step = 0; step < g.nodes.size(); ++step) {
+    if (plan.offloadedAt(static_cast<int>(step)) != nullptr) continue;
+    auto calls = lowerNode(g, g.nodes[step]);
+    if (!calls.ok()) continue;
+    for (const KernelCall& call : *calls)
+      if (const auto* q = std::get_if<QuantCall>(&call.params); q != nullptr && q->kernel == QuantKernel::Conv2d)
+        bytes[step] = std::max(bytes[step], static_cast<size_t>(stowage_qconv2d_s8_stack_bytes(&std::get<stowage_qconv_params>(q->params))));
+  }
   return bytes;
 }
 

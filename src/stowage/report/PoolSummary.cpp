@@ -67,13 +67,12 @@ std::string poolSummary(const Graph& g, const ProgramPlan& plan) {
   out += algos.empty() ? "\n" : " (" + algos + ")\n";
   out += offloadSummary(g, plan);
   // Stack the portable kernels use for buffers of their own (the int8 convolution's im2col buffer), on top of the pools.
+  const std::vector<size_t> stackByStep = kernelStackByStep(g, plan);
   size_t stack = 0;
   std::string stackLayers;
-  for (size_t step = 0; step < g.nodes.size(); ++step) {
-    if (plan.offloadedAt(static_cast<int>(step)) != nullptr) continue;
-    const size_t bytes = kernelStackBytes(g, g.nodes[step]);
-    if (bytes == 0) continue;
-    stack = std::max(stack, bytes);
+  for (size_t step = 0; step < stackByStep.size(); ++step) {
+    if (stackByStep[step] == 0) continue;
+    stack = std::max(stack, stackByStep[step]);
     stackLayers += (stackLayers.empty() ? "" : ", ") + g.nodes[step].name;
   }
   if (stack > 0)

@@ -96,7 +96,7 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
   NodeTargets targets = assignNodeTargets(g, board);
   if (plan.nodeTargets.size() == g.nodes.size()) targets.targetOf = plan.nodeTargets;
   json layers = json::array();
-  size_t kernelStack = 0;  // the most stack bytes one CPU layer's kernels use for buffers of their own
+  const std::vector<size_t> stackByStep = kernelStackByStep(g, plan);
   for (size_t step = 0; step < g.nodes.size(); ++step) {
     const Node& n = g.nodes[step];
     json j;
@@ -119,11 +119,7 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
     j["live_bytes"] = std::move(live);
     const OffloadedLayer* offloaded = plan.offloadedAt(static_cast<int>(step));
     j["estimated_cycles"] = offloaded != nullptr ? offloaded->totalCycles : cpuLayerCycles(g, n, plan, targets.targetOf[step]);
-    if (offloaded == nullptr) {
-      const size_t stack = kernelStackBytes(g, n);
-      j["kernel_stack_bytes"] = stack;
-      kernelStack = std::max(kernelStack, stack);
-    }
+    if (offloaded == nullptr) j["kernel_stack_bytes"] = stackByStep[step];
     if (const OffloadedLayer* o = offloaded) {
       json t;
       t["mode"] = o->mode;
@@ -152,7 +148,7 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
     layers.push_back(std::move(j));
   }
   r["layers"] = std::move(layers);
-  r["kernel_stack_bytes"] = kernelStack;
+  r["kernel_stack_bytes"] = stackByStep.empty() ? 0 : *std::max_element(stackByStep.begin(), stackByStep.end());
   r["planner"] = {{"algorithm", plan.algorithm}, {"seconds", plan.seconds}};
   r["remarks"] = plan.remarks;
   return r;

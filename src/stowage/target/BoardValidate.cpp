@@ -87,11 +87,7 @@ Status checkFixedPoolsApart(const Board& board, const std::function<KeyWhere(siz
 
 }  // namespace
 
-std::string hexAddress(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llX", static_cast<unsigned long long>(v));
-  return buf;
-}
+std::string hexAddress(uint64_t v) { return formatAddress(v, 1); }
 
 bool isIdentifier(std::string_view s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;

@@ -100,9 +100,9 @@ std::string formatByteSize(uint64_t bytes) {
   return std::to_string(bytes);
 }
 
-std::string formatAddress(uint64_t address) {
+std::string formatAddress(uint64_t address, int minDigits) {
   char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%08llX", static_cast<unsigned long long>(address));
+  std::snprintf(buf, sizeof buf, "0x%0*llX", minDigits, static_cast<unsigned long long>(address));
   return buf;
 }
 

@@ -23,7 +23,8 @@ Result<uint64_t> parseUnsigned(std::string_view text);
 /// Shortest exact rendering: "64KiB", "1MiB", "1000" (bytes) or "0" — parseByteSize reads it back.
 std::string formatByteSize(uint64_t bytes);
 
-/// An address as a linker script or memory map prints it: "0x0000FFFF" (at least 8 upper-case hex digits).
-std::string formatAddress(uint64_t address);
+/// An address in upper-case hex with at least `minDigits` digits: "0x0000FFFF" as a linker script or memory map
+/// prints it (the default), "0xFFFF" with 1 (diagnostics: hexAddress).
+std::string formatAddress(uint64_t address, int minDigits = 8);
 
 }  // namespace stowage
