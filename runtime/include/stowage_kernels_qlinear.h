@@ -41,6 +41,16 @@ void stowage_quantize_linear_f32(const float* x, const float* scale, const void*
 void stowage_dequantize_linear_f32(const void* x, const float* scale, const void* zero_point, float* y,
                                    const stowage_qlinear_quant_params* p);
 
+/* How QLinearConv and QLinearMatMul requantize (fields of both parameter structs; all 0 is ONNX's reference):
+ * requant_f32 = 0: round_half_even(acc * multiplier) with the product in double (ONNX's reference arithmetic);
+ *   1: the product in float32, (float)acc * multiplier, as ONNX Runtime's integer kernels compute it (the
+ *   operators that the QDQ pass makes from QuantizeLinear / DequantizeLinear pairs).
+ * clamp = 1: the stored value is also clamped to [y_min, y_max] (output units): a Relu or Clip between the float
+ *   operator and its QuantizeLinear, absorbed exactly (quantization is monotonic). */
+#define STOWAGE_QLINEAR_REQUANT_FIELDS \
+  int32_t requant_f32;                 \
+  int32_t clamp, y_min, y_max;
+
 /* 2-D (or, with h = kh = 1, 1-D) convolution, NCHW. x is [n, c, h, w]; w is [m, c / group, kh, kw]; y is
  * [n, m, oh, ow]. Pads (top, left) in pixels; padded taps read x_zero_point (they contribute 0).
  * x_zero_point is per tensor; w_scale and w_zero_point hold w_quant_count entries (1, or m: per output
@@ -53,6 +63,7 @@ typedef struct {
   int32_t stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;
   int32_t x_type, w_type, y_type;
   int32_t w_quant_count;
+  STOWAGE_QLINEAR_REQUANT_FIELDS
 } stowage_qlinear_conv_params;
 
 void stowage_conv_integer(const void* x, const void* w, const void* x_zero_point, const void* w_zero_point, int32_t* y,
@@ -73,6 +84,7 @@ typedef struct {
   int32_t m, n, k;
   int32_t a_type, b_type, y_type;
   int32_t a_quant_count, b_quant_count, y_quant_count;
+  STOWAGE_QLINEAR_REQUANT_FIELDS
 } stowage_qlinear_matmul_params;
 
 void stowage_matmul_integer(const void* a, const void* b, const void* a_zero_point, const void* b_zero_point, int32_t* y,

@@ -35,9 +35,18 @@ static void store_saturated(void* y, int32_t type, int64_t i, double v) {
 /* Two's-complement wrap of a 32-bit accumulator sum (ONNX's int32 accumulation), without signed overflow. */
 static int32_t wrap_s32(uint32_t u) { return u <= 0x7FFFFFFFu ? (int32_t)u : (int32_t)(-(int64_t)(0xFFFFFFFFu - u) - 1); }
 
-/* round_half_even(acc * multiplier) + zero_point, saturated to `type`, stored at y[i]. */
-static void requantize_store(void* y, int32_t type, int64_t i, int32_t acc, float multiplier, int32_t zero_point) {
-  store_saturated(y, type, i, stowage_round_half_even((double)acc * (double)multiplier) + (double)zero_point);
+/* The requantization choices of a QLinear kernel's parameters (STOWAGE_QLINEAR_REQUANT_FIELDS). */
+typedef struct {
+  int32_t f32, clamp, y_min, y_max;
+} requant_mode;
+
+/* round_half_even(acc * multiplier) + zero_point, saturated to `type` (and clamped as `mode` says), stored at y[i]. */
+static void requantize_store(void* y, int32_t type, int64_t i, int32_t acc, float multiplier, int32_t zero_point,
+                             const requant_mode* mode) {
+  const double product = mode->f32 ? (double)((float)acc * multiplier) : (double)acc * (double)multiplier;
+  double v = stowage_round_half_even(product) + (double)zero_point;
+  if (mode->clamp) v = v < (double)mode->y_min ? (double)mode->y_min : (v > (double)mode->y_max ? (double)mode->y_max : v);
+  store_saturated(y, type, i, v);
 }
 
 /* x_scale * w_scale / y_scale, each step rounded to float as ONNX's reference computes it. */
@@ -128,6 +137,7 @@ void stowage_qlinear_conv(const void* x, const void* w, const float* x_scale, co
                           void* y, const stowage_qlinear_conv_params* p) {
   const int32_t x_zp = zero_point_at(x_zero_point, p->x_type, 0);
   const int32_t y_zp = zero_point_at(y_zero_point, p->y_type, 0);
+  const requant_mode mode = {p->requant_f32, p->clamp, p->y_min, p->y_max};
   int32_t b, oc, oy, ox;
   int64_t i = 0;
   for (b = 0; b < p->n; ++b)
@@ -139,7 +149,7 @@ void stowage_qlinear_conv(const void* x, const void* w, const float* x_scale, co
       for (oy = 0; oy < p->oh; ++oy)
         for (ox = 0; ox < p->ow; ++ox, ++i) {
           const int32_t acc = wrap_s32((uint32_t)conv_accumulate(x, w, x_zp, w_zp, p, b, oc, oy, ox) + bv);
-          requantize_store(y, p->y_type, i, acc, multiplier, y_zp);
+          requantize_store(y, p->y_type, i, acc, multiplier, y_zp, &mode);
         }
     }
 }
@@ -167,6 +177,7 @@ static void matmul_run(const void* a, const void* b, const float* a_scale, const
   int32_t idx[STOWAGE_MAX_RANK];
   int64_t a_off = 0, b_off = 0, batch = 1, t, o = 0;
   int32_t d, i, j;
+  const requant_mode mode = {p->requant_f32, p->clamp, p->y_min, p->y_max};
   for (d = 0; d < p->batch_rank; ++d) {
     idx[d] = 0;
     batch *= p->batch_shape[d];
@@ -181,7 +192,7 @@ static void matmul_run(const void* a, const void* b, const float* a_scale, const
         const int32_t acc = matmul_accumulate(a, a_off, b, b_off, a_zp, zero_point_at(b_zero_point, p->b_type, qb), p, i, j);
         if (requant)
           requantize_store(y, p->y_type, o, acc, requant_multiplier(a_scale[qa], b_scale[qb], y_scale[qy]),
-                           zero_point_at(y_zero_point, p->y_type, qy));
+                           zero_point_at(y_zero_point, p->y_type, qy), &mode);
         else
           ((int32_t*)y)[o] = acc;
       }

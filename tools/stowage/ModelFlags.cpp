@@ -66,6 +66,10 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
   sub->add_flag("--no-fuse{false}", options.fuse,
                 "Keep every Relu a layer of its own instead of fusing it into the float Conv before it (fusion is skipped "
                 "anyway where a rule or pin needs the two tensors apart; report remarks list both); for comparison");
+  sub->add_flag("--no-fuse-qdq{false}", options.fuseQdq,
+                "Compute the operators of a QDQ model (float Conv, Gemm, MatMul between DequantizeLinear and QuantizeLinear) in "
+                "float as written, with float weights: by default they run on integer kernels with their int8 weights, as ONNX "
+                "Runtime's integer kernels compute them (docs/quantized-onnx.md); for comparison");
   sub->add_option("--time-limit", options.planner.timeLimitSeconds, "Seconds the planner may spend in all (exact, hill-climb and auto search within it; greedy plans are kept when it runs out)")
       ->capture_default_str();
 }

@@ -10,6 +10,7 @@
 
 #include "stowage/codegen/KernelCall.h"
 #include "stowage/codegen/LoweringSupport.h"
+#include "stowage/pass/FuseQdq.h"
 
 namespace stowage {
 
@@ -105,6 +106,18 @@ Result<std::vector<KernelCall>> lowerQuantizeLinear(const Graph& g, const Node& 
                                         {n.inputs[0], n.inputs[1], n.input(2)}, n.outputs[0])};
 }
 
+/// The requantization fields (STOWAGE_QLINEAR_REQUANT_FIELDS) from a QLinearConv / QLinearMatMul node's attributes
+/// (Ops.def: requant_f32, y_min / y_max; set by the QDQ pass).
+template <typename Params>
+void setRequantMode(const Node& n, Params& p) {
+  p.requant_f32 = n.attrs.getInt(kQdqRequantF32Attr, 0) != 0 ? 1 : 0;
+  if (n.attrs.has(kQdqOutputMinAttr) || n.attrs.has(kQdqOutputMaxAttr)) {
+    p.clamp = 1;
+    p.y_min = static_cast<int32_t>(n.attrs.getInt(kQdqOutputMinAttr, p.y_type == STOWAGE_ELEM_U8 ? 0 : -128));
+    p.y_max = static_cast<int32_t>(n.attrs.getInt(kQdqOutputMaxAttr, p.y_type == STOWAGE_ELEM_U8 ? 255 : 127));
+  }
+}
+
 Result<std::vector<KernelCall>> lowerQLinearConv(const Graph& g, const Node& n) {
   const bool qlinear = n.op == OpKind::QLinearConv;
   const TensorId xId = n.inputs[0], wId = n.inputs[1];
@@ -157,10 +170,12 @@ Result<std::vector<KernelCall>> lowerQLinearConv(const Graph& g, const Node& n) 
                             {&p.w_quant_count, std::max<int64_t>(wCount, 1)}}));
   if (p.group <= 0 || p.c % p.group != 0 || p.m % p.group != 0)
     return makeError(nodeLoc(n), fmt::format("group {} does not divide {} input and {} output channels", p.group, p.c, p.m));
-  if (qlinear)
+  if (qlinear) {
+    setRequantMode(n, p);
     return std::vector<KernelCall>{single(QLinearKernel::QLinearConv, p,
                                           {xId, wId, n.inputs[2], n.inputs[3], n.inputs[4], n.inputs[5], n.inputs[6], n.inputs[7], n.input(8)},
                                           n.outputs[0])};
+  }
   return std::vector<KernelCall>{single(QLinearKernel::ConvInteger, p, {xId, wId, n.input(2), n.input(3)}, n.outputs[0])};
 }
 
@@ -223,11 +238,20 @@ Result<std::vector<KernelCall>> lowerQLinearMatMul(const Graph& g, const Node& n
   STOWAGE_TRY(assignI32(n, {{&p.m, m}, {&p.n, nn}, {&p.k, k}, {&p.a_type, aType}, {&p.b_type, bType}, {&p.y_type, yType},
                             {&p.a_quant_count, std::max<int64_t>(aCount, 1)}, {&p.b_quant_count, std::max<int64_t>(bCount, 1)},
                             {&p.y_quant_count, std::max<int64_t>(yCount, 1)}}));
-  if (qlinear)
+  if (qlinear) {
+    setRequantMode(n, p);
     return std::vector<KernelCall>{single(QLinearKernel::QLinearMatMul, p,
                                           {aId, bId, n.inputs[2], n.inputs[3], n.inputs[4], n.inputs[5], n.inputs[6], n.inputs[7]},
                                           n.outputs[0])};
+  }
   return std::vector<KernelCall>{single(QLinearKernel::MatMulInteger, p, {aId, bId, n.input(2), n.input(3)}, n.outputs[0])};
+}
+
+/// The requantization fields for a designated initializer; empty when they are ONNX's reference (all 0).
+template <typename Params>
+std::string requantModeText(const Params& p) {
+  if (!p.requant_f32 && !p.clamp) return "";
+  return fmt::format(",\n  .requant_f32 = {}, .clamp = {}, .y_min = {}, .y_max = {}", p.requant_f32, p.clamp, p.y_min, p.y_max);
 }
 
 const char* elemName(int32_t t) {
@@ -286,7 +310,7 @@ std::string qlinearParamsInitializer(const QLinearCall& c) {
                 "  .stride_h = {}, .stride_w = {}, .dil_h = {}, .dil_w = {}, .pad_top = {}, .pad_left = {},\n"
                 "  .x_type = {}, .w_type = {}, .y_type = {}, .w_quant_count = {}",
                 p.n, p.c, p.h, p.w, p.m, p.oh, p.ow, p.kh, p.kw, p.group, p.stride_h, p.stride_w, p.dil_h, p.dil_w, p.pad_top,
-                p.pad_left, elemName(p.x_type), elemName(p.w_type), elemName(p.y_type), p.w_quant_count);
+                p.pad_left, elemName(p.x_type), elemName(p.w_type), elemName(p.y_type), p.w_quant_count) + requantModeText(p);
           },
           [](const stowage_qlinear_matmul_params& p) {
             return fmt::format(".batch_rank = {}, .batch_shape = {}, .a_stride = {}, .b_stride = {},\n"
@@ -294,7 +318,7 @@ std::string qlinearParamsInitializer(const QLinearCall& c) {
                                "  .a_quant_count = {}, .b_quant_count = {}, .y_quant_count = {}",
                                p.batch_rank, intList(p.batch_shape, std::max(1, p.batch_rank)), intList(p.a_stride, std::max(1, p.batch_rank)),
                                intList(p.b_stride, std::max(1, p.batch_rank)), p.m, p.n, p.k, elemName(p.a_type), elemName(p.b_type),
-                               elemName(p.y_type), p.a_quant_count, p.b_quant_count, p.y_quant_count);
+                               elemName(p.y_type), p.a_quant_count, p.b_quant_count, p.y_quant_count) + requantModeText(p);
           },
       },
       c.params);

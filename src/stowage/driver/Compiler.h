@@ -40,6 +40,8 @@ struct CompileOptions {
   bool resident = true;                        ///< `--no-resident` moves every activation through main memory
   bool prefetchWeights = true;                 ///< `--no-weight-prefetch`: each layer loads its own first weight tiles
   bool fuse = true;                            ///< `--no-fuse` keeps each Relu apart from the Conv before it
+  /// `--no-fuse-qdq`: QDQ operators (float ops between DequantizeLinear and QuantizeLinear) stay float (pass/FuseQdq.h).
+  bool fuseQdq = true;
   /// `--kernels portable`: ignore the board's own kernels ([[kernels]], docs/kernels.md) and call the portable ones.
   bool portableKernels = false;
   /// `--emulate MACHINE`: the board is mapped onto this QEMU machine (boardForMachine) before compiling; null: as is.

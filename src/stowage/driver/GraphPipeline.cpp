@@ -13,6 +13,7 @@
 #include "stowage/pass/FoldBatchNorm.h"
 #include "stowage/pass/FoldConstants.h"
 #include "stowage/pass/FuseActivation.h"
+#include "stowage/pass/FuseQdq.h"
 #include "stowage/plan/analysis/MergeCheck.h"
 #include "stowage/plan/PlanProgram.h"
 #include "stowage/tile/TileProgram.h"
@@ -36,6 +37,11 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
   STOWAGE_TRY(validateModelName(options.name));
 
   STOWAGE_TRY(timeStage(timings, "verify-input", [&] { return verifyGraph(graph); }));
+  // Before folding constants, which would turn the int8 weights behind their DequantizeLinear into float ones.
+  std::vector<std::string> qdqRemarks;
+  if (options.fuseQdq) {
+    STOWAGE_ASSIGN_OR_RETURN(qdqRemarks, timeStage(timings, "fuse-qdq", [&] { return fuseQdq(graph); }));
+  }
   STOWAGE_TRY(timeStage(timings, "fold-constants", [&] { return foldConstants(graph); }));
   // Folding and fusing merge two tensors; the board's rules and pins decide whether they may become one.
   const MergeVeto veto = [&board](const Graph& g, TensorId inner, TensorId outer) {
@@ -114,6 +120,7 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
   r.plan.offloaded = tiled.offloaded;
   // Weight transfers handed over across CPU steps (or other targets' layers) arrive that much earlier.
   settlePrefetchArrivals(graph, r.plan);
+  r.plan.remarks.insert(r.plan.remarks.end(), qdqRemarks.begin(), qdqRemarks.end());
   r.plan.remarks.insert(r.plan.remarks.end(), fusionRemarks.begin(), fusionRemarks.end());
   STOWAGE_ASSIGN_OR_RETURN(r.code, timeStage(timings, "emit-c", [&] { return emitC(graph, r.plan, options.name, emit); }));
   // The board's own kernels the code calls: their files go beside the generated C, remarks say which layers call them.
