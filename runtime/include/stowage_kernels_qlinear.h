@@ -93,6 +93,41 @@ void stowage_qlinear_matmul(const void* a, const void* b, const float* a_scale, 
                             const float* b_scale, const void* b_zero_point, const float* y_scale, const void* y_zero_point,
                             void* y, const stowage_qlinear_matmul_params* p);
 
+/* QLinearAdd / QLinearMul (what the QDQ pass makes of Add and Mul between DequantizeLinear and QuantizeLinear):
+ * y = QuantizeLinear(DequantizeLinear(a) op DequantizeLinear(b)) with every step in float32 as the QDQ graph
+ * defines it (DequantizeLinear, the float op, division by y_scale, round half to even, + y_zero_point,
+ * saturation), so the bytes equal those of the float graph run operator by operator. Compile with
+ * -ffp-contract=off (GCC's default with -std=c99) so no step is fused into another. Numpy broadcasting: y is
+ * dense with shape[rank]; a_stride / b_stride in elements, 0 where that operand broadcasts. Scales and zero
+ * points per tensor. clamp / y_min / y_max as STOWAGE_QLINEAR_REQUANT_FIELDS (requant_f32 is unused). */
+typedef struct {
+  int32_t rank;
+  int32_t shape[STOWAGE_MAX_RANK];
+  int64_t a_stride[STOWAGE_MAX_RANK];
+  int64_t b_stride[STOWAGE_MAX_RANK];
+  int32_t mul;
+  int32_t a_type, b_type, y_type;
+  STOWAGE_QLINEAR_REQUANT_FIELDS
+} stowage_qlinear_binary_params;
+
+void stowage_qlinear_binary(const void* a, const void* b, const float* a_scale, const void* a_zero_point, const float* b_scale,
+                            const void* b_zero_point, const float* y_scale, const void* y_zero_point, void* y,
+                            const stowage_qlinear_binary_params* p);
+
+/* QLinearAveragePool (AveragePool and GlobalAveragePool between DequantizeLinear and QuantizeLinear): per window
+ * the int32 sum of (x - x_zero_point) over its taps inside the input, requantized as ONNX Runtime's
+ * QLinearGlobalAveragePool does: round_half_even((float)sum * (x_scale / (y_scale * count))) + y_zero_point,
+ * saturated, in float32. count as stowage_avgpool2d_f32 (count_include_pad). pool holds the geometry (NCHW).
+ * clamp / y_min / y_max as STOWAGE_QLINEAR_REQUANT_FIELDS. */
+typedef struct {
+  stowage_pool2d_params pool;
+  int32_t x_type, y_type;
+  STOWAGE_QLINEAR_REQUANT_FIELDS
+} stowage_qlinear_pool_params;
+
+void stowage_qlinear_avgpool2d(const void* x, const float* x_scale, const void* x_zero_point, const float* y_scale,
+                               const void* y_zero_point, void* y, const stowage_qlinear_pool_params* p);
+
 #ifdef __cplusplus
 }
 #endif

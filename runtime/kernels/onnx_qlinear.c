@@ -3,6 +3,7 @@
  * QLinear variants then requantize with ONNX's round-half-to-even. Declared in stowage_kernels_qlinear.h. */
 #include <math.h>
 
+#include "pool_taps.h"
 #include "stowage_kernels.h"
 
 double stowage_round_half_even(double v) {
@@ -40,13 +41,17 @@ typedef struct {
   int32_t f32, clamp, y_min, y_max;
 } requant_mode;
 
+/* A rounded value plus nothing more: clamped as `mode` says, saturated to `type`, stored at y[i]. */
+static void store_requantized(void* y, int32_t type, int64_t i, double v, const requant_mode* mode) {
+  if (mode->clamp) v = v < (double)mode->y_min ? (double)mode->y_min : (v > (double)mode->y_max ? (double)mode->y_max : v);
+  store_saturated(y, type, i, v);
+}
+
 /* round_half_even(acc * multiplier) + zero_point, saturated to `type` (and clamped as `mode` says), stored at y[i]. */
 static void requantize_store(void* y, int32_t type, int64_t i, int32_t acc, float multiplier, int32_t zero_point,
                              const requant_mode* mode) {
   const double product = mode->f32 ? (double)((float)acc * multiplier) : (double)acc * (double)multiplier;
-  double v = stowage_round_half_even(product) + (double)zero_point;
-  if (mode->clamp) v = v < (double)mode->y_min ? (double)mode->y_min : (v > (double)mode->y_max ? (double)mode->y_max : v);
-  store_saturated(y, type, i, v);
+  store_requantized(y, type, i, stowage_round_half_even(product) + (double)zero_point, mode);
 }
 
 /* x_scale * w_scale / y_scale, each step rounded to float as ONNX's reference computes it. */
@@ -217,4 +222,87 @@ void stowage_qlinear_matmul(const void* a, const void* b, const float* a_scale, 
                             const float* b_scale, const void* b_zero_point, const float* y_scale, const void* y_zero_point,
                             void* y, const stowage_qlinear_matmul_params* p) {
   matmul_run(a, b, a_scale, a_zero_point, b_scale, b_zero_point, y_scale, y_zero_point, y, 1, p);
+}
+
+/* ---- QLinearAdd / QLinearMul, QLinearAveragePool (the QDQ pass's element-wise and pooling operators) ---- */
+
+/* QuantizeLinear of v (float32 division, round half to even, zero point, saturation), clamped as `mode` says. */
+static void quantize_store(void* y, int32_t type, int64_t i, float v, float scale, int32_t zero_point, const requant_mode* mode) {
+  const float q = v / scale;
+  store_requantized(y, type, i, stowage_round_half_even((double)q) + (double)zero_point, mode);
+}
+
+void stowage_qlinear_binary(const void* a, const void* b, const float* a_scale, const void* a_zero_point, const float* b_scale,
+                            const void* b_zero_point, const float* y_scale, const void* y_zero_point, void* y,
+                            const stowage_qlinear_binary_params* p) {
+  const int32_t a_zp = zero_point_at(a_zero_point, p->a_type, 0), b_zp = zero_point_at(b_zero_point, p->b_type, 0);
+  const int32_t y_zp = zero_point_at(y_zero_point, p->y_type, 0);
+  const float sa = a_scale[0], sb = b_scale[0], sy = y_scale[0];
+  const requant_mode mode = {0, p->clamp, p->y_min, p->y_max};
+  int32_t idx[STOWAGE_MAX_RANK];
+  int64_t count = 1, i, a_off = 0, b_off = 0;
+  int32_t d;
+  for (d = 0; d < p->rank; ++d) {
+    idx[d] = 0;
+    count *= p->shape[d];
+  }
+  for (i = 0; i < count; ++i) {
+    /* DequantizeLinear of each operand, the float op, QuantizeLinear: each a float32 step of its own. */
+    const float da = (float)(load_int(a, p->a_type, a_off) - a_zp) * sa;
+    const float db = (float)(load_int(b, p->b_type, b_off) - b_zp) * sb;
+    const float v = p->mul ? da * db : da + db;
+    quantize_store(y, p->y_type, i, v, sy, y_zp, &mode);
+    for (d = p->rank - 1; d >= 0; --d) {
+      a_off += p->a_stride[d];
+      b_off += p->b_stride[d];
+      if (++idx[d] < p->shape[d]) break;
+      a_off -= p->a_stride[d] * p->shape[d];
+      b_off -= p->b_stride[d] * p->shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+void stowage_qlinear_avgpool2d(const void* x, const float* x_scale, const void* x_zero_point, const float* y_scale,
+                               const void* y_zero_point, void* y, const stowage_qlinear_pool_params* qp) {
+  const stowage_pool2d_params* p = &qp->pool;
+  const int32_t x_zp = zero_point_at(x_zero_point, qp->x_type, 0), y_zp = zero_point_at(y_zero_point, qp->y_type, 0);
+  const requant_mode mode = {1, qp->clamp, qp->y_min, qp->y_max};
+  const int64_t planes = (int64_t)p->n * p->c;
+  const int64_t x_plane = (int64_t)p->h * p->w, y_plane = (int64_t)p->oh * p->ow;
+  int64_t pl;
+  int32_t oy, ox, ky, kx;
+  for (pl = 0; pl < planes; ++pl) {
+    for (oy = 0; oy < p->oh; ++oy) {
+      const int32_t iy0 = oy * p->stride_h - p->pad_top;
+      int32_t ky_lo, ky_hi, cy_lo, cy_hi;
+      pool_taps(iy0, p->dil_h, 0, p->h, p->kh, &ky_lo, &ky_hi);
+      pool_taps(iy0, p->dil_h, -p->pad_top, p->h + p->pad_bottom, p->kh, &cy_lo, &cy_hi);
+      for (ox = 0; ox < p->ow; ++ox) {
+        const int32_t ix0 = ox * p->stride_w - p->pad_left;
+        int32_t kx_lo, kx_hi, count;
+        uint32_t sum = 0;
+        const int64_t o = pl * y_plane + (int64_t)oy * p->ow + ox;
+        pool_taps(ix0, p->dil_w, 0, p->w, p->kw, &kx_lo, &kx_hi);
+        if (p->count_include_pad) {
+          int32_t cx_lo, cx_hi;
+          pool_taps(ix0, p->dil_w, -p->pad_left, p->w + p->pad_right, p->kw, &cx_lo, &cx_hi);
+          count = (cy_hi - cy_lo) * (cx_hi - cx_lo);
+        } else {
+          count = (ky_hi - ky_lo) * (kx_hi - kx_lo);
+        }
+        for (ky = ky_lo; ky < ky_hi; ++ky) {
+          const int64_t row = pl * x_plane + (int64_t)(iy0 + ky * p->dil_h) * p->w;
+          for (kx = kx_lo; kx < kx_hi; ++kx) sum += (uint32_t)(load_int(x, qp->x_type, row + ix0 + kx * p->dil_w) - x_zp);
+        }
+        if (count <= 0) {
+          requantize_store(y, qp->y_type, o, 0, 0.0f, y_zp, &mode);
+        } else {
+          /* ONNX Runtime's QLinearGlobalAveragePool: x_scale / (y_scale * count), each step in float32. */
+          const float denominator = y_scale[0] * (float)count;
+          requantize_store(y, qp->y_type, o, wrap_s32(sum), x_scale[0] / denominator, y_zp, &mode);
+        }
+      }
+    }
+  }
 }

@@ -3,25 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "pool_taps.h"
 #include "stowage_kernels.h"
-
-/* Taps k in [0, k_count) with lo_lim <= start + k * d < hi_lim, as the half-open range [*lo, *hi). */
-static void pool_taps(int32_t start, int32_t d, int32_t lo_lim, int32_t hi_lim, int32_t k_count, int32_t* lo,
-                      int32_t* hi) {
-  int32_t a = 0, b = k_count;
-  const int32_t rel = start - lo_lim; /* position relative to the lower limit */
-  const int32_t span = hi_lim - lo_lim;
-  if (rel < 0) a = (-rel + d - 1) / d;
-  if (rel >= span) {
-    b = 0;
-  } else {
-    const int32_t cnt = (span - rel + d - 1) / d;
-    if (cnt < b) b = cnt;
-  }
-  if (a > b) a = b;
-  *lo = a;
-  *hi = b;
-}
 
 void stowage_maxpool2d_f32(const float* x, float* y, const stowage_pool2d_params* p) {
   const int64_t planes = (int64_t)p->n * p->c;

@@ -202,8 +202,9 @@ Result<std::vector<KernelCall>> lowerMatMul(const Graph& g, const Node& n) {
   return std::vector<KernelCall>{KernelCall{c, {n.inputs[0], n.inputs[1]}, n.outputs[0]}};
 }
 
-Result<std::vector<KernelCall>> lowerBinary(const Graph& g, const Node& n, stowage_binary_op op) {
-  STOWAGE_TRY(requireFloat(g, n));
+}  // namespace
+
+Result<stowage_broadcast_params> broadcastGeometry(const Graph& g, const Node& n) {
   Shape out = g.tensor(n.outputs[0]).shape;
   const Shape& a = g.tensor(n.inputs[0]).shape;
   const Shape& b = g.tensor(n.inputs[1]).shape;
@@ -211,14 +212,22 @@ Result<std::vector<KernelCall>> lowerBinary(const Graph& g, const Node& n, stowa
   std::vector<int64_t> sa = broadcastStrides(a, out), sb = broadcastStrides(b, out);
   coalesce(out, {&sa, &sb});
   STOWAGE_TRY(checkRank(n, out.size()));
-  BinaryCall c;
-  c.op = op;
-  stowage_broadcast_params& p = c.params;
+  stowage_broadcast_params p;
   std::memset(&p, 0, sizeof p);
   p.rank = static_cast<int32_t>(out.size());
   STOWAGE_TRY(fillShape(n, p.shape, out));
   for (size_t d = 0; d < out.size(); ++d) p.a_stride[d] = sa[d], p.b_stride[d] = sb[d];
-  setFusedClamp(n, p);
+  return p;
+}
+
+namespace {
+
+Result<std::vector<KernelCall>> lowerBinary(const Graph& g, const Node& n, stowage_binary_op op) {
+  STOWAGE_TRY(requireFloat(g, n));
+  BinaryCall c;
+  c.op = op;
+  STOWAGE_ASSIGN_OR_RETURN(c.params, broadcastGeometry(g, n));
+  setFusedClamp(n, c.params);
   return std::vector<KernelCall>{KernelCall{c, {n.inputs[0], n.inputs[1]}, n.outputs[0]}};
 }
 
@@ -249,8 +258,9 @@ Result<std::vector<KernelCall>> lowerSoftmax(const Graph& g, const Node& n) {
   return std::vector<KernelCall>{KernelCall{c, {n.inputs[0]}, n.outputs[0]}};
 }
 
-Result<std::vector<KernelCall>> lowerPool(const Graph& g, const Node& n) {
-  STOWAGE_TRY(requireFloat(g, n));
+}  // namespace
+
+Result<stowage_pool2d_params> poolGeometry(const Graph& g, const Node& n) {
   const Shape& x = g.tensor(n.inputs[0]).shape;
   const Shape& y = g.tensor(n.outputs[0]).shape;
   if (x.size() < 3 || x.size() > 4)
@@ -259,15 +269,23 @@ Result<std::vector<KernelCall>> lowerPool(const Graph& g, const Node& n) {
   auto [xn, xc, xh, xw] = nchw(x);
   auto [yn, yc, yh, yw] = nchw(y);
   (void)yn, (void)yc;
-  PoolCall c;
-  c.max = n.op == OpKind::MaxPool;
-  stowage_pool2d_params& p = c.params;
+  stowage_pool2d_params p;
   std::memset(&p, 0, sizeof p);
   STOWAGE_TRY(assignI32(n, {{&p.n, xn}, {&p.c, xc}, {&p.h, xh}, {&p.w, xw}, {&p.oh, yh}, {&p.ow, yw}, {&p.kh, s.kh},
                               {&p.kw, s.kw}, {&p.stride_h, s.sh}, {&p.stride_w, s.sw}, {&p.pad_top, s.padTop},
                               {&p.pad_left, s.padLeft}, {&p.pad_bottom, s.padBottom}, {&p.pad_right, s.padRight},
                               {&p.dil_h, s.dh}, {&p.dil_w, s.dw},
                               {&p.count_include_pad, n.attrs.getInt("count_include_pad", 0) != 0}}));
+  return p;
+}
+
+namespace {
+
+Result<std::vector<KernelCall>> lowerPool(const Graph& g, const Node& n) {
+  STOWAGE_TRY(requireFloat(g, n));
+  PoolCall c;
+  c.max = n.op == OpKind::MaxPool;
+  STOWAGE_ASSIGN_OR_RETURN(c.params, poolGeometry(g, n));
   return std::vector<KernelCall>{KernelCall{c, {n.inputs[0]}, n.outputs[0]}};
 }
 
@@ -578,7 +596,10 @@ Result<std::vector<KernelCall>> lowerNode(const Graph& g, const Node& n) {
     case OpKind::ConvInteger:
     case OpKind::QLinearConv:
     case OpKind::MatMulInteger:
-    case OpKind::QLinearMatMul: return lowerQLinearNode(g, n);
+    case OpKind::QLinearMatMul:
+    case OpKind::QLinearAdd:
+    case OpKind::QLinearMul:
+    case OpKind::QLinearAveragePool: return lowerQLinearNode(g, n);
   }
   return makeUnsupported(nodeLoc(n), "has no kernel");
 }

@@ -114,10 +114,21 @@ struct NhwcCall {
 
 /// One call of an ONNX integer / quantized-linear kernel of stowage_kernels_qlinear.h: `fn(inputs..., y, &params)`.
 /// See QLinearKernelCall.cpp.
-enum class QLinearKernel { QuantizeLinear, DequantizeLinear, ConvInteger, QLinearConv, MatMulInteger, QLinearMatMul };
+enum class QLinearKernel {
+  QuantizeLinear,
+  DequantizeLinear,
+  ConvInteger,
+  QLinearConv,
+  MatMulInteger,
+  QLinearMatMul,
+  QLinearBinary,
+  QLinearAveragePool
+};
 struct QLinearCall {
   QLinearKernel kernel = QLinearKernel::QLinearConv;
-  std::variant<stowage_qlinear_quant_params, stowage_qlinear_conv_params, stowage_qlinear_matmul_params> params;
+  std::variant<stowage_qlinear_quant_params, stowage_qlinear_conv_params, stowage_qlinear_matmul_params, stowage_qlinear_binary_params,
+               stowage_qlinear_pool_params>
+      params;
 };
 
 using KernelParams = std::variant<ConvCall, GemmCall, MatMulCall, BinaryCall, UnaryCall, SoftmaxCall, BatchNormCall,
@@ -182,7 +193,12 @@ std::string nhwcParamsTypeName(const NhwcCall& call);
 std::string nhwcParamsInitializer(const NhwcCall& call);
 void executeNhwcCall(const NhwcCall& call, const std::vector<const void*>& inputs, void* output);
 
-// The ONNX integer ops (QuantizeLinear ... QLinearMatMul in Ops.def), implemented in QLinearKernelCall.cpp; same roles.
+/// The broadcast walk of binary op `n` (inputs 0 and 1, output 0) and the window of pool `n` (NCHW, kernel_shape, strides,
+/// pads, dilations, count_include_pad), shared by the float and the QLinear lowerings. No dtype checks.
+Result<stowage_broadcast_params> broadcastGeometry(const Graph& g, const Node& n);
+Result<stowage_pool2d_params> poolGeometry(const Graph& g, const Node& n);
+
+// The ONNX integer ops (QuantizeLinear ... QLinearAveragePool in Ops.def), implemented in QLinearKernelCall.cpp; same roles.
 Result<std::vector<KernelCall>> lowerQLinearNode(const Graph& g, const Node& node);
 std::string qlinearKernelFunctionName(const QLinearCall& call);
 std::string qlinearParamsTypeName(const QLinearCall& call);

@@ -247,6 +247,57 @@ Result<std::vector<KernelCall>> lowerQLinearMatMul(const Graph& g, const Node& n
   return std::vector<KernelCall>{single(QLinearKernel::MatMulInteger, p, {aId, bId, n.input(2), n.input(3)}, n.outputs[0])};
 }
 
+/// QLinearAdd / QLinearMul: numpy broadcasting of a and b, per-tensor scales and zero points.
+Result<std::vector<KernelCall>> lowerQLinearBinary(const Graph& g, const Node& n) {
+  const TensorId aId = n.inputs[0], bId = n.inputs[1], yId = n.outputs[0];
+  stowage_qlinear_binary_params p;
+  std::memset(&p, 0, sizeof p);
+  STOWAGE_ASSIGN_OR_RETURN(p.a_type, elemType(g, n, aId, {DType::Int8, DType::UInt8}, "A"));
+  STOWAGE_ASSIGN_OR_RETURN(p.b_type, elemType(g, n, bId, {DType::Int8, DType::UInt8}, "B"));
+  STOWAGE_ASSIGN_OR_RETURN(p.y_type, elemType(g, n, yId, {DType::Int8, DType::UInt8}, "output"));
+  const DType ad = g.tensor(aId).dtype, bd = g.tensor(bId).dtype, yd = g.tensor(yId).dtype;
+  STOWAGE_TRY(quantInput(g, n, 2, ad, true, true, 1, "a_scale"));
+  STOWAGE_TRY(quantInput(g, n, 3, ad, false, true, 1, "a_zero_point"));
+  STOWAGE_TRY(quantInput(g, n, 4, bd, true, true, 1, "b_scale"));
+  STOWAGE_TRY(quantInput(g, n, 5, bd, false, true, 1, "b_zero_point"));
+  STOWAGE_TRY(quantInput(g, n, 6, yd, true, true, 1, "y_scale"));
+  STOWAGE_TRY(quantInput(g, n, 7, yd, false, true, 1, "y_zero_point"));
+  STOWAGE_ASSIGN_OR_RETURN(stowage_broadcast_params walk, broadcastGeometry(g, n));
+  p.rank = walk.rank;
+  for (int32_t d = 0; d < walk.rank; ++d) {
+    p.shape[d] = walk.shape[d];
+    p.a_stride[d] = walk.a_stride[d];
+    p.b_stride[d] = walk.b_stride[d];
+  }
+  p.mul = n.op == OpKind::QLinearMul ? 1 : 0;
+  setRequantMode(n, p);
+  p.requant_f32 = 0;
+  return std::vector<KernelCall>{single(QLinearKernel::QLinearBinary, p, {aId, bId, n.inputs[2], n.inputs[3], n.inputs[4], n.inputs[5],
+                                                                         n.inputs[6], n.inputs[7]},
+                                        yId)};
+}
+
+/// QLinearAveragePool: AveragePool's window on int8 / uint8, per-tensor scales and zero points.
+Result<std::vector<KernelCall>> lowerQLinearAveragePool(const Graph& g, const Node& n) {
+  const TensorId xId = n.inputs[0], yId = n.outputs[0];
+  const Shape& x = g.tensor(xId).shape;
+  if (x.size() < 3 || x.size() > 4)
+    return makeUnsupported(nodeLoc(n), fmt::format("input rank {}: the pool kernels support 1-D and 2-D pooling", x.size()));
+  stowage_qlinear_pool_params p;
+  std::memset(&p, 0, sizeof p);
+  STOWAGE_ASSIGN_OR_RETURN(p.x_type, elemType(g, n, xId, {DType::Int8, DType::UInt8}, "input"));
+  STOWAGE_ASSIGN_OR_RETURN(p.y_type, elemType(g, n, yId, {DType::Int8, DType::UInt8}, "output"));
+  const DType xd = g.tensor(xId).dtype, yd = g.tensor(yId).dtype;
+  STOWAGE_TRY(quantInput(g, n, 1, xd, true, true, 1, "x_scale"));
+  STOWAGE_TRY(quantInput(g, n, 2, xd, false, true, 1, "x_zero_point"));
+  STOWAGE_TRY(quantInput(g, n, 3, yd, true, true, 1, "y_scale"));
+  STOWAGE_TRY(quantInput(g, n, 4, yd, false, true, 1, "y_zero_point"));
+  STOWAGE_ASSIGN_OR_RETURN(p.pool, poolGeometry(g, n));
+  setRequantMode(n, p);
+  p.requant_f32 = 1;
+  return std::vector<KernelCall>{single(QLinearKernel::QLinearAveragePool, p, {xId, n.inputs[1], n.inputs[2], n.inputs[3], n.inputs[4]}, yId)};
+}
+
 /// The requantization fields for a designated initializer; empty when they are ONNX's reference (all 0).
 template <typename Params>
 std::string requantModeText(const Params& p) {
@@ -272,6 +323,9 @@ Result<std::vector<KernelCall>> lowerQLinearNode(const Graph& g, const Node& n) 
     case OpKind::QLinearConv: return lowerQLinearConv(g, n);
     case OpKind::MatMulInteger:
     case OpKind::QLinearMatMul: return lowerQLinearMatMul(g, n);
+    case OpKind::QLinearAdd:
+    case OpKind::QLinearMul: return lowerQLinearBinary(g, n);
+    case OpKind::QLinearAveragePool: return lowerQLinearAveragePool(g, n);
     default: break;
   }
   return makeError(nodeLoc(n), "is not an ONNX integer op");
@@ -285,6 +339,8 @@ std::string qlinearKernelFunctionName(const QLinearCall& c) {
     case QLinearKernel::QLinearConv: return "stowage_qlinear_conv";
     case QLinearKernel::MatMulInteger: return "stowage_matmul_integer";
     case QLinearKernel::QLinearMatMul: return "stowage_qlinear_matmul";
+    case QLinearKernel::QLinearBinary: return "stowage_qlinear_binary";
+    case QLinearKernel::QLinearAveragePool: return "stowage_qlinear_avgpool2d";
   }
   return "";
 }
@@ -294,6 +350,8 @@ std::string qlinearParamsTypeName(const QLinearCall& c) {
                         [](const stowage_qlinear_quant_params&) -> std::string { return "stowage_qlinear_quant_params"; },
                         [](const stowage_qlinear_conv_params&) -> std::string { return "stowage_qlinear_conv_params"; },
                         [](const stowage_qlinear_matmul_params&) -> std::string { return "stowage_qlinear_matmul_params"; },
+                        [](const stowage_qlinear_binary_params&) -> std::string { return "stowage_qlinear_binary_params"; },
+                        [](const stowage_qlinear_pool_params&) -> std::string { return "stowage_qlinear_pool_params"; },
                     },
                     c.params);
 }
@@ -320,6 +378,22 @@ std::string qlinearParamsInitializer(const QLinearCall& c) {
                                intList(p.b_stride, std::max(1, p.batch_rank)), p.m, p.n, p.k, elemName(p.a_type), elemName(p.b_type),
                                elemName(p.y_type), p.a_quant_count, p.b_quant_count, p.y_quant_count) + requantModeText(p);
           },
+          [](const stowage_qlinear_binary_params& p) {
+            const int r = std::max(1, p.rank);
+            return fmt::format(".rank = {}, .shape = {}, .a_stride = {}, .b_stride = {},\n  .mul = {}, .a_type = {}, .b_type = {}, .y_type = {}",
+                               p.rank, intList(p.shape, r), intList(p.a_stride, r), intList(p.b_stride, r), p.mul, elemName(p.a_type),
+                               elemName(p.b_type), elemName(p.y_type)) +
+                   requantModeText(p);
+          },
+          [](const stowage_qlinear_pool_params& p) {
+            const stowage_pool2d_params& q = p.pool;
+            return fmt::format(".pool = {{.n = {}, .c = {}, .h = {}, .w = {}, .oh = {}, .ow = {}, .kh = {}, .kw = {},\n"
+                               "  .stride_h = {}, .stride_w = {}, .pad_top = {}, .pad_left = {}, .pad_bottom = {}, .pad_right = {},\n"
+                               "  .dil_h = {}, .dil_w = {}, .count_include_pad = {}}},\n  .x_type = {}, .y_type = {}",
+                               q.n, q.c, q.h, q.w, q.oh, q.ow, q.kh, q.kw, q.stride_h, q.stride_w, q.pad_top, q.pad_left, q.pad_bottom,
+                               q.pad_right, q.dil_h, q.dil_w, q.count_include_pad, elemName(p.x_type), elemName(p.y_type)) +
+                   requantModeText(p);
+          },
       },
       c.params);
 }
@@ -341,6 +415,8 @@ void executeQLinearCall(const QLinearCall& c, const std::vector<const void*>& in
                    if (c.kernel == QLinearKernel::MatMulInteger) stowage_matmul_integer(v(0), v(1), v(2), v(3), static_cast<int32_t*>(out), &p);
                    else stowage_qlinear_matmul(v(0), v(1), f(2), v(3), f(4), v(5), f(6), v(7), out, &p);
                  },
+                 [&](const stowage_qlinear_binary_params& p) { stowage_qlinear_binary(v(0), v(1), f(2), v(3), f(4), v(5), f(6), v(7), out, &p); },
+                 [&](const stowage_qlinear_pool_params& p) { stowage_qlinear_avgpool2d(v(0), f(1), v(2), f(3), v(4), out, &p); },
              },
              c.params);
 }

@@ -76,6 +76,10 @@ class QdqFuser {
   Match<std::vector<Node>> fuseGemm(const Node& n, const OutputSide& out);
   Match<std::vector<Node>> fuseMatMul(const Node& n, const OutputSide& out);
   Match<std::vector<Node>> fuseReshape(const Node& n, const OutputSide& out);
+  Match<std::vector<Node>> fuseBinary(const Node& n, const OutputSide& out);
+  Match<std::vector<Node>> fuseAveragePool(const Node& n, const OutputSide& out);
+  /// The zero point of the QuantizeLinear `out`, made a constant 0 of its type when it has none.
+  TensorId outputZeroPoint(const OutputSide& out);
 
   /// The zero point tensor of `d`, or a new constant zero of `dtype` with `count` entries when it has none.
   TensorId zeroPointOf(const Dequantized& d, DType dtype, int64_t count, const std::string& owner);
@@ -359,6 +363,57 @@ Match<std::vector<Node>> QdqFuser::fuseReshape(const Node& n, const OutputSide& 
   return std::vector<Node>{std::move(r)};
 }
 
+TensorId QdqFuser::outputZeroPoint(const OutputSide& out) {
+  if (out.zeroPoint != kNoTensor) return out.zeroPoint;
+  const Tensor y = g_.tensor(out.output);
+  return addConstant(y.name + "_zero_point", y.dtype, {}, {0});
+}
+
+Match<std::vector<Node>> QdqFuser::fuseBinary(const Node& n, const OutputSide& out) {
+  auto a = dequantized(n.inputs[0], "first operand", false);
+  if (auto* why = std::get_if<std::string>(&a)) return *why;
+  auto b = dequantized(n.inputs[1], "second operand", false);
+  if (auto* why = std::get_if<std::string>(&b)) return *why;
+  const Dequantized& ad = std::get<Dequantized>(a);
+  const Dequantized& bd = std::get<Dequantized>(b);
+  const Tensor at = g_.tensor(ad.q), bt = g_.tensor(bd.q);
+  Node q;
+  q.name = n.name;
+  q.op = n.op == OpKind::Add ? OpKind::QLinearAdd : OpKind::QLinearMul;
+  const TensorId aZero = zeroPointOf(ad, at.dtype, 1, at.name);
+  const TensorId bZero = zeroPointOf(bd, bt.dtype, 1, bt.name);
+  q.inputs = {ad.q, bd.q, ad.scale, aZero, bd.scale, bZero, out.scale, outputZeroPoint(out)};
+  q.outputs = {out.output};
+  setOutputAttrs(q, out);
+  return std::vector<Node>{std::move(q)};
+}
+
+Match<std::vector<Node>> QdqFuser::fuseAveragePool(const Node& n, const OutputSide& out) {
+  auto x = dequantized(n.inputs[0], "input", false);
+  if (auto* why = std::get_if<std::string>(&x)) return *why;
+  const Dequantized& xd = std::get<Dequantized>(x);
+  const Tensor xt = g_.tensor(xd.q);
+  if (xt.shape.size() < 3 || xt.shape.size() > 4) return std::string("the integer pool supports 1-D and 2-D pooling");
+  Node q;
+  q.name = n.name;
+  q.op = OpKind::QLinearAveragePool;
+  if (n.op == OpKind::AveragePool) {
+    q.attrs = n.attrs;
+  } else {
+    // GlobalAveragePool: one window over the whole plane.
+    const size_t sp = xt.shape.size() - 2;
+    q.attrs.set("kernel_shape", std::vector<int64_t>(xt.shape.begin() + 2, xt.shape.end()));
+    q.attrs.set("strides", std::vector<int64_t>(sp, 1));
+    q.attrs.set("dilations", std::vector<int64_t>(sp, 1));
+    q.attrs.set("pads", std::vector<int64_t>(2 * sp, 0));
+  }
+  const TensorId xZero = zeroPointOf(xd, xt.dtype, 1, xt.name);
+  q.inputs = {xd.q, xd.scale, xZero, out.scale, outputZeroPoint(out)};
+  q.outputs = {out.output};
+  setOutputAttrs(q, out);
+  return std::vector<Node>{std::move(q)};
+}
+
 std::vector<std::string> QdqFuser::run() {
   std::vector<std::vector<Node>> replacement(g_.nodes.size());
   std::vector<bool> drop(g_.nodes.size(), false);
@@ -367,7 +422,9 @@ std::vector<std::string> QdqFuser::run() {
   const size_t original = g_.nodes.size();
   for (size_t i = 0; i < original; ++i) {
     const Node n = g_.nodes[i];
-    const bool candidate = n.op == OpKind::Conv || n.op == OpKind::Gemm || n.op == OpKind::MatMul || n.op == OpKind::Reshape;
+    const bool candidate = n.op == OpKind::Conv || n.op == OpKind::Gemm || n.op == OpKind::MatMul || n.op == OpKind::Reshape ||
+                           n.op == OpKind::Add || n.op == OpKind::Mul || n.op == OpKind::AveragePool ||
+                           n.op == OpKind::GlobalAveragePool;
     if (!candidate || n.outputs.size() != 1 || n.inputs.empty()) continue;
     // Only operators that read a DequantizeLinear are QDQ operators; the rest of a float model is not this pass's.
     const int p0 = producers_[static_cast<size_t>(n.inputs[0])];
@@ -382,6 +439,10 @@ std::vector<std::string> QdqFuser::run() {
         case OpKind::Conv: fused = fuseConv(n, out); break;
         case OpKind::Gemm: fused = fuseGemm(n, out); break;
         case OpKind::MatMul: fused = fuseMatMul(n, out); break;
+        case OpKind::Add:
+        case OpKind::Mul: fused = fuseBinary(n, out); break;
+        case OpKind::AveragePool:
+        case OpKind::GlobalAveragePool: fused = fuseAveragePool(n, out); break;
         default: fused = fuseReshape(n, out); break;
       }
       if (auto* nodes = std::get_if<std::vector<Node>>(&fused)) {
@@ -396,6 +457,7 @@ std::vector<std::string> QdqFuser::run() {
       floatOps.push_back(fmt::format("{} '{}' stays float: {}", opName(n.op), n.name, std::get<std::string>(fused)));
   }
   std::vector<std::string> remarks;
+  for (std::string& f : floatOps) f = "QDQ: " + f;
   if (counts.empty()) return floatOps;
   // Rebuild the schedule: each fused operator's nodes where it was, its Relu / Clip and QuantizeLinear gone.
   std::vector<Node> nodes;
@@ -423,7 +485,7 @@ std::vector<std::string> QdqFuser::run() {
   remarks.push_back(fmt::format("QDQ: {} run on integer kernels with their int8 weights (QuantizeLinear / DequantizeLinear pairs "
                                 "folded; {} DequantizeLinear removed; --no-fuse-qdq computes them in float)",
                                 fmt::join(parts, ", "), removed));
-  for (std::string& f : floatOps) remarks.push_back("QDQ: " + f);
+  remarks.insert(remarks.end(), floatOps.begin(), floatOps.end());
   return remarks;
 }
 

@@ -23,6 +23,8 @@ inline constexpr const char* kQdqOutputMaxAttr = "y_max";
 /// - `Q(Gemm(DQ(a), DQ(w), DQ(c)?))` (alpha = beta = 1, transA = 0, a 2-D) into the same 1-D convolution between two
 ///   Reshapes;
 /// - `Q(MatMul(DQ(a), DQ(b)))` into QLinearMatMul;
+/// - `Q(Add|Mul(DQ(a), DQ(b)))` into QLinearAdd / QLinearMul (the float graph's arithmetic on int8 operands);
+/// - `Q(AveragePool|GlobalAveragePool(DQ(x)))` into QLinearAveragePool;
 /// - a Relu or Clip between the operator and its Q into the clamp of the output (exact: quantization is monotonic);
 /// - `Q(Reshape(DQ(x)))` with the same scale and zero point on both sides into a Reshape of the int8 tensor.
 /// DequantizeLinear nodes left without readers are removed; the rest of the graph is unchanged (so an operator that no
