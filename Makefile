@@ -13,18 +13,37 @@ DEB_PACKAGES := build-essential cmake ninja-build pkg-config \
   libonnx-dev libprotobuf-dev protobuf-compiler libflatbuffers-dev flatbuffers-compiler \
   libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev \
   libbenchmark-dev libonnx-testdata chromium \
-  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gdb-multiarch openocd
+  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gdb-multiarch openocd \
+  nodejs
 
 # RISC-V firmware (riscv32-virt): 1.4 GB installed, so opt-in with `make deps-riscv`; its tests skip without it.
 RISCV_PACKAGES := gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
 
-.PHONY: all deps deps-riscv install-packages build build-asan demo test test-unit clean
+.PHONY: all deps deps-riscv install-packages install-ort-oracle build build-asan demo test test-unit clean
 
 all: build
 
 # Installs only what is missing; silent when everything is present.
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEB_PACKAGES)"
+	@$(MAKE) --no-print-directory install-ort-oracle
+
+# ONNX Runtime (npm package onnxruntime-node, CPU library included) as the e2e tests' reference, pinned by
+# tools/ort-oracle/package-lock.json. --ignore-scripts: its install script only fetches optional GPU libraries.
+# Offline, one warning and the oracle tests skip; make goes on.
+# The Debian package npm only when the command is missing: NodeSource's nodejs package bundles npm and conflicts
+# with Debian's (asking apt for npm there fails).
+ORT_ORACLE := tools/ort-oracle
+install-ort-oracle:
+	@if [ ! -d $(ORT_ORACLE)/node_modules/onnxruntime-node ]; then \
+	  command -v npm >/dev/null 2>&1 || $(MAKE) --no-print-directory install-packages PACKAGES=npm || true; \
+	  if (cd $(ORT_ORACLE) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null 2>&1); then \
+	    echo "make deps: installed ONNX Runtime (onnxruntime-node) in $(ORT_ORACLE)"; \
+	  else \
+	    rm -rf $(ORT_ORACLE)/node_modules; \
+	    echo "make deps: warning: could not install onnxruntime-node (npm ci in $(ORT_ORACLE) failed; offline?); the ONNX Runtime oracle tests will skip"; \
+	  fi; \
+	fi
 
 deps-riscv:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(RISCV_PACKAGES)"

@@ -1,0 +1,310 @@
+#!/usr/bin/env node
+// Runs one ONNX model with ONNX Runtime (CPU, one thread) and writes its outputs as .npy files: the reference
+// ("oracle") that Stowage's tests compare `stowage run` with (tests/e2e/OrtOracle.h).
+//
+// Usage: node run.js --model M.onnx --out DIR [--level disabled|basic|extended|all]
+//                    [--input name=file.npy | --input file.npy ...] [--dump-intermediates]
+//
+// Inputs: `name=file.npy` binds by input name; a bare file takes the next model input in the model's order.
+// .npy: versions 1.0/2.0/3.0, C order, little-endian; dtypes float32, float64, int8, uint8, int16, uint16,
+// int32, int64, uint32, uint64, bool.
+// Outputs: DIR/<index>_<name with every character outside [A-Za-z0-9._-] replaced by '_'>.npy, in the model's output
+// order, and one JSON line on stdout: {"outputs": [{"name", "file", "dtype", "shape"}, ...]}.
+// --level: ONNX Runtime's graph optimisation level, default `disabled`: the model as ONNX defines it, node by node.
+// At higher levels ONNX Runtime fuses nodes depending on the CPU (on an AVX2 machine without VNNI, uint8 QDQ Conv
+// becomes QLinearConv, whose u8s8 kernel saturates int16 pairs), so results there are not a portable reference.
+// --dump-intermediates: every node output of the main graph (not of subgraphs) that is not already a graph output
+// becomes an extra graph output, after the model's own; the model is edited at the protobuf level, the added outputs
+// carry no type (ONNX Runtime infers it). Tests use it to calibrate quantisation ranges.
+// Errors: a message on stderr and exit code 1 (2 for usage errors). Installed by `make deps`; see README.md,
+// "ONNX Runtime as the test oracle".
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+
+function fail(message, code = 1) {
+  process.stderr.write(`ort-oracle: ${message}\n`);
+  process.exit(code);
+}
+
+function usage() {
+  return 'usage: node run.js --model M.onnx --out DIR [--level disabled|basic|extended|all] ' +
+         '[--input name=file.npy ...] [--dump-intermediates]';
+}
+
+function parseArgs(argv) {
+  const args = { model: null, out: null, level: 'disabled', inputs: [], dumpIntermediates: false };
+  for (let i = 0; i < argv.length; ++i) {
+    const a = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) fail(`${a} needs a value\n${usage()}`, 2);
+      return argv[++i];
+    };
+    if (a === '--model') args.model = value();
+    else if (a === '--out') args.out = value();
+    else if (a === '--level') args.level = value();
+    else if (a === '--input') args.inputs.push(value());
+    else if (a === '--dump-intermediates') args.dumpIntermediates = true;
+    else if (a === '--help' || a === '-h') { process.stdout.write(usage() + '\n'); process.exit(0); }
+    else fail(`unknown argument '${a}'\n${usage()}`, 2);
+  }
+  if (!args.model) fail(`--model is required\n${usage()}`, 2);
+  if (!args.out) fail(`--out is required\n${usage()}`, 2);
+  if (!['disabled', 'basic', 'extended', 'all'].includes(args.level)) {
+    fail(`--level must be disabled, basic, extended or all, not '${args.level}'`, 2);
+  }
+  return args;
+}
+
+// ---- .npy -------------------------------------------------------------------------------------------------------
+
+// dtype name (ONNX Runtime's) -> npy descriptor, element size, typed array.
+const DTYPES = {
+  float32: { descr: '<f4', size: 4, array: Float32Array },
+  float64: { descr: '<f8', size: 8, array: Float64Array },
+  int8: { descr: '|i1', size: 1, array: Int8Array },
+  uint8: { descr: '|u1', size: 1, array: Uint8Array },
+  int16: { descr: '<i2', size: 2, array: Int16Array },
+  uint16: { descr: '<u2', size: 2, array: Uint16Array },
+  int32: { descr: '<i4', size: 4, array: Int32Array },
+  uint32: { descr: '<u4', size: 4, array: Uint32Array },
+  int64: { descr: '<i8', size: 8, array: BigInt64Array },
+  uint64: { descr: '<u8', size: 8, array: BigUint64Array },
+  bool: { descr: '|b1', size: 1, array: Uint8Array },
+};
+
+function dtypeFromDescr(descr, file) {
+  const d = descr.length === 3 && '<|='.includes(descr[0]) ? descr.slice(1) :
+            (descr.length === 3 && descr[0] === '>' && descr[2] === '1' ? descr.slice(1) : null);
+  if (d === null) fail(`${file}: unsupported .npy dtype '${descr}' (big-endian or unknown)`);
+  for (const [name, t] of Object.entries(DTYPES)) {
+    if (t.descr.slice(1) === d) return name;
+  }
+  fail(`${file}: unsupported .npy dtype '${descr}'`);
+}
+
+function readNpy(file) {
+  let bytes;
+  try { bytes = fs.readFileSync(file); } catch (e) { fail(`cannot read input ${file}: ${e.message}`); }
+  if (bytes.length < 10 || bytes.toString('latin1', 0, 6) !== '\x93NUMPY') fail(`${file}: not an .npy file`);
+  const major = bytes[6];
+  let headerLen, offset;
+  if (major === 1) { headerLen = bytes.readUInt16LE(8); offset = 10; }
+  else if (major === 2 || major === 3) {
+    if (bytes.length < 12) fail(`${file}: truncated .npy header`);
+    headerLen = bytes.readUInt32LE(8); offset = 12;
+  } else fail(`${file}: unsupported .npy version ${major}`);
+  if (offset + headerLen > bytes.length) fail(`${file}: truncated .npy header`);
+  const header = bytes.toString(major === 3 ? 'utf8' : 'latin1', offset, offset + headerLen);
+  const descr = /'descr'\s*:\s*'([^']*)'/.exec(header);
+  const order = /'fortran_order'\s*:\s*(True|False)/.exec(header);
+  const shape = /'shape'\s*:\s*\(([^)]*)\)/.exec(header);
+  if (!descr || !order || !shape) fail(`${file}: malformed .npy header: ${header.trim()}`);
+  if (order[1] === 'True') fail(`${file}: Fortran-order .npy arrays are not supported`);
+  const dtype = dtypeFromDescr(descr[1], file);
+  const dims = shape[1].split(',').map((s) => s.trim()).filter((s) => s.length > 0).map((s) => {
+    if (!/^\d+$/.test(s)) fail(`${file}: bad dimension '${s}' in .npy header`);
+    return Number(s);
+  });
+  const count = dims.reduce((a, b) => a * b, 1);
+  const t = DTYPES[dtype];
+  const dataOffset = offset + headerLen;
+  if (bytes.length - dataOffset !== count * t.size) {
+    fail(`${file}: ${bytes.length - dataOffset} data bytes, the header's shape [${dims}] of ${dtype} ` +
+         `needs ${count * t.size}`);
+  }
+  // Copy into a fresh, aligned buffer for the typed array.
+  const buffer = new ArrayBuffer(count * t.size);
+  new Uint8Array(buffer).set(bytes.subarray(dataOffset));
+  return { dtype, dims, data: new t.array(buffer) };
+}
+
+function npyImage(dtype, dims, data) {
+  const t = DTYPES[dtype];
+  if (!t) return null;
+  const shapeText = dims.length === 1 ? `(${dims[0]},)` : `(${dims.join(', ')})`;
+  let header = `{'descr': '${t.descr}', 'fortran_order': False, 'shape': ${shapeText}, }`;
+  // Pad with spaces and a final newline so the data starts at a multiple of 64 bytes, as NumPy does.
+  let prefix = 10;
+  let total = prefix + header.length + 1;
+  let major = 1;
+  if (total + 63 > 65535 + 10) { major = 2; prefix = 12; total = prefix + header.length + 1; }
+  header = header + ' '.repeat((64 - (total % 64)) % 64) + '\n';
+  const head = Buffer.alloc(prefix);
+  head.write('\x93NUMPY', 0, 'latin1');
+  head[6] = major;
+  head[7] = 0;
+  if (major === 1) head.writeUInt16LE(header.length, 8); else head.writeUInt32LE(header.length, 8);
+  const body = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return Buffer.concat([head, Buffer.from(header, 'latin1'), body]);
+}
+
+// ---- protobuf editing for --dump-intermediates ----------------------------------------------------------------
+
+function readVarint(buf, pos) {
+  let value = 0n, shift = 0n;
+  for (;;) {
+    if (pos >= buf.length) throw new Error('truncated varint');
+    const b = buf[pos++];
+    value |= BigInt(b & 0x7f) << shift;
+    if (!(b & 0x80)) return [value, pos];
+    shift += 7n;
+  }
+}
+
+function writeVarint(n) {
+  const out = [];
+  let v = BigInt(n);
+  do {
+    let b = Number(v & 0x7fn);
+    v >>= 7n;
+    if (v > 0n) b |= 0x80;
+    out.push(b);
+  } while (v > 0n);
+  return Buffer.from(out);
+}
+
+// Fields of one message: [{field, wire, start, end, payloadStart}] (payload = the bytes of a length-delimited field).
+function fields(buf) {
+  const result = [];
+  let pos = 0;
+  while (pos < buf.length) {
+    const start = pos;
+    let key;
+    [key, pos] = readVarint(buf, pos);
+    const field = Number(key >> 3n), wire = Number(key & 7n);
+    let payloadStart = pos;
+    if (wire === 0) [, pos] = readVarint(buf, pos);
+    else if (wire === 1) pos += 8;
+    else if (wire === 5) pos += 4;
+    else if (wire === 2) {
+      let len;
+      [len, pos] = readVarint(buf, pos);
+      payloadStart = pos;
+      pos += Number(len);
+    } else throw new Error(`unsupported wire type ${wire}`);
+    if (pos > buf.length) throw new Error('truncated field');
+    result.push({ field, wire, start, end: pos, payloadStart });
+  }
+  return result;
+}
+
+function lengthDelimited(field, payload) {
+  return Buffer.concat([writeVarint((field << 3) | 2), writeVarint(payload.length), payload]);
+}
+
+// ModelProto.graph = 7; GraphProto.node = 1, initializer = 5, input = 11, output = 12; NodeProto.output = 2;
+// ValueInfoProto.name = 1; TensorProto.name = 8.
+function addIntermediateOutputs(modelBytes) {
+  const top = fields(modelBytes);
+  const graphField = top.find((f) => f.field === 7 && f.wire === 2);
+  if (!graphField) throw new Error('the model has no graph');
+  const graph = modelBytes.subarray(graphField.payloadStart, graphField.end);
+  const str = (msg, f) => msg.toString('utf8', f.payloadStart, f.end);
+  const nameOf = (msg, nameField) => {
+    const f = fields(msg).find((x) => x.field === nameField && x.wire === 2);
+    return f ? str(msg, f) : '';
+  };
+  const skip = new Set(), added = [];
+  for (const f of fields(graph)) {
+    const sub = graph.subarray(f.payloadStart, f.end);
+    if (f.wire !== 2) continue;
+    if (f.field === 12 || f.field === 11) skip.add(nameOf(sub, 1));
+    else if (f.field === 5) skip.add(nameOf(sub, 8));
+  }
+  for (const f of fields(graph)) {
+    if (f.field !== 1 || f.wire !== 2) continue;
+    const node = graph.subarray(f.payloadStart, f.end);
+    for (const o of fields(node)) {
+      if (o.field !== 2 || o.wire !== 2) continue;
+      const name = str(node, o);
+      if (name === '' || skip.has(name)) continue;  // '' = an absent optional output
+      skip.add(name);
+      added.push(name);
+    }
+  }
+  const extra = added.map((n) => lengthDelimited(12, lengthDelimited(1, Buffer.from(n, 'utf8'))));
+  const newGraph = Buffer.concat([graph, ...extra]);
+  return Buffer.concat([modelBytes.subarray(0, graphField.start), lengthDelimited(7, newGraph),
+                        modelBytes.subarray(graphField.end)]);
+}
+
+// ---- main -------------------------------------------------------------------------------------------------------
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  let ort;
+  try {
+    ort = require('onnxruntime-node');
+  } catch (e) {
+    fail(`onnxruntime-node is not installed in ${__dirname}/node_modules (run \`make deps\`, or ` +
+         `\`npm ci --ignore-scripts\` in ${__dirname}): ${e.message}`);
+  }
+  let modelBytes;
+  try { modelBytes = fs.readFileSync(args.model); } catch (e) { fail(`cannot read model ${args.model}: ${e.message}`); }
+  if (args.dumpIntermediates) {
+    try {
+      modelBytes = addIntermediateOutputs(modelBytes);
+    } catch (e) {
+      fail(`${args.model}: cannot edit the model: ${e.message}`);
+    }
+  }
+  let session;
+  try {
+    session = await ort.InferenceSession.create(modelBytes, {
+      graphOptimizationLevel: args.level, intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential',
+    });
+  } catch (e) {
+    fail(`${args.model}: ONNX Runtime cannot load the model: ${e.message}`);
+  }
+
+  const feeds = {};
+  let next = 0;
+  for (const spec of args.inputs) {
+    const eq = spec.indexOf('=');
+    let name, file;
+    if (eq > 0 && session.inputNames.includes(spec.slice(0, eq))) {
+      name = spec.slice(0, eq);
+      file = spec.slice(eq + 1);
+    } else if (eq > 0 && !fs.existsSync(spec)) {
+      fail(`--input ${spec}: the model has no input named '${spec.slice(0, eq)}' ` +
+           `(inputs: ${session.inputNames.join(', ')})`);
+    } else {
+      while (next < session.inputNames.length && session.inputNames[next] in feeds) ++next;
+      if (next >= session.inputNames.length) {
+        fail(`too many inputs: the model has ${session.inputNames.length} (${session.inputNames.join(', ')})`);
+      }
+      name = session.inputNames[next++];
+      file = spec;
+    }
+    if (name in feeds) fail(`input '${name}' given twice`);
+    const npy = readNpy(file);
+    feeds[name] = new ort.Tensor(npy.dtype, npy.data, npy.dims);
+  }
+  const missing = session.inputNames.filter((n) => !(n in feeds));
+  if (missing.length > 0) {
+    fail(`missing inputs: ${missing.join(', ')} (model inputs: ${session.inputNames.join(', ')})`);
+  }
+
+  let results;
+  try {
+    results = await session.run(feeds);
+  } catch (e) {
+    fail(`${args.model}: ONNX Runtime failed to run: ${e.message}`);
+  }
+
+  try { fs.mkdirSync(args.out, { recursive: true }); } catch (e) { fail(`cannot create ${args.out}: ${e.message}`); }
+  const listed = [];
+  session.outputNames.forEach((name, index) => {
+    const t = results[name];
+    const file = path.join(args.out, `${index}_${name.replace(/[^A-Za-z0-9._-]/g, '_')}.npy`);
+    const image = npyImage(t.type, t.dims.map(Number), t.data);
+    if (image === null) fail(`output '${name}' has dtype ${t.type}, which this tool cannot write as .npy`);
+    try { fs.writeFileSync(file, image); } catch (e) { fail(`cannot write ${file}: ${e.message}`); }
+    listed.push({ name, file, dtype: t.type, shape: t.dims.map(Number) });
+  });
+  process.stdout.write(JSON.stringify({ outputs: listed }) + '\n');
+}
+
+main().catch((e) => fail(e && e.stack ? e.stack : String(e)));
