@@ -313,12 +313,16 @@ std::vector<QdqPatternModel> qdqPatternModels() {
     for (zoo::QdqActivationType type : {zoo::QdqActivationType::Int8, zoo::QdqActivationType::UInt8})
       for (bool perChannel : {true, false}) {
         if (!pattern.hasWeights && !perChannel) continue;
-        for (bool symmetric : {false, true}) {
+        for (int variant = 0; variant < 3; ++variant) {
+          // 0: asymmetric activations, 1: symmetric, 2: asymmetric with 7-bit weights (weights per channel only)
+          const bool symmetric = variant == 1, reduceRange = variant == 2;
+          if (reduceRange && !(pattern.hasWeights && perChannel)) continue;
           QdqFloatGraph g(seed);  // the same weights in every variant of a pattern
           pattern.build(g);
           std::string name = pattern.name + (type == zoo::QdqActivationType::Int8 ? "_s8" : "_u8");
           if (pattern.hasWeights) name += perChannel ? "_pc" : "_pt";
           name += symmetric ? "_sym" : "_asym";
+          if (reduceRange) name += "_rr";
           zoo::QdqOptions o;
           o.activations = type;
           o.perChannel = perChannel;
@@ -326,6 +330,7 @@ std::vector<QdqPatternModel> qdqPatternModels() {
           o.keepActivations = pattern.keepActivations;
           o.quantizeSoftmax = pattern.quantizeSoftmax;
           o.forceQuantizeAllInputs = true;
+          o.reduceRange = reduceRange;
           onnx::ModelProto floatModel = g.finish(name);
           auto q = zoo::quantizeToQdq(floatModel, g.ranges(), o);
           if (!q.ok()) throw std::runtime_error(name + ": " + q.error().render());

@@ -19,8 +19,9 @@ struct QdqPatternInput {
 };
 
 struct QdqPatternModel {
-  /// "<pattern>_<s8|u8>[_<pc|pt>]_<asym|sym>": activation type, per-channel or per-tensor weights (only patterns
-  /// with weights), asymmetric (ORT's default) or symmetric activation ranges (zero point 0 / 128).
+  /// "<pattern>_<s8|u8>[_<pc|pt>]_<asym|sym>[_rr]": activation type, per-channel or per-tensor weights (only
+  /// patterns with weights), asymmetric (ORT's default) or symmetric activation ranges (zero point 0 / 128), and
+  /// "_rr" for 7-bit weights (ORT's reduce_range; per-channel asymmetric variants of patterns with weights).
   std::string name;
   onnx::ModelProto model;
   std::vector<QdqPatternInput> inputs;

@@ -63,11 +63,11 @@ int writeQdqModel(const std::string& name, const std::string& path, uint64_t see
   if (!built.ok()) return fail(built.error());
   Status s = writeFileBytes(path, zoo::serializeModel(built->model));
   if (!s.ok()) return fail(s.error());
-  std::printf("wrote %s: %s QDQ, %s%s activations, %s weights, calibrated on %d inputs, seed %llu; initializers %s "
+  std::printf("wrote %s: %s QDQ, %s%s activations, %s%s weights, calibrated on %d inputs, seed %llu; initializers %s "
               "bytes (float model %s)\n",
               path.c_str(), name.c_str(), options.activations == zoo::QdqActivationType::Int8 ? "int8" : "uint8",
               options.symmetricActivations ? " symmetric" : "", options.perChannel ? "per-channel" : "per-tensor",
-              samples, static_cast<unsigned long long>(seed), grouped(built->qdqWeightBytes).c_str(),
+              options.reduceRange ? " 7-bit" : "", samples, static_cast<unsigned long long>(seed), grouped(built->qdqWeightBytes).c_str(),
               grouped(built->floatWeightBytes).c_str());
   return 0;
 }
@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
   write->add_option("--sample-input", sampleInput,
                     "Also write a deterministic input (values in [-1, 1) from the seed) to this .npy or .pb file");
   std::string qdq;
-  bool perTensor = false, keepActivations = false, quantizeSoftmax = false, symmetric = false;
+  bool perTensor = false, keepActivations = false, quantizeSoftmax = false, symmetric = false, reduceRange = false;
   int calibrationSamples = 8;
   write->add_option("--qdq", qdq,
                     "Write the model quantized in QDQ form as ONNX Runtime's quantize_static does: int8 weights "
@@ -122,6 +122,9 @@ int main(int argc, char** argv) {
                   "With --qdq: quantize Softmax too (output range [0, 1]); by default its output stays float");
   write->add_flag("--symmetric-activations", symmetric,
                   "With --qdq: symmetric activation ranges (int8 zero point 0, uint8 128; Relu/Clip then kept)");
+  write->add_flag("--reduce-range", reduceRange,
+                  "With --qdq: 7-bit weights in [-64, 64] (ORT's reduce_range, which its int8 kernels on x86 without "
+                  "VNNI need to avoid saturating)");
   write->add_option("--calibration-samples", calibrationSamples, "With --qdq: number of calibration inputs")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
@@ -142,9 +145,9 @@ int main(int argc, char** argv) {
     const std::string ext = fs::path(sampleInput).extension().string();
     if (!sampleInput.empty() && ext != ".npy" && ext != ".pb")
       return fail(makeError(sampleInput, "unknown extension for --sample-input", "use .npy or .pb"));
-    if (qdq.empty() && (perTensor || keepActivations || quantizeSoftmax || symmetric))
-      return fail(makeError("stowage-zoo write", "--per-tensor, --keep-activations, --quantize-softmax and "
-                                                 "--symmetric-activations need --qdq s8|u8"));
+    if (qdq.empty() && (perTensor || keepActivations || quantizeSoftmax || symmetric || reduceRange))
+      return fail(makeError("stowage-zoo write", "--per-tensor, --keep-activations, --quantize-softmax, "
+                                                 "--symmetric-activations and --reduce-range need --qdq s8|u8"));
     if (!qdq.empty()) {
       zoo::QdqOptions options;
       options.activations = qdq == "u8" ? zoo::QdqActivationType::UInt8 : zoo::QdqActivationType::Int8;
@@ -152,6 +155,7 @@ int main(int argc, char** argv) {
       options.keepActivations = keepActivations;
       options.quantizeSoftmax = quantizeSoftmax;
       options.symmetricActivations = symmetric;
+      options.reduceRange = reduceRange;
       if (int rc = writeQdqModel(name, outFile, seed, options, calibrationSamples); rc != 0) return rc;
     } else if (int rc = writeModel(name, outFile, seed); rc != 0) {
       return rc;

@@ -323,14 +323,16 @@ Result<QuantizedWeight> Quantizer::quantizeWeight(const std::string& name, int64
   for (size_t i = 0; i < w.size(); ++i) absMax[channelOf(i)] = std::max(absMax[channelOf(i)], std::fabs(w[i]));
   QuantizedWeight q;
   q.perChannel = axis >= 0;
+  // compute_scale_zp with symmetric int8 [-127, 127] ([-64, 64] with reduce_range): (2 * absmax) / (qmax - qmin)
+  // in double, stored as float32.
+  const int32_t qmax = opt_.reduceRange ? 64 : 127;
   for (float a : absMax) {
-    // compute_scale_zp with symmetric int8 [-127, 127]: (2 * absmax) / 254 in double, stored as float32.
-    const float s = static_cast<float>(2.0 * static_cast<double>(a) / 254.0);
+    const float s = static_cast<float>(2.0 * static_cast<double>(a) / (2.0 * qmax));
     q.scales.push_back(s < FLT_MIN ? 1.0f : s);
   }
   std::vector<int8_t> qv(w.size());
   for (size_t i = 0; i < w.size(); ++i)
-    qv[i] = static_cast<int8_t>(quantizeValue(w[i], q.scales[channelOf(i)], 0, -127, 127));
+    qv[i] = static_cast<int8_t>(quantizeValue(w[i], q.scales[channelOf(i)], 0, -qmax, qmax));
   const std::vector<int64_t> scaleDims = q.perChannel ? std::vector<int64_t>{channels} : std::vector<int64_t>{};
   newInits_.push_back(makeTensor(name + "_quantized", onnx::TensorProto::INT8, dims, qv));
   newInits_.push_back(makeTensor(name + "_scale", onnx::TensorProto::FLOAT, scaleDims, q.scales));
@@ -626,10 +628,11 @@ Result<ZooQdqModel> buildZooQdqModel(const std::string& name, uint64_t seed, con
   }
   STOWAGE_ASSIGN_OR_RETURN(auto ranges, calibrateRanges(z.model, samples));
   STOWAGE_ASSIGN_OR_RETURN(onnx::ModelProto q, quantizeToQdq(z.model, ranges, options));
-  q.set_doc_string(fmt::format("{} Quantized to QDQ ({} activations{}, {} weights) on {} calibration inputs.",
+  q.set_doc_string(fmt::format("{} Quantized to QDQ ({} activations{}, {}{} weights) on {} calibration inputs.",
                                z.model.doc_string(), options.activations == QdqActivationType::Int8 ? "int8" : "uint8",
                                options.symmetricActivations ? " symmetric" : "",
-                               options.perChannel ? "per-channel" : "per-tensor", calibrationSamples));
+                               options.perChannel ? "per-channel" : "per-tensor",
+                               options.reduceRange ? " 7-bit" : "", calibrationSamples));
   ZooQdqModel out;
   out.floatWeightBytes = initializerBytes(z.model);
   out.qdqWeightBytes = initializerBytes(q);

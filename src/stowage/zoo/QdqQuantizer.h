@@ -63,6 +63,9 @@ struct QdqOptions {
   /// ORT's ForceQuantizeNoInputCheck: pooling, Reshape and Transpose quantize a float input themselves (then share
   /// its parameters). Used for single-op pattern models whose input comes straight from the graph input.
   bool forceQuantizeAllInputs = false;
+  /// ORT's reduce_range: 7-bit weights in [-64, 64] (scale = max|w| / 64). ORT's own int8 kernels on x86 without
+  /// VNNI (u8 x s8 pairs summed in int16 with saturation) need it to give exact results; activations keep 8 bits.
+  bool reduceRange = false;
 };
 
 /// Scale and zero point of one quantized activation tensor, computed as ORT's compute_scale_zp.

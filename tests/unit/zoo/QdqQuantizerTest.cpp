@@ -6,6 +6,7 @@
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -213,6 +214,27 @@ TEST(QdqZooModel, KeepActivationsAndQuantizeSoftmax) {
   ASSERT_EQ(outDq->op_type(), "DequantizeLinear");
   EXPECT_FLOAT_EQ(qdqTestFloats(*inits.at(outDq->input(1)))[0], 1.0f / 255.0f);
   EXPECT_EQ(static_cast<int8_t>(inits.at(outDq->input(2))->raw_data()[0]), -128);
+}
+
+TEST(QdqZooModel, ReduceRangeGives7BitWeights) {
+  QdqOptions o;
+  o.reduceRange = true;
+  auto q = buildZooQdqModel("ds-cnn", 2, o);
+  ASSERT_TRUE(q.ok()) << q.error().render();
+  int weights = 0;
+  for (const auto& t : q->model.graph().initializer()) {
+    if (t.data_type() != onnx::TensorProto::INT8 || t.dims_size() < 2) continue;
+    ++weights;
+    int lo = 0, hi = 0;
+    for (char ch : t.raw_data()) {
+      lo = std::min(lo, static_cast<int>(static_cast<int8_t>(ch)));
+      hi = std::max(hi, static_cast<int>(static_cast<int8_t>(ch)));
+    }
+    EXPECT_GE(lo, -64) << t.name();
+    EXPECT_LE(hi, 64) << t.name();
+    EXPECT_EQ(std::max(-lo, hi), 64) << t.name() << ": the largest weight maps to +-64";
+  }
+  EXPECT_EQ(weights, 10);
 }
 
 TEST(QdqZooModel, SameSeedSameBytes) {
