@@ -9,6 +9,7 @@
 
 #include "stowage/io/FileBytes.h"
 #include "stowage/io/TensorFile.h"
+#include "stowage/zoo/QdqQuantizer.h"
 #include "stowage/zoo/ZooModels.h"
 
 namespace {
@@ -55,6 +56,22 @@ int writeModel(const std::string& name, const std::string& path, uint64_t seed) 
   return 0;
 }
 
+/// Builds `name`, calibrates it on sample inputs and writes it in QDQ form to `path`.
+int writeQdqModel(const std::string& name, const std::string& path, uint64_t seed, const zoo::QdqOptions& options,
+                  int samples) {
+  auto built = zoo::buildZooQdqModel(name, seed, options, samples);
+  if (!built.ok()) return fail(built.error());
+  Status s = writeFileBytes(path, zoo::serializeModel(built->model));
+  if (!s.ok()) return fail(s.error());
+  std::printf("wrote %s: %s QDQ, %s%s activations, %s%s weights, calibrated on %d inputs, seed %llu; initializers %s "
+              "bytes (float model %s)\n",
+              path.c_str(), name.c_str(), options.activations == zoo::QdqActivationType::Int8 ? "int8" : "uint8",
+              options.symmetricActivations ? " symmetric" : "", options.perChannel ? "per-channel" : "per-tensor",
+              options.reduceRange ? " 7-bit" : "", samples, static_cast<unsigned long long>(seed), grouped(built->qdqWeightBytes).c_str(),
+              grouped(built->floatWeightBytes).c_str());
+  return 0;
+}
+
 int writeSampleInput(const std::string& name, const std::string& path, uint64_t seed) {
   for (const zoo::ZooModelInfo& info : zoo::zooModels()) {
     if (info.name != name) continue;
@@ -74,7 +91,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "stowage-zoo: writes tiny standard architectures (MLPerf Tiny layouts) as ONNX files with seeded random "
       "weights, for demos and tests.\nTypical use:\n  stowage-zoo list\n  stowage-zoo write resnet8 -o resnet8.onnx "
-      "--seed 7\n  stowage-zoo write-all -o models/"};
+      "--seed 7\n  stowage-zoo write resnet8 -o resnet8-qdq.onnx --qdq s8\n  stowage-zoo write-all -o models/"};
   app.require_subcommand(1);
 
   CLI::App* list = app.add_subcommand("list", "Show each model: name, input shape, parameters, MACs, description");
@@ -88,6 +105,29 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   write->add_option("--sample-input", sampleInput,
                     "Also write a deterministic input (values in [-1, 1) from the seed) to this .npy or .pb file");
+  std::string qdq;
+  bool perTensor = false, keepActivations = false, quantizeSoftmax = false, symmetric = false, reduceRange = false;
+  int calibrationSamples = 8;
+  write->add_option("--qdq", qdq,
+                    "Write the model quantized in QDQ form as ONNX Runtime's quantize_static does: int8 weights "
+                    "(symmetric, per channel) and int32 biases behind DequantizeLinear, activations (s8: int8, u8: "
+                    "uint8) between QuantizeLinear/DequantizeLinear pairs with ranges calibrated by running the float "
+                    "model on --calibration-samples seeded inputs; BatchNormalization folded, Relu/Clip after a layer "
+                    "removed, float model input and output")
+      ->check(CLI::IsMember({"s8", "u8"}));
+  write->add_flag("--per-tensor", perTensor, "With --qdq: one weight scale per tensor instead of per output channel");
+  write->add_flag("--keep-activations", keepActivations,
+                  "With --qdq: keep Relu/Clip as nodes with their own QuantizeLinear/DequantizeLinear");
+  write->add_flag("--quantize-softmax", quantizeSoftmax,
+                  "With --qdq: quantize Softmax too (output range [0, 1]); by default its output stays float");
+  write->add_flag("--symmetric-activations", symmetric,
+                  "With --qdq: symmetric activation ranges (int8 zero point 0, uint8 128; Relu/Clip then kept)");
+  write->add_flag("--reduce-range", reduceRange,
+                  "With --qdq: 7-bit weights in [-64, 64] (ORT's reduce_range, which its int8 kernels on x86 without "
+                  "VNNI need to avoid saturating)");
+  write->add_option("--calibration-samples", calibrationSamples, "With --qdq: number of calibration inputs")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
 
   CLI::App* writeAll = app.add_subcommand("write-all", "Write every model as DIR/<name>.onnx");
   writeAll->add_option("-o,--output", outDir, "Output folder (created if missing)")->required();
@@ -105,7 +145,21 @@ int main(int argc, char** argv) {
     const std::string ext = fs::path(sampleInput).extension().string();
     if (!sampleInput.empty() && ext != ".npy" && ext != ".pb")
       return fail(makeError(sampleInput, "unknown extension for --sample-input", "use .npy or .pb"));
-    if (int rc = writeModel(name, outFile, seed); rc != 0) return rc;
+    if (qdq.empty() && (perTensor || keepActivations || quantizeSoftmax || symmetric || reduceRange))
+      return fail(makeError("stowage-zoo write", "--per-tensor, --keep-activations, --quantize-softmax, "
+                                                 "--symmetric-activations and --reduce-range need --qdq s8|u8"));
+    if (!qdq.empty()) {
+      zoo::QdqOptions options;
+      options.activations = qdq == "u8" ? zoo::QdqActivationType::UInt8 : zoo::QdqActivationType::Int8;
+      options.perChannel = !perTensor;
+      options.keepActivations = keepActivations;
+      options.quantizeSoftmax = quantizeSoftmax;
+      options.symmetricActivations = symmetric;
+      options.reduceRange = reduceRange;
+      if (int rc = writeQdqModel(name, outFile, seed, options, calibrationSamples); rc != 0) return rc;
+    } else if (int rc = writeModel(name, outFile, seed); rc != 0) {
+      return rc;
+    }
     return sampleInput.empty() ? 0 : writeSampleInput(name, sampleInput, seed);
   }
   if (writeAll->parsed()) {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "ReferenceEval.h"
+#include "stowage/zoo/ZooReferenceEval.h"
 #include "stowage/zoo/ZooModels.h"
 
 namespace stowage::zoo {

@@ -1,5 +1,6 @@
-// Test-only float32 interpreter for the handful of ONNX ops the zoo models use, so zoo tests can check
-// that seeded weights keep activations in a sane range without depending on the compiler under test.
+// Float32 interpreter for the handful of ONNX ops the zoo models use: zoo tests check that seeded weights keep
+// activations in a sane range without depending on the compiler under test, and the QDQ quantizer calibrates
+// activation ranges with it (QdqQuantizer.h).
 #pragma once
 
 #include <onnx/onnx_pb.h>

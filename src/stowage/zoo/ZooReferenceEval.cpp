@@ -1,5 +1,5 @@
-// Naive float32 evaluation of the zoo models' ops (see ReferenceEval.h); clarity over speed.
-#include "ReferenceEval.h"
+// Naive float32 evaluation of the zoo models' ops (see ZooReferenceEval.h); clarity over speed.
+#include "stowage/zoo/ZooReferenceEval.h"
 
 #include <algorithm>
 #include <cmath>
