@@ -116,8 +116,9 @@ void stowage_qlinear_binary(const void* a, const void* b, const float* a_scale, 
 
 /* QLinearAveragePool (AveragePool and GlobalAveragePool between DequantizeLinear and QuantizeLinear): per window
  * the int32 sum of (x - x_zero_point) over its taps inside the input, requantized as ONNX Runtime's
- * QLinearGlobalAveragePool does: round_half_even((float)sum * (x_scale / (y_scale * count))) + y_zero_point,
- * saturated, in float32. count as stowage_avgpool2d_f32 (count_include_pad). pool holds the geometry (NCHW).
+ * QLinearGlobalAveragePool does: round_half_even((float)sum * (x_scale / count / y_scale)) + y_zero_point,
+ * saturated, in float32 (the float graph may round an exact .5 mean the other way: ONNX Runtime's own
+ * QLinearAveragePool tests allow 1 step). count as stowage_avgpool2d_f32 (count_include_pad). pool holds the geometry (NCHW).
  * clamp / y_min / y_max as STOWAGE_QLINEAR_REQUANT_FIELDS. */
 typedef struct {
   stowage_pool2d_params pool;

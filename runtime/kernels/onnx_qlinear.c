@@ -298,9 +298,9 @@ void stowage_qlinear_avgpool2d(const void* x, const float* x_scale, const void* 
         if (count <= 0) {
           requantize_store(y, qp->y_type, o, 0, 0.0f, y_zp, &mode);
         } else {
-          /* ONNX Runtime's QLinearGlobalAveragePool: x_scale / (y_scale * count), each step in float32. */
-          const float denominator = y_scale[0] * (float)count;
-          requantize_store(y, qp->y_type, o, wrap_s32(sum), x_scale[0] / denominator, y_zp, &mode);
+          /* ONNX Runtime's QLinearGlobalAveragePool (MLAS): x_scale / count / y_scale, each step in float32. */
+          const float multiplier = x_scale[0] / (float)count / y_scale[0];
+          requantize_store(y, qp->y_type, o, wrap_s32(sum), multiplier, y_zp, &mode);
         }
       }
     }
