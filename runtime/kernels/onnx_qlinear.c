@@ -47,11 +47,40 @@ static void store_requantized(void* y, int32_t type, int64_t i, double v, const 
   store_saturated(y, type, i, v);
 }
 
+/* Round half to even of a float32 in float32 arithmetic (no double, which a Cortex-M4F emulates in software):
+ * adding and subtracting 1.5 * 2^23 leaves the integer nearest to v under the default rounding mode, for |v| < 2^22;
+ * larger values saturate any 8-bit result, so they are clamped first. NaN gives the type's minimum later. */
+static float round_half_even_f32(float v) {
+  const float magic = 12582912.0f; /* 1.5 * 2^23 */
+  if (v != v) return v;
+  if (v > 4194304.0f) v = 4194304.0f;
+  if (v < -4194304.0f) v = -4194304.0f;
+  {
+    const float shifted = v + magic; /* an assignment: rounded to float even where float sums carry excess precision */
+    return shifted - magic;
+  }
+}
+
+/* round_half_even(v) + zero_point as an int32 (v rounded in float32; NaN gives INT32_MIN, which saturates to the
+ * type's minimum), then clamped as `mode` says, saturated to `type` and stored at y[i]: all in integers. */
+static void store_rounded_f32(void* y, int32_t type, int64_t i, float v, int32_t zero_point, const requant_mode* mode) {
+  const int32_t lo = type == STOWAGE_ELEM_U8 ? 0 : -128, hi = type == STOWAGE_ELEM_U8 ? 255 : 127;
+  const float r = round_half_even_f32(v);
+  int32_t q = r != r ? INT32_MIN : (int32_t)r + zero_point;
+  if (mode->clamp) q = q < mode->y_min ? mode->y_min : (q > mode->y_max ? mode->y_max : q);
+  q = q < lo ? lo : (q > hi ? hi : q);
+  if (type == STOWAGE_ELEM_U8) ((uint8_t*)y)[i] = (uint8_t)q;
+  else ((int8_t*)y)[i] = (int8_t)q;
+}
+
 /* round_half_even(acc * multiplier) + zero_point, saturated to `type` (and clamped as `mode` says), stored at y[i]. */
 static void requantize_store(void* y, int32_t type, int64_t i, int32_t acc, float multiplier, int32_t zero_point,
                              const requant_mode* mode) {
-  const double product = mode->f32 ? (double)((float)acc * multiplier) : (double)acc * (double)multiplier;
-  store_requantized(y, type, i, stowage_round_half_even(product) + (double)zero_point, mode);
+  if (mode->f32) {
+    store_rounded_f32(y, type, i, (float)acc * multiplier, zero_point, mode);
+    return;
+  }
+  store_requantized(y, type, i, stowage_round_half_even((double)acc * (double)multiplier) + (double)zero_point, mode);
 }
 
 /* x_scale * w_scale / y_scale, each step rounded to float as ONNX's reference computes it. */
@@ -96,32 +125,47 @@ void stowage_dequantize_linear_f32(const void* x, const float* scale, const void
 /* ---- convolution (ConvInteger, QLinearConv) ---- */
 
 /* The int32 accumulator of output (b, oc, oy, ox): sum over the group's input channels and the kernel window
- * of (x - x_zp) * (w - w_zp); taps in the padding hold x_zp and add nothing. */
+ * of (x - x_zp) * (w - w_zp); taps in the padding hold x_zp and add nothing, so only the taps inside the input
+ * (their range computed once per output, pool_taps) are summed. One function per operand type pair, so the inner
+ * loop loads typed bytes without a type switch or a bounds check per tap. */
+#define STOWAGE_CONV_ACCUMULATE(NAME, XT, WT)                                                                       \
+  static int32_t NAME(const XT* x, const WT* w, int32_t x_zp, int32_t w_zp, const stowage_qlinear_conv_params* p, \
+                      int32_t b, int32_t oc, int32_t oy, int32_t ox) {                                             \
+    const int32_t cpg = p->c / p->group;                                                                           \
+    const int32_t c0 = (oc / (p->m / p->group)) * cpg;                                                             \
+    const int32_t iy0 = oy * p->stride_h - p->pad_top;                                                             \
+    const int32_t ix0 = ox * p->stride_w - p->pad_left;                                                            \
+    const size_t x_step = (size_t)p->h * (size_t)p->w, w_step = (size_t)p->kh * (size_t)p->kw;                     \
+    const XT* xb = x + ((size_t)b * (size_t)p->c + (size_t)c0) * x_step;                                           \
+    const WT* wb = w + (size_t)oc * (size_t)cpg * w_step;                                                          \
+    int32_t fy_lo, fy_hi, fx_lo, fx_hi, ic, fy, fx;                                                                \
+    uint32_t acc = 0;                                                                                              \
+    pool_taps(iy0, p->dil_h, 0, p->h, p->kh, &fy_lo, &fy_hi);                                                      \
+    pool_taps(ix0, p->dil_w, 0, p->w, p->kw, &fx_lo, &fx_hi);                                                      \
+    /* Tap by tap, the group's channels innermost: the longest loop, constant strides (NCHW: a plane apart). */    \
+    for (fy = fy_lo; fy < fy_hi; ++fy)                                                                             \
+      for (fx = fx_lo; fx < fx_hi; ++fx) {                                                                         \
+        const XT* xp = xb + (size_t)(iy0 + p->dil_h * fy) * (size_t)p->w + (size_t)(ix0 + p->dil_w * fx);          \
+        const WT* wp = wb + (size_t)fy * (size_t)p->kw + (size_t)fx;                                               \
+        for (ic = 0; ic < cpg; ++ic, xp += x_step, wp += w_step)                                                   \
+          acc += (uint32_t)(((int32_t)*xp - x_zp) * ((int32_t)*wp - w_zp));                                        \
+      }                                                                                                            \
+    return wrap_s32(acc);                                                                                          \
+  }
+
+STOWAGE_CONV_ACCUMULATE(conv_accumulate_s8s8, int8_t, int8_t)
+STOWAGE_CONV_ACCUMULATE(conv_accumulate_u8s8, uint8_t, int8_t)
+STOWAGE_CONV_ACCUMULATE(conv_accumulate_s8u8, int8_t, uint8_t)
+STOWAGE_CONV_ACCUMULATE(conv_accumulate_u8u8, uint8_t, uint8_t)
+
 static int32_t conv_accumulate(const void* x, const void* w, int32_t x_zp, int32_t w_zp, const stowage_qlinear_conv_params* p,
                                int32_t b, int32_t oc, int32_t oy, int32_t ox) {
-  const int32_t cpg = p->c / p->group;
-  const int32_t c0 = (oc / (p->m / p->group)) * cpg;
-  const int32_t iy0 = oy * p->stride_h - p->pad_top;
-  const int32_t ix0 = ox * p->stride_w - p->pad_left;
-  uint32_t acc = 0;
-  int32_t ic, fy, fx;
-  for (ic = 0; ic < cpg; ++ic) {
-    const int64_t x_plane = ((int64_t)b * p->c + c0 + ic) * p->h;
-    const int64_t w_plane = ((int64_t)oc * cpg + ic) * p->kh;
-    for (fy = 0; fy < p->kh; ++fy) {
-      const int32_t iy = iy0 + p->dil_h * fy;
-      if (iy < 0 || iy >= p->h) continue;
-      for (fx = 0; fx < p->kw; ++fx) {
-        const int32_t ix = ix0 + p->dil_w * fx;
-        int32_t xv, wv;
-        if (ix < 0 || ix >= p->w) continue;
-        xv = load_int(x, p->x_type, (x_plane + iy) * p->w + ix) - x_zp;
-        wv = load_int(w, p->w_type, (w_plane + fy) * p->kw + fx) - w_zp;
-        acc += (uint32_t)(xv * wv);
-      }
-    }
+  if (p->x_type == STOWAGE_ELEM_U8) {
+    if (p->w_type == STOWAGE_ELEM_U8) return conv_accumulate_u8u8((const uint8_t*)x, (const uint8_t*)w, x_zp, w_zp, p, b, oc, oy, ox);
+    return conv_accumulate_u8s8((const uint8_t*)x, (const int8_t*)w, x_zp, w_zp, p, b, oc, oy, ox);
   }
-  return wrap_s32(acc);
+  if (p->w_type == STOWAGE_ELEM_U8) return conv_accumulate_s8u8((const int8_t*)x, (const uint8_t*)w, x_zp, w_zp, p, b, oc, oy, ox);
+  return conv_accumulate_s8s8((const int8_t*)x, (const int8_t*)w, x_zp, w_zp, p, b, oc, oy, ox);
 }
 
 void stowage_conv_integer(const void* x, const void* w, const void* x_zero_point, const void* w_zero_point, int32_t* y,
@@ -228,8 +272,7 @@ void stowage_qlinear_matmul(const void* a, const void* b, const float* a_scale, 
 
 /* QuantizeLinear of v (float32 division, round half to even, zero point, saturation), clamped as `mode` says. */
 static void quantize_store(void* y, int32_t type, int64_t i, float v, float scale, int32_t zero_point, const requant_mode* mode) {
-  const float q = v / scale;
-  store_requantized(y, type, i, stowage_round_half_even((double)q) + (double)zero_point, mode);
+  store_rounded_f32(y, type, i, v / scale, zero_point, mode);
 }
 
 void stowage_qlinear_binary(const void* a, const void* b, const float* a_scale, const void* a_zero_point, const float* b_scale,
