@@ -128,6 +128,11 @@ typedef struct {
 
 void stowage_qlinear_avgpool2d(const void* x, const float* x_scale, const void* x_zero_point, const float* y_scale,
                                const void* y_zero_point, void* y, const stowage_qlinear_pool_params* p);
+/* QLinearMaxPool (MaxPool between DequantizeLinear and QuantizeLinear): the largest x of each window (taps in the
+ * padding take no part), then QuantizeLinear(DequantizeLinear(max)) in float32 steps as the float graph computes it
+ * (the value itself when both sides share scale and zero point). Same parameters as stowage_qlinear_avgpool2d. */
+void stowage_qlinear_maxpool2d(const void* x, const float* x_scale, const void* x_zero_point, const float* y_scale,
+                               const void* y_zero_point, void* y, const stowage_qlinear_pool_params* p);
 
 #ifdef __cplusplus
 }

@@ -37,6 +37,7 @@ std::vector<std::string> qdqFloatOperators(const fs::path& model) {
   if (!remarks.ok()) return {"fuseQdq failed: " + remarks.error().render()};
   std::vector<std::string> left;
   for (const Node& n : g->nodes) {
+    if (g->tensor(n.outputs[0]).dtype != DType::Float32) continue;  // a view or Concat of int8 tensors
     switch (n.op) {
       case OpKind::Conv:
       case OpKind::Gemm:
@@ -44,6 +45,8 @@ std::vector<std::string> qdqFloatOperators(const fs::path& model) {
       case OpKind::Add:
       case OpKind::Mul:
       case OpKind::AveragePool:
+      case OpKind::MaxPool:
+      case OpKind::Transpose:
       case OpKind::GlobalAveragePool: left.push_back(std::string(opName(n.op)) + " '" + n.name + "'"); break;
       default: break;
     }
@@ -51,11 +54,12 @@ std::vector<std::string> qdqFloatOperators(const fs::path& model) {
   return left;
 }
 
-/// Patterns the QDQ pass covers (name prefixes); the others (MaxPool, Concat, Sigmoid, Softmax, kept Relu/Clip with
-/// their own Q/DQ, Transpose) stay float by design and are only compared.
+/// Patterns the QDQ pass covers (name prefixes); the others (Concat of differently quantized inputs, Sigmoid, Softmax,
+/// a kept Relu/Clip with its own Q/DQ) stay float and are only compared.
 bool qdqPatternIsInteger(const std::string& name) {
   for (const char* prefix : {"conv3x3", "conv1x1", "conv_depthwise", "conv_relu_fused", "conv_clip6_fused", "gemm", "matmul", "add",
-                             "mul", "averagepool", "globalaveragepool", "conv_reshape_conv", "conv_flatten_gemm"})
+                             "mul", "averagepool", "globalaveragepool", "maxpool", "conv_reshape_conv", "conv_transpose_conv",
+                             "conv_flatten_gemm"})
     if (name.rfind(prefix, 0) == 0) return true;
   return false;
 }

@@ -599,7 +599,8 @@ Result<std::vector<KernelCall>> lowerNode(const Graph& g, const Node& n) {
     case OpKind::QLinearMatMul:
     case OpKind::QLinearAdd:
     case OpKind::QLinearMul:
-    case OpKind::QLinearAveragePool: return lowerQLinearNode(g, n);
+    case OpKind::QLinearAveragePool:
+    case OpKind::QLinearMaxPool: return lowerQLinearNode(g, n);
   }
   return makeUnsupported(nodeLoc(n), "has no kernel");
 }

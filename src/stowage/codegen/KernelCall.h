@@ -122,7 +122,8 @@ enum class QLinearKernel {
   MatMulInteger,
   QLinearMatMul,
   QLinearBinary,
-  QLinearAveragePool
+  QLinearAveragePool,
+  QLinearMaxPool
 };
 struct QLinearCall {
   QLinearKernel kernel = QLinearKernel::QLinearConv;

@@ -277,8 +277,8 @@ Result<std::vector<KernelCall>> lowerQLinearBinary(const Graph& g, const Node& n
                                         yId)};
 }
 
-/// QLinearAveragePool: AveragePool's window on int8 / uint8, per-tensor scales and zero points.
-Result<std::vector<KernelCall>> lowerQLinearAveragePool(const Graph& g, const Node& n) {
+/// QLinearAveragePool / QLinearMaxPool: the pool's window on int8 / uint8, per-tensor scales and zero points.
+Result<std::vector<KernelCall>> lowerQLinearPool(const Graph& g, const Node& n) {
   const TensorId xId = n.inputs[0], yId = n.outputs[0];
   const Shape& x = g.tensor(xId).shape;
   if (x.size() < 3 || x.size() > 4)
@@ -295,7 +295,8 @@ Result<std::vector<KernelCall>> lowerQLinearAveragePool(const Graph& g, const No
   STOWAGE_ASSIGN_OR_RETURN(p.pool, poolGeometry(g, n));
   setRequantMode(n, p);
   p.requant_f32 = 1;
-  return std::vector<KernelCall>{single(QLinearKernel::QLinearAveragePool, p, {xId, n.inputs[1], n.inputs[2], n.inputs[3], n.inputs[4]}, yId)};
+  const QLinearKernel kernel = n.op == OpKind::QLinearMaxPool ? QLinearKernel::QLinearMaxPool : QLinearKernel::QLinearAveragePool;
+  return std::vector<KernelCall>{single(kernel, p, {xId, n.inputs[1], n.inputs[2], n.inputs[3], n.inputs[4]}, yId)};
 }
 
 /// The requantization fields for a designated initializer; empty when they are ONNX's reference (all 0).
@@ -325,7 +326,8 @@ Result<std::vector<KernelCall>> lowerQLinearNode(const Graph& g, const Node& n) 
     case OpKind::QLinearMatMul: return lowerQLinearMatMul(g, n);
     case OpKind::QLinearAdd:
     case OpKind::QLinearMul: return lowerQLinearBinary(g, n);
-    case OpKind::QLinearAveragePool: return lowerQLinearAveragePool(g, n);
+    case OpKind::QLinearAveragePool:
+    case OpKind::QLinearMaxPool: return lowerQLinearPool(g, n);
     default: break;
   }
   return makeError(nodeLoc(n), "is not an ONNX integer op");
@@ -341,6 +343,7 @@ std::string qlinearKernelFunctionName(const QLinearCall& c) {
     case QLinearKernel::QLinearMatMul: return "stowage_qlinear_matmul";
     case QLinearKernel::QLinearBinary: return "stowage_qlinear_binary";
     case QLinearKernel::QLinearAveragePool: return "stowage_qlinear_avgpool2d";
+    case QLinearKernel::QLinearMaxPool: return "stowage_qlinear_maxpool2d";
   }
   return "";
 }
@@ -416,7 +419,10 @@ void executeQLinearCall(const QLinearCall& c, const std::vector<const void*>& in
                    else stowage_qlinear_matmul(v(0), v(1), f(2), v(3), f(4), v(5), f(6), v(7), out, &p);
                  },
                  [&](const stowage_qlinear_binary_params& p) { stowage_qlinear_binary(v(0), v(1), f(2), v(3), f(4), v(5), f(6), v(7), out, &p); },
-                 [&](const stowage_qlinear_pool_params& p) { stowage_qlinear_avgpool2d(v(0), f(1), v(2), f(3), v(4), out, &p); },
+                 [&](const stowage_qlinear_pool_params& p) {
+                   if (c.kernel == QLinearKernel::QLinearMaxPool) stowage_qlinear_maxpool2d(v(0), f(1), v(2), f(3), v(4), out, &p);
+                   else stowage_qlinear_avgpool2d(v(0), f(1), v(2), f(3), v(4), out, &p);
+                 },
              },
              c.params);
 }

@@ -75,9 +75,10 @@ class QdqFuser {
   Match<std::vector<Node>> fuseConv(const Node& n, const OutputSide& out);
   Match<std::vector<Node>> fuseGemm(const Node& n, const OutputSide& out);
   Match<std::vector<Node>> fuseMatMul(const Node& n, const OutputSide& out);
-  Match<std::vector<Node>> fuseReshape(const Node& n, const OutputSide& out);
+  Match<std::vector<Node>> fuseView(const Node& n, const OutputSide& out);
+  Match<std::vector<Node>> fuseConcat(const Node& n, const OutputSide& out);
   Match<std::vector<Node>> fuseBinary(const Node& n, const OutputSide& out);
-  Match<std::vector<Node>> fuseAveragePool(const Node& n, const OutputSide& out);
+  Match<std::vector<Node>> fuseAveragePool(const Node& n, const OutputSide& out);  ///< and MaxPool
   /// The zero point of the QuantizeLinear `out`, made a constant 0 of its type when it has none.
   TensorId outputZeroPoint(const OutputSide& out);
 
@@ -349,7 +350,7 @@ Match<std::vector<Node>> QdqFuser::fuseMatMul(const Node& n, const OutputSide& o
   return std::vector<Node>{std::move(q)};
 }
 
-Match<std::vector<Node>> QdqFuser::fuseReshape(const Node& n, const OutputSide& out) {
+Match<std::vector<Node>> QdqFuser::fuseView(const Node& n, const OutputSide& out) {
   auto x = dequantized(n.inputs[0], "input", false);
   if (auto* why = std::get_if<std::string>(&x)) return *why;
   const Dequantized& xd = std::get<Dequantized>(x);
@@ -359,6 +360,24 @@ Match<std::vector<Node>> QdqFuser::fuseReshape(const Node& n, const OutputSide& 
   if (out.activationNode >= 0) return std::string("an activation follows it");
   Node r = n;
   r.inputs = {xd.q};
+  r.outputs = {out.output};
+  return std::vector<Node>{std::move(r)};
+}
+
+Match<std::vector<Node>> QdqFuser::fuseConcat(const Node& n, const OutputSide& out) {
+  if (out.activationNode >= 0) return std::string("an activation follows it");
+  Node r = n;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    auto x = dequantized(n.inputs[i], "input", false);
+    if (auto* why = std::get_if<std::string>(&x)) return *why;
+    const Dequantized& xd = std::get<Dequantized>(x);
+    const int64_t xZero = xd.zeroPoints.empty() ? 0 : xd.zeroPoints[0];
+    if (g_.tensor(xd.q).dtype != g_.tensor(out.output).dtype || xd.scales[0] != out.yScale || xZero != out.yZero)
+      return fmt::format("input {} has another type, scale or zero point than its QuantizeLinear (only concatenations of equally "
+                         "quantized inputs are integer)",
+                         i);
+    r.inputs[i] = xd.q;
+  }
   r.outputs = {out.output};
   return std::vector<Node>{std::move(r)};
 }
@@ -396,8 +415,8 @@ Match<std::vector<Node>> QdqFuser::fuseAveragePool(const Node& n, const OutputSi
   if (xt.shape.size() < 3 || xt.shape.size() > 4) return std::string("the integer pool supports 1-D and 2-D pooling");
   Node q;
   q.name = n.name;
-  q.op = OpKind::QLinearAveragePool;
-  if (n.op == OpKind::AveragePool) {
+  q.op = n.op == OpKind::MaxPool ? OpKind::QLinearMaxPool : OpKind::QLinearAveragePool;
+  if (n.op != OpKind::GlobalAveragePool) {
     q.attrs = n.attrs;
   } else {
     // GlobalAveragePool: one window over the whole plane.
@@ -423,8 +442,8 @@ std::vector<std::string> QdqFuser::run() {
   for (size_t i = 0; i < original; ++i) {
     const Node n = g_.nodes[i];
     const bool candidate = n.op == OpKind::Conv || n.op == OpKind::Gemm || n.op == OpKind::MatMul || n.op == OpKind::Reshape ||
-                           n.op == OpKind::Add || n.op == OpKind::Mul || n.op == OpKind::AveragePool ||
-                           n.op == OpKind::GlobalAveragePool;
+                           n.op == OpKind::Transpose || n.op == OpKind::Concat || n.op == OpKind::Add || n.op == OpKind::Mul ||
+                           n.op == OpKind::AveragePool || n.op == OpKind::GlobalAveragePool || n.op == OpKind::MaxPool;
     if (!candidate || n.outputs.size() != 1 || n.inputs.empty()) continue;
     // Only operators that read a DequantizeLinear are QDQ operators; the rest of a float model is not this pass's.
     const int p0 = producers_[static_cast<size_t>(n.inputs[0])];
@@ -442,8 +461,10 @@ std::vector<std::string> QdqFuser::run() {
         case OpKind::Add:
         case OpKind::Mul: fused = fuseBinary(n, out); break;
         case OpKind::AveragePool:
+        case OpKind::MaxPool:
         case OpKind::GlobalAveragePool: fused = fuseAveragePool(n, out); break;
-        default: fused = fuseReshape(n, out); break;
+        case OpKind::Concat: fused = fuseConcat(n, out); break;
+        default: fused = fuseView(n, out); break;
       }
       if (auto* nodes = std::get_if<std::vector<Node>>(&fused)) {
         replacement[i] = std::move(*nodes);
@@ -453,7 +474,7 @@ std::vector<std::string> QdqFuser::run() {
         continue;
       }
     }
-    if (n.op != OpKind::Reshape)
+    if (n.op != OpKind::Reshape && n.op != OpKind::Transpose)
       floatOps.push_back(fmt::format("{} '{}' stays float: {}", opName(n.op), n.name, std::get<std::string>(fused)));
   }
   std::vector<std::string> remarks;

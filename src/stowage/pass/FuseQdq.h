@@ -24,9 +24,10 @@ inline constexpr const char* kQdqOutputMaxAttr = "y_max";
 ///   Reshapes;
 /// - `Q(MatMul(DQ(a), DQ(b)))` into QLinearMatMul;
 /// - `Q(Add|Mul(DQ(a), DQ(b)))` into QLinearAdd / QLinearMul (the float graph's arithmetic on int8 operands);
-/// - `Q(AveragePool|GlobalAveragePool(DQ(x)))` into QLinearAveragePool;
+/// - `Q(AveragePool|GlobalAveragePool(DQ(x)))` into QLinearAveragePool, `Q(MaxPool(DQ(x)))` into QLinearMaxPool;
+/// - `Q(Concat(DQ(a), DQ(b), ...))` into a Concat of the int8 tensors when all share the output's quantization;
 /// - a Relu or Clip between the operator and its Q into the clamp of the output (exact: quantization is monotonic);
-/// - `Q(Reshape(DQ(x)))` with the same scale and zero point on both sides into a Reshape of the int8 tensor.
+/// - `Q(Reshape|Transpose(DQ(x)))` with the same scale and zero point on both sides into that view of the int8 tensor.
 /// DequantizeLinear nodes left without readers are removed; the rest of the graph is unchanged (so an operator that no
 /// pattern covers runs in float between its DequantizeLinear and QuantizeLinear). Returns remarks: what became
 /// integer, and each float operator fed by a DequantizeLinear that stays float, with the reason.

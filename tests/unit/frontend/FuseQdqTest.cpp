@@ -201,5 +201,50 @@ TEST(FuseQdq, ABiasWithAnotherScaleKeepsTheConvFloatAndSaysWhy) {
   EXPECT_TRUE(named) << ::testing::PrintToString(*remarks);
 }
 
+TEST(FuseQdq, EquallyQuantizedConcatAndMaxPoolStayInt8) {
+  // x -> Q/DQ -> Concat(x, x) -> Q/DQ (same scale and zero point) -> MaxPool 2x2 -> Q/DQ (another scale) -> y.
+  ModelBuilder m;
+  m.input("x", {1, 3, 5, 5});
+  qdqInit(m, "s", onnx::TensorProto_DataType_FLOAT, {}, {0.02});
+  qdqInit(m, "z", onnx::TensorProto_DataType_INT8, {}, {-5});
+  qdqInit(m, "s2", onnx::TensorProto_DataType_FLOAT, {}, {0.03});
+  qdqInit(m, "z2", onnx::TensorProto_DataType_INT8, {}, {7});
+  m.node("QuantizeLinear", {"x", "s", "z"}, {"xq"}, "quantize_x");
+  m.node("DequantizeLinear", {"xq", "s", "z"}, {"xd"}, "dequantize_x");
+  ModelBuilder::attr(m.node("Concat", {"xd", "xd"}, {"cat"}, "concat"), "axis", int64_t{1});
+  m.node("QuantizeLinear", {"cat", "s", "z"}, {"catq"}, "quantize_cat");
+  m.node("DequantizeLinear", {"catq", "s", "z"}, {"catd"}, "dequantize_cat");
+  ModelBuilder::attr(m.node("MaxPool", {"catd"}, {"pool"}, "pool"), "kernel_shape", std::vector<int64_t>{2, 2});
+  m.node("QuantizeLinear", {"pool", "s2", "z2"}, {"poolq"}, "quantize_pool");
+  m.node("DequantizeLinear", {"poolq", "s2", "z2"}, {"y"}, "dequantize_pool");
+  m.output("y");
+  Graph g = test::importOk(m);
+  ASSERT_TRUE(fuseQdq(g).ok());
+  const Node* concat = test::findNode(g, OpKind::Concat);
+  ASSERT_NE(concat, nullptr);
+  EXPECT_EQ(g.tensor(concat->outputs[0]).dtype, DType::Int8);
+  EXPECT_EQ(countOps(g, OpKind::QLinearMaxPool), 1);
+  EXPECT_EQ(countOps(g, OpKind::MaxPool), 0);
+  // And the same bytes as the float graph (compiled both ways, run on the host).
+  Tensor x;
+  x.name = "x";
+  x.shape = {1, 3, 5, 5};
+  std::vector<float> v(75);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(static_cast<int>(i * 17 % 31) - 15) * 0.09f;
+  x.data.resize(v.size() * 4);
+  std::memcpy(x.data.data(), v.data(), x.data.size());
+  std::vector<std::vector<uint8_t>> outputs;
+  for (bool fuse : {true, false}) {
+    CompileOptions o;
+    o.fuseQdq = fuse;
+    auto r = compileGraph(test::importOk(m), o);
+    ASSERT_TRUE(r.ok()) << r.error().render();
+    auto out = runOnHost(*r, {x});
+    ASSERT_TRUE(out.ok()) << out.error().render();
+    outputs.push_back(out->at(0).data);
+  }
+  EXPECT_EQ(outputs[0], outputs[1]);
+}
+
 }  // namespace
 }  // namespace stowage
