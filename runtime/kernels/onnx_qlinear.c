@@ -306,8 +306,10 @@ void stowage_qlinear_binary(const void* a, const void* b, const float* a_scale, 
   }
 }
 
-void stowage_qlinear_avgpool2d(const void* x, const float* x_scale, const void* x_zero_point, const float* y_scale,
-                               const void* y_zero_point, void* y, const stowage_qlinear_pool_params* qp) {
+/* The pooling windows of stowage_qlinear_avgpool2d and stowage_qlinear_maxpool2d: per window the int32 sum of
+ * (x - x_zp) over the taps inside the input, or their largest value, then the output as each function documents. */
+static void qlinear_pool2d(const void* x, const float* x_scale, const void* x_zero_point, const float* y_scale,
+                           const void* y_zero_point, void* y, const stowage_qlinear_pool_params* qp, int max) {
   const stowage_pool2d_params* p = &qp->pool;
   const int32_t x_zp = zero_point_at(x_zero_point, qp->x_type, 0), y_zp = zero_point_at(y_zero_point, qp->y_type, 0);
   const requant_mode mode = {1, qp->clamp, qp->y_min, qp->y_max};
@@ -323,7 +325,7 @@ void stowage_qlinear_avgpool2d(const void* x, const float* x_scale, const void* 
       pool_taps(iy0, p->dil_h, -p->pad_top, p->h + p->pad_bottom, p->kh, &cy_lo, &cy_hi);
       for (ox = 0; ox < p->ow; ++ox) {
         const int32_t ix0 = ox * p->stride_w - p->pad_left;
-        int32_t kx_lo, kx_hi, count;
+        int32_t kx_lo, kx_hi, count, best = INT32_MIN;
         uint32_t sum = 0;
         const int64_t o = pl * y_plane + (int64_t)oy * p->ow + ox;
         pool_taps(ix0, p->dil_w, 0, p->w, p->kw, &kx_lo, &kx_hi);
@@ -336,9 +338,18 @@ void stowage_qlinear_avgpool2d(const void* x, const float* x_scale, const void* 
         }
         for (ky = ky_lo; ky < ky_hi; ++ky) {
           const int64_t row = pl * x_plane + (int64_t)(iy0 + ky * p->dil_h) * p->w;
-          for (kx = kx_lo; kx < kx_hi; ++kx) sum += (uint32_t)(load_int(x, qp->x_type, row + ix0 + kx * p->dil_w) - x_zp);
+          for (kx = kx_lo; kx < kx_hi; ++kx) {
+            const int32_t v = load_int(x, qp->x_type, row + ix0 + kx * p->dil_w);
+            sum += (uint32_t)(v - x_zp);
+            if (v > best) best = v;
+          }
         }
-        if (count <= 0) {
+        if (max) {
+          /* DequantizeLinear, then QuantizeLinear: each a float32 step of the float graph. A window with no tap inside
+           * the input cannot happen with ONNX's pads; it would give the dequantized zero. */
+          const float dequantized = best == INT32_MIN ? 0.0f : (float)(best - x_zp) * x_scale[0];
+          store_rounded_f32(y, qp->y_type, o, dequantized / y_scale[0], y_zp, &mode);
+        } else if (count <= 0) {
           requantize_store(y, qp->y_type, o, 0, 0.0f, y_zp, &mode);
         } else {
           /* ONNX Runtime's QLinearGlobalAveragePool (MLAS): x_scale / count / y_scale, each step in float32. */
@@ -350,39 +361,12 @@ void stowage_qlinear_avgpool2d(const void* x, const float* x_scale, const void* 
   }
 }
 
+void stowage_qlinear_avgpool2d(const void* x, const float* x_scale, const void* x_zero_point, const float* y_scale,
+                               const void* y_zero_point, void* y, const stowage_qlinear_pool_params* p) {
+  qlinear_pool2d(x, x_scale, x_zero_point, y_scale, y_zero_point, y, p, 0);
+}
+
 void stowage_qlinear_maxpool2d(const void* x, const float* x_scale, const void* x_zero_point, const float* y_scale,
-                               const void* y_zero_point, void* y, const stowage_qlinear_pool_params* qp) {
-  const stowage_pool2d_params* p = &qp->pool;
-  const int32_t x_zp = zero_point_at(x_zero_point, qp->x_type, 0), y_zp = zero_point_at(y_zero_point, qp->y_type, 0);
-  const requant_mode mode = {1, qp->clamp, qp->y_min, qp->y_max};
-  const int64_t planes = (int64_t)p->n * p->c;
-  const int64_t x_plane = (int64_t)p->h * p->w, y_plane = (int64_t)p->oh * p->ow;
-  int64_t pl;
-  int32_t oy, ox, ky, kx;
-  for (pl = 0; pl < planes; ++pl) {
-    for (oy = 0; oy < p->oh; ++oy) {
-      const int32_t iy0 = oy * p->stride_h - p->pad_top;
-      int32_t ky_lo, ky_hi;
-      pool_taps(iy0, p->dil_h, 0, p->h, p->kh, &ky_lo, &ky_hi);
-      for (ox = 0; ox < p->ow; ++ox) {
-        const int32_t ix0 = ox * p->stride_w - p->pad_left;
-        int32_t kx_lo, kx_hi, best = INT32_MIN;
-        const int64_t o = pl * y_plane + (int64_t)oy * p->ow + ox;
-        pool_taps(ix0, p->dil_w, 0, p->w, p->kw, &kx_lo, &kx_hi);
-        for (ky = ky_lo; ky < ky_hi; ++ky) {
-          const int64_t row = pl * x_plane + (int64_t)(iy0 + ky * p->dil_h) * p->w;
-          for (kx = kx_lo; kx < kx_hi; ++kx) {
-            const int32_t v = load_int(x, qp->x_type, row + ix0 + kx * p->dil_w);
-            if (v > best) best = v;
-          }
-        }
-        if (best == INT32_MIN) best = x_zp; /* no tap inside the input: cannot happen with ONNX's pads */
-        {
-          /* DequantizeLinear, then QuantizeLinear: each a float32 step of the float graph. */
-          const float dequantized = (float)(best - x_zp) * x_scale[0];
-          store_rounded_f32(y, qp->y_type, o, dequantized / y_scale[0], y_zp, &mode);
-        }
-      }
-    }
-  }
+                               const void* y_zero_point, void* y, const stowage_qlinear_pool_params* p) {
+  qlinear_pool2d(x, x_scale, x_zero_point, y_scale, y_zero_point, y, p, 1);
 }

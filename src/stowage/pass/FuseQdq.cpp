@@ -72,6 +72,14 @@ class QdqFuser {
   };
   Match<OutputSide> quantizedOutput(TensorId y) const;
 
+  /// The two dequantized operands of `n` (inputs 0 and 1; the second may be per axis when `secondPerAxis`) and copies
+  /// of their quantized tensors and of the output (adding tensors later moves g_.tensors).
+  struct Operands {
+    Dequantized a, b;
+    Tensor at, bt, y;
+  };
+  Match<Operands> operands(const Node& n, const OutputSide& out, const char* first, const char* second, bool secondPerAxis) const;
+
   Match<std::vector<Node>> fuseConv(const Node& n, const OutputSide& out);
   Match<std::vector<Node>> fuseGemm(const Node& n, const OutputSide& out);
   Match<std::vector<Node>> fuseMatMul(const Node& n, const OutputSide& out);
@@ -238,17 +246,23 @@ void QdqFuser::setOutputAttrs(Node& n, const OutputSide& out) const {
   if (out.yMax) n.attrs.set(kQdqOutputMaxAttr, *out.yMax);
 }
 
+Match<QdqFuser::Operands> QdqFuser::operands(const Node& n, const OutputSide& out, const char* first, const char* second,
+                                             bool secondPerAxis) const {
+  auto a = dequantized(n.inputs[0], first, false);
+  if (auto* why = std::get_if<std::string>(&a)) return *why;
+  auto b = dequantized(n.inputs[1], second, secondPerAxis);
+  if (auto* why = std::get_if<std::string>(&b)) return *why;
+  Operands o{std::get<Dequantized>(a), std::get<Dequantized>(b), {}, {}, {}};
+  o.at = g_.tensor(o.a.q);
+  o.bt = g_.tensor(o.b.q);
+  o.y = g_.tensor(out.output);
+  return o;
+}
+
 Match<std::vector<Node>> QdqFuser::fuseConv(const Node& n, const OutputSide& out) {
-  auto x = dequantized(n.inputs[0], "input", false);
-  if (auto* why = std::get_if<std::string>(&x)) return *why;
-  auto w = dequantized(n.inputs[1], "weight", true);
-  if (auto* why = std::get_if<std::string>(&w)) return *why;
-  const Dequantized& xd = std::get<Dequantized>(x);
-  const Dequantized& wd = std::get<Dequantized>(w);
-  // Copies: adding tensors below moves g_.tensors.
-  const Tensor wt = g_.tensor(wd.q);
-  const Tensor xt = g_.tensor(xd.q);
-  const Tensor y = g_.tensor(out.output);
+  auto ops = operands(n, out, "input", "weight", true);
+  if (auto* why = std::get_if<std::string>(&ops)) return *why;
+  const auto& [xd, wd, xt, wt, y] = std::get<Operands>(ops);
   const int64_t m = wt.shape.empty() ? 0 : wt.shape[0];
   if (!wt.isConstant()) return std::string("its weight is not a constant");
   if (wd.scales.size() > 1 && (wd.axis != 0 || static_cast<int64_t>(wd.scales.size()) != m))
@@ -261,7 +275,7 @@ Match<std::vector<Node>> QdqFuser::fuseConv(const Node& n, const OutputSide& out
   q.attrs = n.attrs;
   const TensorId xZero = zeroPointOf(xd, xt.dtype, 1, xt.name);
   const TensorId wZero = zeroPointOf(wd, wt.dtype, static_cast<int64_t>(wd.scales.size()), wt.name);
-  const TensorId yZero = out.zeroPoint != kNoTensor ? out.zeroPoint : addConstant(y.name + "_zero_point", y.dtype, {}, {0});
+  const TensorId yZero = outputZeroPoint(out);
   q.inputs = {xd.q, wd.q, xd.scale, xZero, wd.scale, wZero, out.scale, yZero, std::get<TensorId>(b)};
   q.outputs = {out.output};
   setOutputAttrs(q, out);
@@ -272,16 +286,9 @@ Match<std::vector<Node>> QdqFuser::fuseGemm(const Node& n, const OutputSide& out
   if (n.attrs.getFloat("alpha", 1.0f) != 1.0f || n.attrs.getInt("transA", 0) != 0 ||
       (n.input(2) != kNoTensor && n.attrs.getFloat("beta", 1.0f) != 1.0f))
     return std::string("it has alpha or beta other than 1, or transA");
-  auto x = dequantized(n.inputs[0], "input", false);
-  if (auto* why = std::get_if<std::string>(&x)) return *why;
-  auto w = dequantized(n.inputs[1], "weight", true);
-  if (auto* why = std::get_if<std::string>(&w)) return *why;
-  const Dequantized& xd = std::get<Dequantized>(x);
-  const Dequantized& wd = std::get<Dequantized>(w);
-  // Copies: adding tensors below moves g_.tensors.
-  const Tensor xt = g_.tensor(xd.q);
-  const Tensor wt = g_.tensor(wd.q);
-  const Tensor y = g_.tensor(out.output);
+  auto ops = operands(n, out, "input", "weight", true);
+  if (auto* why = std::get_if<std::string>(&ops)) return *why;
+  const auto& [xd, wd, xt, wt, y] = std::get<Operands>(ops);
   if (!wt.isConstant() || wt.shape.size() != 2 || xt.shape.size() != 2) return std::string("its weight is not a constant matrix");
   const bool transB = n.attrs.getInt("transB", 0) != 0;
   const int64_t k = transB ? wt.shape[1] : wt.shape[0], m = transB ? wt.shape[0] : wt.shape[1];
@@ -313,7 +320,7 @@ Match<std::vector<Node>> QdqFuser::fuseGemm(const Node& n, const OutputSide& out
   q.attrs.set("group", int64_t{1});
   const TensorId xZero = zeroPointOf(xd, xt.dtype, 1, xt.name);
   const TensorId wZero = zeroPointOf(wd, wt.dtype, static_cast<int64_t>(wd.scales.size()), wt.name);
-  const TensorId yZero = out.zeroPoint != kNoTensor ? out.zeroPoint : addConstant(y.name + "_zero_point", y.dtype, {}, {0});
+  const TensorId yZero = outputZeroPoint(out);
   q.inputs = {x3, wConv, xd.scale, xZero, wd.scale, wZero, out.scale, yZero, bias};
   q.outputs = {y3};
   setOutputAttrs(q, out);
@@ -323,27 +330,20 @@ Match<std::vector<Node>> QdqFuser::fuseGemm(const Node& n, const OutputSide& out
 }
 
 Match<std::vector<Node>> QdqFuser::fuseMatMul(const Node& n, const OutputSide& out) {
-  auto a = dequantized(n.inputs[0], "first operand", false);
-  if (auto* why = std::get_if<std::string>(&a)) return *why;
-  auto b = dequantized(n.inputs[1], "second operand", true);
-  if (auto* why = std::get_if<std::string>(&b)) return *why;
-  const Dequantized& ad = std::get<Dequantized>(a);
-  const Dequantized& bd = std::get<Dequantized>(b);
-  // Copies: adding tensors below moves g_.tensors.
-  const Tensor at = g_.tensor(ad.q);
-  const Tensor bt = g_.tensor(bd.q);
+  auto ops = operands(n, out, "first operand", "second operand", true);
+  if (auto* why = std::get_if<std::string>(&ops)) return *why;
+  const auto& [ad, bd, at, bt, y] = std::get<Operands>(ops);
   if (bd.scales.size() > 1) {
     const int64_t rank = static_cast<int64_t>(bt.shape.size());
     const int64_t axis = bd.axis < 0 ? bd.axis + rank : bd.axis;
     if (rank < 2 || axis != rank - 1) return std::string("its second operand is quantized along another axis than its columns");
   }
-  const Tensor y = g_.tensor(out.output);
   Node q;
   q.name = n.name;
   q.op = OpKind::QLinearMatMul;
   const TensorId aZero = zeroPointOf(ad, at.dtype, 1, at.name);
   const TensorId bZero = zeroPointOf(bd, bt.dtype, static_cast<int64_t>(bd.scales.size()), bt.name);
-  const TensorId yZero = out.zeroPoint != kNoTensor ? out.zeroPoint : addConstant(y.name + "_zero_point", y.dtype, {}, {0});
+  const TensorId yZero = outputZeroPoint(out);
   q.inputs = {ad.q, bd.q, ad.scale, aZero, bd.scale, bZero, out.scale, yZero};
   q.outputs = {out.output};
   setOutputAttrs(q, out);
@@ -389,13 +389,10 @@ TensorId QdqFuser::outputZeroPoint(const OutputSide& out) {
 }
 
 Match<std::vector<Node>> QdqFuser::fuseBinary(const Node& n, const OutputSide& out) {
-  auto a = dequantized(n.inputs[0], "first operand", false);
-  if (auto* why = std::get_if<std::string>(&a)) return *why;
-  auto b = dequantized(n.inputs[1], "second operand", false);
-  if (auto* why = std::get_if<std::string>(&b)) return *why;
-  const Dequantized& ad = std::get<Dequantized>(a);
-  const Dequantized& bd = std::get<Dequantized>(b);
-  const Tensor at = g_.tensor(ad.q), bt = g_.tensor(bd.q);
+  auto ops = operands(n, out, "first operand", "second operand", false);
+  if (auto* why = std::get_if<std::string>(&ops)) return *why;
+  const auto& [ad, bd, at, bt, y] = std::get<Operands>(ops);
+  (void)y;
   Node q;
   q.name = n.name;
   q.op = n.op == OpKind::Add ? OpKind::QLinearAdd : OpKind::QLinearMul;
