@@ -46,21 +46,14 @@ void stowage_avgpool2d_f32(const float* x, float* y, const stowage_pool2d_params
     float* yp = y + pl * y_plane;
     for (oy = 0; oy < p->oh; ++oy) {
       const int32_t iy0 = oy * p->stride_h - p->pad_top;
-      int32_t ky_lo, ky_hi, cy_lo, cy_hi;
+      int32_t ky_lo, ky_hi;
       pool_taps(iy0, p->dil_h, 0, p->h, p->kh, &ky_lo, &ky_hi);
-      pool_taps(iy0, p->dil_h, -p->pad_top, p->h + p->pad_bottom, p->kh, &cy_lo, &cy_hi);
       for (ox = 0; ox < p->ow; ++ox) {
         const int32_t ix0 = ox * p->stride_w - p->pad_left;
         int32_t kx_lo, kx_hi, count;
         float sum = 0.0f;
         pool_taps(ix0, p->dil_w, 0, p->w, p->kw, &kx_lo, &kx_hi);
-        if (p->count_include_pad) {
-          int32_t cx_lo, cx_hi;
-          pool_taps(ix0, p->dil_w, -p->pad_left, p->w + p->pad_right, p->kw, &cx_lo, &cx_hi);
-          count = (cy_hi - cy_lo) * (cx_hi - cx_lo);
-        } else {
-          count = (ky_hi - ky_lo) * (kx_hi - kx_lo);
-        }
+        count = pool_divisor(p, iy0, ix0, (ky_hi - ky_lo) * (kx_hi - kx_lo));
         for (ky = ky_lo; ky < ky_hi; ++ky) {
           const float* xr = xp + (int64_t)(iy0 + ky * p->dil_h) * p->w;
           for (kx = kx_lo; kx < kx_hi; ++kx) sum += xr[ix0 + kx * p->dil_w];
