@@ -441,10 +441,19 @@ std::vector<std::string> QdqFuser::run() {
     const bool candidate = n.op == OpKind::Conv || n.op == OpKind::Gemm || n.op == OpKind::MatMul || n.op == OpKind::Reshape ||
                            n.op == OpKind::Transpose || n.op == OpKind::Concat || n.op == OpKind::Add || n.op == OpKind::Mul ||
                            n.op == OpKind::AveragePool || n.op == OpKind::GlobalAveragePool || n.op == OpKind::MaxPool;
-    if (!candidate || n.outputs.size() != 1 || n.inputs.empty()) continue;
     // Only operators that read a DequantizeLinear are QDQ operators; the rest of a float model is not this pass's.
-    const int p0 = producers_[static_cast<size_t>(n.inputs[0])];
-    if (p0 < 0 || g_.nodes[static_cast<size_t>(p0)].op != OpKind::DequantizeLinear) continue;
+    const auto readsDequantized = [&](TensorId t) {
+      const int p = t == kNoTensor ? -1 : producers_[static_cast<size_t>(t)];
+      return p >= 0 && g_.nodes[static_cast<size_t>(p)].op == OpKind::DequantizeLinear;
+    };
+    if (n.op == OpKind::QuantizeLinear || n.op == OpKind::DequantizeLinear || n.inputs.empty()) continue;
+    if (!candidate || n.outputs.size() != 1) {
+      if (std::any_of(n.inputs.begin(), n.inputs.end(), readsDequantized))
+        floatOps.push_back(fmt::format("{} '{}' stays float: no integer form of {}{} yet", opName(n.op), n.name, opName(n.op),
+                                       n.outputs.size() != 1 ? " with several outputs" : ""));
+      continue;
+    }
+    if (!readsDequantized(n.inputs[0])) continue;
     auto o = quantizedOutput(n.outputs[0]);
     Match<std::vector<Node>> fused = std::string();
     if (auto* why = std::get_if<std::string>(&o)) {
@@ -471,8 +480,7 @@ std::vector<std::string> QdqFuser::run() {
         continue;
       }
     }
-    if (n.op != OpKind::Reshape && n.op != OpKind::Transpose)
-      floatOps.push_back(fmt::format("{} '{}' stays float: {}", opName(n.op), n.name, std::get<std::string>(fused)));
+    floatOps.push_back(fmt::format("{} '{}' stays float: {}", opName(n.op), n.name, std::get<std::string>(fused)));
   }
   std::vector<std::string> remarks;
   for (std::string& f : floatOps) f = "QDQ: " + f;
