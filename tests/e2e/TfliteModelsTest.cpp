@@ -191,6 +191,32 @@ TEST(TfliteModels, FloatKwsHybridModelRecognisesTheSample) {
   fs::remove_all(work);
 }
 
+// The hybrid KWS model keeps the int8 weights of its five CONV_2D layers (its depthwise and fully connected weights
+// are float32 in the file). The kernels dequantize them; bit-identity with the float expansion is checked in
+// tests/unit/runtime/HybridWeightKernelTest.cpp and tests/unit/frontend/TfliteHybridModelTest.cpp: the weights pool holds at most 1.3x
+// the file's 33,592 bytes of constants (the float expansion took 90,416), and compile names the hybrid layers.
+TEST(TfliteModels, FloatKwsHybridModelKeepsItsInt8Weights) {
+  fs::path dir = sharedPath("models/mlperf-tiny");
+  if (dir.empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny not found; skipping";
+  fs::path work = scratchDir("tflite_kws_hybrid_weights");
+  auto r = runCommand(cli() + " compile " + shellQuote((dir / "kws_ref_model_float32.tflite").string()) + " -o " +
+                      shellQuote((work / "c").string()) + " --name kws");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("remark: hybrid: 5 layer(s) with int8 weights and float activations (CONV_2D_0, CONV_2D_2, CONV_2D_4, CONV_2D_6, CONV_2D_8)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("not TFLite's on-the-fly activation quantization"), std::string::npos) << r.out;
+  const std::string report = readFileBytes(work / "c" / "report.json");
+  const size_t pool = report.find("\"name\": \"weights\"");
+  ASSERT_NE(pool, std::string::npos);
+  const size_t used = report.find("\"used\": ", pool);
+  ASSERT_NE(used, std::string::npos);
+  const long bytes = std::stol(report.substr(used + 8, 16));
+  EXPECT_GT(bytes, 22606);  // at least one byte per parameter
+  EXPECT_LE(bytes, 33592 * 13 / 10) << "constants " << bytes << " B for 33,592 B in the file";
+  fs::remove_all(work);
+}
+
 // Visual Wake Words (MobileNetV1 at 96x96x3), int8 and float: no reference outputs exist, so the two models
 // must agree on the same images (the person_detect samples, grey replicated to RGB): the float probabilities
 // within 0.05 of the int8 model's dequantized output (scale 1/256, zero point -128). Input: int8 q = pixel - 128
