@@ -169,7 +169,7 @@ TEST(TfliteModels, FloatToyCarAnomalyScoreMatchesTflm) {
 }
 
 // Float DS-CNN KWS: kws_ref_model_float32.tflite is a hybrid (dynamic-range) model, float activations with
-// int8 weights, which the importer dequantizes. On the real sample (the int8 model's input, dequantized) it
+// int8 weights, which the kernels dequantize. On the real sample (the int8 model's input, dequantized) it
 // must say class 5 ("On") as TFLM's int8 model does. (On the pseudo-random reference inputs the two model
 // files disagree: those inputs are noise, far from the training data, and the files were exported separately.)
 TEST(TfliteModels, FloatKwsHybridModelRecognisesTheSample) {

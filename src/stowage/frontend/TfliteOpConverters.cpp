@@ -1,6 +1,6 @@
 // TFLite op converters: one function per builtin op, turning an operator (tensors + builtin options with
 // schema defaults applied) into quantized NHWC IR nodes with TFLite's integer parameters precomputed
-// (TfliteQuant), or into float32 NHWC nodes for float models (int8 weights of hybrid models dequantized).
+// (TfliteQuant), or into float32 NHWC nodes for float models (int8 weights of hybrid models stay int8).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -109,7 +109,8 @@ Status requireFloat(OpRef& op, std::initializer_list<TensorId> ids) {
 }
 
 /// The weights of a float op: `w` itself when float32; an int8 constant with (per-tensor or per-channel)
-/// quantization, as in hybrid "dynamic-range" models, becomes a float32 constant scale * (q - zero_point).
+/// quantization, as in hybrid "dynamic-range" models, becomes a float32 constant scale * (q - zero_point) (only
+/// the weights hybridWeightScales cannot keep int8: nonzero zero points, scales on another axis).
 /// TFLite's hybrid kernels instead quantize the activations on the fly and accumulate in int32, so results
 /// agree to float rounding and that activation quantization, not bit for bit.
 Result<TensorId> floatWeights(OpRef& op, TensorId w) {
