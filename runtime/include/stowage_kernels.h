@@ -53,6 +53,13 @@ typedef struct {
 
 void stowage_gemm_f32(const float* a, const float* b, const float* c, float* y, const stowage_gemm_params* p);
 
+/** stowage_gemm_f32 with int8 B and float A (TFLite dynamic-range FULLY_CONNECTED): element (kk, j) of op(b) is
+ *  b_scale[j] * (float)b[...] (one scale per output column j, computed in the kernel). Each output sums over kk
+ *  in ascending order from 0.0f, then alpha / beta / c and the clamp as stowage_gemm_f32, so the result is
+ *  bit-identical to stowage_gemm_f32 on the dequantized B. */
+void stowage_gemm_w8_f32(const float* a, const int8_t* b, const float* b_scale, const float* c, float* y,
+                         const stowage_gemm_params* p);
+
 /** Batched y[batch][m][n] = a[.][m][k] * b[.][k][n]. The batch index space is batch_shape (batch_rank
  *  dims, 0 means one matrix); a_stride/b_stride give each batch dim's step in elements (0 = broadcast). */
 typedef struct {

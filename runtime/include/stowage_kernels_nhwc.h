@@ -28,6 +28,15 @@ void stowage_conv2d_nhwc_f32(const float* x, const float* w, const float* bias, 
 void stowage_depthwise_conv2d_nhwc_f32(const float* x, const float* w, const float* bias, float* y,
                                        const stowage_nhwc_conv_params* p);
 
+/* The same with int8 weights and float activations (TFLite dynamic-range / "hybrid" models): filter element i of
+ * output channel oc is w_scale[oc] * (float)w[i] (symmetric quantization, one scale per output channel: a
+ * per-tensor scale is repeated m times), computed in the kernel; otherwise exactly the float32 kernels above,
+ * so the result is bit-identical to calling them on those dequantized weights. */
+void stowage_conv2d_nhwc_w8_f32(const float* x, const int8_t* w, const float* w_scale, const float* bias, float* y,
+                                const stowage_nhwc_conv_params* p);
+void stowage_depthwise_conv2d_nhwc_w8_f32(const float* x, const int8_t* w, const float* w_scale, const float* bias, float* y,
+                                          const stowage_nhwc_conv_params* p);
+
 /* Pooling, NHWC; windows clipped to the input (average over the taps inside). */
 typedef struct {
   int32_t n, h, w, c, oh, ow, kh, kw;

@@ -79,9 +79,29 @@ static void mm_run(const mm_view* v, float* y, int64_t ldy) {
   }
 }
 
+/* y = alpha * y + beta * c (when they change anything), then the fused clamp: Gemm's epilogue. */
+static void gemm_epilogue(const float* c, float* y, const stowage_gemm_params* p) {
+  int32_t i, j;
+  if (p->alpha != 1.0f || (c != NULL && p->beta != 0.0f)) {
+    const int use_c = c != NULL && p->beta != 0.0f;
+    for (i = 0; i < p->m; ++i) {
+      float* yr = y + (int64_t)i * p->n;
+      const float* cr = use_c ? c + (p->c_rows == 1 ? 0 : (int64_t)i * p->c_cols) : NULL;
+      if (!use_c) {
+        for (j = 0; j < p->n; ++j) yr[j] = p->alpha * yr[j];
+      } else if (p->c_cols == 1) {
+        const float cv = p->beta * cr[0];
+        for (j = 0; j < p->n; ++j) yr[j] = p->alpha * yr[j] + cv;
+      } else {
+        for (j = 0; j < p->n; ++j) yr[j] = p->alpha * yr[j] + p->beta * cr[j];
+      }
+    }
+  }
+  if (p->clamp) stowage_clamp_f32(y, (int64_t)p->m * p->n, p->clamp_min, p->clamp_max); /* a fused Relu / Clip */
+}
+
 void stowage_gemm_f32(const float* a, const float* b, const float* c, float* y, const stowage_gemm_params* p) {
   mm_view v;
-  int32_t i, j;
   v.a = a;
   v.b = b;
   v.m = p->m;
@@ -102,22 +122,26 @@ void stowage_gemm_f32(const float* a, const float* b, const float* c, float* y, 
     v.bs_j = 1;
   }
   mm_run(&v, y, p->n);
-  if (p->alpha != 1.0f || (c != NULL && p->beta != 0.0f)) {
-    const int use_c = c != NULL && p->beta != 0.0f;
-    for (i = 0; i < p->m; ++i) {
-      float* yr = y + (int64_t)i * p->n;
-      const float* cr = use_c ? c + (p->c_rows == 1 ? 0 : (int64_t)i * p->c_cols) : NULL;
-      if (!use_c) {
-        for (j = 0; j < p->n; ++j) yr[j] = p->alpha * yr[j];
-      } else if (p->c_cols == 1) {
-        const float cv = p->beta * cr[0];
-        for (j = 0; j < p->n; ++j) yr[j] = p->alpha * yr[j] + cv;
-      } else {
-        for (j = 0; j < p->n; ++j) yr[j] = p->alpha * yr[j] + p->beta * cr[j];
-      }
+  gemm_epilogue(c, y, p);
+}
+
+/* Dequantizes inside the loop: B element (kk, j) is b_scale[j] * (float)b[...], as the TFLite importer once
+ * expanded it at compile time; the sum over kk runs in the same order as mm_run's tiles (ascending, from 0.0f). */
+void stowage_gemm_w8_f32(const float* a, const int8_t* b, const float* b_scale, const float* c, float* y,
+                         const stowage_gemm_params* p) {
+  const int64_t as_i = p->trans_a ? 1 : p->k, as_k = p->trans_a ? p->m : 1;
+  const int64_t bs_k = p->trans_b ? 1 : p->n, bs_j = p->trans_b ? p->k : 1;
+  int32_t i, j, kk;
+  for (i = 0; i < p->m; ++i)
+    for (j = 0; j < p->n; ++j) {
+      const float* ar = a + (int64_t)i * as_i;
+      const int8_t* bc = b + (int64_t)j * bs_j;
+      const float s = b_scale[j];
+      float acc = 0.0f;
+      for (kk = 0; kk < p->k; ++kk) acc += ar[(int64_t)kk * as_k] * (s * (float)bc[(int64_t)kk * bs_k]);
+      y[(int64_t)i * p->n + j] = acc;
     }
-  }
-  if (p->clamp) stowage_clamp_f32(y, (int64_t)p->m * p->n, p->clamp_min, p->clamp_max); /* a fused Relu / Clip */
+  gemm_epilogue(c, y, p);
 }
 
 void stowage_matmul_f32(const float* a, const float* b, float* y, const stowage_matmul_params* p) {

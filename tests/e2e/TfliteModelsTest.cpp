@@ -169,7 +169,7 @@ TEST(TfliteModels, FloatToyCarAnomalyScoreMatchesTflm) {
 }
 
 // Float DS-CNN KWS: kws_ref_model_float32.tflite is a hybrid (dynamic-range) model, float activations with
-// int8 weights, which the importer dequantizes. On the real sample (the int8 model's input, dequantized) it
+// int8 weights, which the kernels dequantize. On the real sample (the int8 model's input, dequantized) it
 // must say class 5 ("On") as TFLM's int8 model does. (On the pseudo-random reference inputs the two model
 // files disagree: those inputs are noise, far from the training data, and the files were exported separately.)
 TEST(TfliteModels, FloatKwsHybridModelRecognisesTheSample) {
@@ -188,6 +188,32 @@ TEST(TfliteModels, FloatKwsHybridModelRecognisesTheSample) {
   float sum = 0;
   for (float p : probs) sum += p;
   EXPECT_NEAR(sum, 1.0f, 1e-5f);
+  fs::remove_all(work);
+}
+
+// The hybrid KWS model keeps the int8 weights of its five CONV_2D layers (its depthwise and fully connected weights
+// are float32 in the file). The kernels dequantize them; bit-identity with the float expansion is checked in
+// tests/unit/runtime/HybridWeightKernelTest.cpp and tests/unit/frontend/TfliteHybridModelTest.cpp: the weights pool holds at most 1.3x
+// the file's 33,592 bytes of constants (the float expansion took 90,416), and compile names the hybrid layers.
+TEST(TfliteModels, FloatKwsHybridModelKeepsItsInt8Weights) {
+  fs::path dir = sharedPath("models/mlperf-tiny");
+  if (dir.empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny not found; skipping";
+  fs::path work = scratchDir("tflite_kws_hybrid_weights");
+  auto r = runCommand(cli() + " compile " + shellQuote((dir / "kws_ref_model_float32.tflite").string()) + " -o " +
+                      shellQuote((work / "c").string()) + " --name kws");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("remark: hybrid: 5 layer(s) with int8 weights and float activations (CONV_2D_0, CONV_2D_2, CONV_2D_4, CONV_2D_6, CONV_2D_8)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("not TFLite's on-the-fly activation quantization"), std::string::npos) << r.out;
+  const std::string report = readFileBytes(work / "c" / "report.json");
+  const size_t pool = report.find("\"name\": \"weights\"");
+  ASSERT_NE(pool, std::string::npos);
+  const size_t used = report.find("\"used\": ", pool);
+  ASSERT_NE(used, std::string::npos);
+  const long bytes = std::stol(report.substr(used + 8, 16));
+  EXPECT_GT(bytes, 22606);  // at least one byte per parameter
+  EXPECT_LE(bytes, 33592 * 13 / 10) << "constants " << bytes << " B for 33,592 B in the file";
   fs::remove_all(work);
 }
 

@@ -142,7 +142,7 @@ Result<std::vector<KernelCall>> lowerConv(const Graph& g, const Node& n) {
 }
 
 Result<std::vector<KernelCall>> lowerGemm(const Graph& g, const Node& n) {
-  STOWAGE_TRY(requireFloat(g, n));
+  STOWAGE_ASSIGN_OR_RETURN(const bool w8, lowering::requireFloatOrInt8Weights(g, n));
   const Shape& a = g.tensor(n.inputs[0]).shape;
   const Shape& b = g.tensor(n.inputs[1]).shape;
   if (a.size() != 2 || b.size() != 2) return makeError(nodeLoc(n), "Gemm operands must be 2-D");
@@ -166,6 +166,11 @@ Result<std::vector<KernelCall>> lowerGemm(const Graph& g, const Node& n) {
   p.alpha = n.attrs.getFloat("alpha", 1.0f);
   p.beta = n.attrs.getFloat("beta", 1.0f);
   setFusedClamp(n, p);
+  if (w8) {
+    if (g.tensor(n.inputs[3]).numElements() != nn) return makeError(nodeLoc(n), "the int8 B needs one scale per output column");
+    c.w8 = true;
+    return std::vector<KernelCall>{KernelCall{c, {n.inputs[0], n.inputs[1], n.inputs[3], cId}, n.outputs[0]}};
+  }
   return std::vector<KernelCall>{KernelCall{c, {n.inputs[0], n.inputs[1], cId}, n.outputs[0]}};
 }
 
@@ -434,7 +439,7 @@ std::string poolParamsInitializer(const stowage_pool2d_params& p) {
 std::string kernelFunctionName(const KernelCall& call) {
   return std::visit(Overloaded{
                         [](const ConvCall& c) -> std::string { return c.transpose ? "stowage_conv_transpose2d_f32" : "stowage_conv2d_f32"; },
-                        [](const GemmCall&) -> std::string { return "stowage_gemm_f32"; },
+                        [](const GemmCall& c) -> std::string { return c.w8 ? "stowage_gemm_w8_f32" : "stowage_gemm_f32"; },
                         [](const MatMulCall&) -> std::string { return "stowage_matmul_f32"; },
                         [](const BinaryCall&) -> std::string { return "stowage_binary_f32"; },
                         [](const UnaryCall&) -> std::string { return "stowage_unary_f32"; },
@@ -632,7 +637,10 @@ void executeKernelCall(const KernelCall& call, const std::vector<const void*>& i
                    if (c.transpose) stowage_conv_transpose2d_f32(f(0), f(1), f(2), y, &c.params);
                    else stowage_conv2d_f32(f(0), f(1), f(2), y, &c.params);
                  },
-                 [&](const GemmCall& c) { stowage_gemm_f32(f(0), f(1), f(2), y, &c.params); },
+                 [&](const GemmCall& c) {
+                   if (c.w8) stowage_gemm_w8_f32(f(0), static_cast<const int8_t*>(in[1]), f(2), f(3), y, &c.params);
+                   else stowage_gemm_f32(f(0), f(1), f(2), y, &c.params);
+                 },
                  [&](const MatMulCall& c) { stowage_matmul_f32(f(0), f(1), y, &c.params); },
                  [&](const BinaryCall& c) { stowage_binary_f32(c.op, f(0), f(1), y, &c.params); },
                  [&](const UnaryCall& c) { stowage_unary_f32(c.op, f(0), y, c.count, c.alpha, c.beta); },

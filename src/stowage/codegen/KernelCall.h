@@ -20,9 +20,10 @@ struct ConvCall {
   stowage_conv2d_params params;
   bool transpose = false;
 };
-/// stowage_gemm_f32(a, b, c?, y, &params).
+/// stowage_gemm_f32(a, b, c?, y, &params), or with int8 B (w8) stowage_gemm_w8_f32(a, b, b_scale, c?, y, &params).
 struct GemmCall {
   stowage_gemm_params params;
+  bool w8 = false;
 };
 /// stowage_matmul_f32(a, b, y, &params).
 struct MatMulCall {
@@ -105,10 +106,11 @@ struct QuantCall {
 };
 
 /// One call of a float32 NHWC kernel of stowage_kernels_nhwc.h: `fn(inputs..., y, &params)`. See
-/// NhwcKernelCall.cpp.
+/// NhwcKernelCall.cpp. w8: the conv's weights are int8, `fn_w8(x, w, w_scale, bias?, y, &params)`.
 enum class NhwcKernel { Conv2d, DepthwiseConv2d, AvgPool2d, MaxPool2d };
 struct NhwcCall {
   NhwcKernel kernel = NhwcKernel::Conv2d;
+  bool w8 = false;
   std::variant<stowage_nhwc_conv_params, stowage_nhwc_pool_params> params;
 };
 

@@ -50,6 +50,29 @@ inline Status requireFloat(const Graph& g, const Node& n) {
   return Status::success();
 }
 
+/// requireFloat for a float op that may have int8 weights (ConvNhwc, DepthwiseConvNhwc, Gemm): when input 3 (the
+/// weights' float scales) is present, input 1 must be int8 and is dequantized in the kernel. True for int8 weights.
+inline Result<bool> requireFloatOrInt8Weights(const Graph& g, const Node& n) {
+  if (n.input(3) == kNoTensor) {
+    STOWAGE_TRY(requireFloat(g, n));
+    return false;
+  }
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const TensorId id = n.inputs[i];
+    if (id == kNoTensor) continue;
+    const Tensor& t = g.tensor(id);
+    const DType want = i == 1 ? DType::Int8 : DType::Float32;
+    if (t.dtype != want)
+      return makeUnsupported(nodeLoc(n), fmt::format("tensor '{}' has dtype {}; the {} kernel with weight scales needs {} (int8 weights, "
+                                                      "float32 otherwise)", t.name, dtypeName(t.dtype), opName(n.op), dtypeName(want)));
+  }
+  for (TensorId id : n.outputs)
+    if (g.tensor(id).dtype != DType::Float32)
+      return makeUnsupported(nodeLoc(n), fmt::format("tensor '{}' has dtype {}; the {} kernel writes f32 only", g.tensor(id).name,
+                                                      dtypeName(g.tensor(id).dtype), opName(n.op)));
+  return true;
+}
+
 inline bool fitsI32(int64_t v) { return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max(); }
 
 /// The error for a value of `n` (`what`: "a size", "a dimension") that does not fit the kernels' int32 fields.

@@ -21,15 +21,16 @@ using lowering::Overloaded;
 using lowering::requireFloat;
 using lowering::tooBig;
 
-KernelCall single(NhwcKernel k, auto params, std::vector<TensorId> inputs, TensorId out) {
+KernelCall single(NhwcKernel k, auto params, std::vector<TensorId> inputs, TensorId out, bool w8 = false) {
   NhwcCall c;
   c.kernel = k;
+  c.w8 = w8;
   c.params = params;
   return KernelCall{c, std::move(inputs), out};
 }
 
 Result<std::vector<KernelCall>> lowerNhwcConv(const Graph& g, const Node& n) {
-  STOWAGE_TRY(requireFloat(g, n));
+  STOWAGE_ASSIGN_OR_RETURN(const bool w8, lowering::requireFloatOrInt8Weights(g, n));
   const Shape& x = g.tensor(n.inputs[0]).shape;
   const Shape& w = g.tensor(n.inputs[1]).shape;
   const Shape& y = g.tensor(n.outputs[0]).shape;
@@ -46,8 +47,11 @@ Result<std::vector<KernelCall>> lowerNhwcConv(const Graph& g, const Node& n) {
                             {&p.pad_left, pads[1]}, {&p.depth_multiplier, depthwise && x[3] > 0 ? y[3] / x[3] : 1}}));
   p.act_min = n.attrs.getFloat("clip_min", -std::numeric_limits<float>::infinity());
   p.act_max = n.attrs.getFloat("clip_max", std::numeric_limits<float>::infinity());
-  return std::vector<KernelCall>{single(depthwise ? NhwcKernel::DepthwiseConv2d : NhwcKernel::Conv2d, p,
-                                        {n.inputs[0], n.inputs[1], n.input(2)}, n.outputs[0])};
+  if (w8 && g.tensor(n.inputs[3]).numElements() != y[3])
+    return makeError(nodeLoc(n), "the int8 filter needs one scale per output channel");
+  std::vector<TensorId> in = w8 ? std::vector<TensorId>{n.inputs[0], n.inputs[1], n.inputs[3], n.input(2)}
+                                : std::vector<TensorId>{n.inputs[0], n.inputs[1], n.input(2)};
+  return std::vector<KernelCall>{single(depthwise ? NhwcKernel::DepthwiseConv2d : NhwcKernel::Conv2d, p, std::move(in), n.outputs[0], w8)};
 }
 
 Result<std::vector<KernelCall>> lowerNhwcPool(const Graph& g, const Node& n) {
@@ -84,8 +88,8 @@ Result<std::vector<KernelCall>> lowerNhwcNode(const Graph& g, const Node& n) {
 
 std::string nhwcKernelFunctionName(const NhwcCall& c) {
   switch (c.kernel) {
-    case NhwcKernel::Conv2d: return "stowage_conv2d_nhwc_f32";
-    case NhwcKernel::DepthwiseConv2d: return "stowage_depthwise_conv2d_nhwc_f32";
+    case NhwcKernel::Conv2d: return c.w8 ? "stowage_conv2d_nhwc_w8_f32" : "stowage_conv2d_nhwc_f32";
+    case NhwcKernel::DepthwiseConv2d: return c.w8 ? "stowage_depthwise_conv2d_nhwc_w8_f32" : "stowage_depthwise_conv2d_nhwc_f32";
     case NhwcKernel::AvgPool2d: return "stowage_avgpool2d_nhwc_f32";
     case NhwcKernel::MaxPool2d: return "stowage_maxpool2d_nhwc_f32";
   }
@@ -123,7 +127,11 @@ void executeNhwcCall(const NhwcCall& c, const std::vector<const void*>& in, void
   float* y = static_cast<float*>(out);
   std::visit(Overloaded{
                  [&](const stowage_nhwc_conv_params& p) {
-                   if (c.kernel == NhwcKernel::DepthwiseConv2d) stowage_depthwise_conv2d_nhwc_f32(f(0), f(1), f(2), y, &p);
+                   if (c.w8) {
+                     const auto* wq = static_cast<const int8_t*>(in.at(1));
+                     if (c.kernel == NhwcKernel::DepthwiseConv2d) stowage_depthwise_conv2d_nhwc_w8_f32(f(0), wq, f(2), f(3), y, &p);
+                     else stowage_conv2d_nhwc_w8_f32(f(0), wq, f(2), f(3), y, &p);
+                   } else if (c.kernel == NhwcKernel::DepthwiseConv2d) stowage_depthwise_conv2d_nhwc_f32(f(0), f(1), f(2), y, &p);
                    else stowage_conv2d_nhwc_f32(f(0), f(1), f(2), y, &p);
                  },
                  [&](const stowage_nhwc_pool_params& p) {

@@ -1,5 +1,6 @@
 // compileGraph: the pipeline after import (see Compiler.h). Reads top to bottom, one timed stage per line.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -20,6 +21,26 @@
 #include "stowage/tile/WeightPrefetch.h"
 
 namespace stowage {
+
+namespace {
+
+/// The remark naming the float layers with int8 weights (TFLite dynamic-range models: ConvNhwc, DepthwiseConvNhwc
+/// and Gemm with weight scales as 4th input) and the semantics they are computed with; "" when there are none.
+std::string hybridLayersRemark(const Graph& g) {
+  std::vector<std::string> names;
+  for (const Node& n : g.nodes) {
+    const bool floatOp = n.op == OpKind::ConvNhwc || n.op == OpKind::DepthwiseConvNhwc || n.op == OpKind::Gemm;
+    if (floatOp && n.input(3) != kNoTensor && n.input(1) != kNoTensor && g.tensor(n.input(1)).dtype == DType::Int8)
+      names.push_back(n.name);
+  }
+  if (names.empty()) return "";
+  return fmt::format("hybrid: {} layer(s) with int8 weights and float activations ({}) computed with their weights dequantized "
+                     "inside the kernel (the float model the int8 weights define), not TFLite's on-the-fly activation "
+                     "quantization; docs/quantized-onnx.md",
+                     names.size(), fmt::join(names, ", "));
+}
+
+}  // namespace
 
 Result<CompileResult> compileGraph(Graph graph, const CompileOptions& options, std::vector<StageTime> timings) {
   std::vector<std::string> remarks;
@@ -122,6 +143,7 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
   settlePrefetchArrivals(graph, r.plan);
   r.plan.remarks.insert(r.plan.remarks.end(), qdqRemarks.begin(), qdqRemarks.end());
   r.plan.remarks.insert(r.plan.remarks.end(), fusionRemarks.begin(), fusionRemarks.end());
+  if (std::string hybrid = hybridLayersRemark(graph); !hybrid.empty()) r.plan.remarks.push_back(std::move(hybrid));
   STOWAGE_ASSIGN_OR_RETURN(r.code, timeStage(timings, "emit-c", [&] { return emitC(graph, r.plan, options.name, emit); }));
   // The board's own kernels the code calls: their files go beside the generated C, remarks say which layers call them.
   STOWAGE_TRY(timeStage(timings, "board-kernels", [&] { return attachBoardKernels(graph, r.plan, r.code); }));

@@ -1,6 +1,6 @@
 // TFLite op converters: one function per builtin op, turning an operator (tensors + builtin options with
 // schema defaults applied) into quantized NHWC IR nodes with TFLite's integer parameters precomputed
-// (TfliteQuant), or into float32 NHWC nodes for float models (int8 weights of hybrid models dequantized).
+// (TfliteQuant), or into float32 NHWC nodes for float models (int8 weights of hybrid models stay int8).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -94,6 +94,7 @@ bool isFloat(OpRef& op, TensorId id) { return T(op, id).dtype == DType::Float32;
 /// Float tensors of a float op; int8 weights with float activations (hybrid models) are named as such.
 Status requireFloat(OpRef& op, std::initializer_list<TensorId> ids) {
   for (TensorId id : ids) {
+    if (id == kNoTensor) continue;  // an absent bias
     const Tensor& t = T(op, id);
     if (t.dtype == DType::Int8)
       return makeUnsupported(op.loc, fmt::format("tensor '{}' is int8 in a float32 op: of hybrid (dynamic-range) models only "
@@ -108,7 +109,8 @@ Status requireFloat(OpRef& op, std::initializer_list<TensorId> ids) {
 }
 
 /// The weights of a float op: `w` itself when float32; an int8 constant with (per-tensor or per-channel)
-/// quantization, as in hybrid "dynamic-range" models, becomes a float32 constant scale * (q - zero_point).
+/// quantization, as in hybrid "dynamic-range" models, becomes a float32 constant scale * (q - zero_point) (only
+/// the weights hybridWeightScales cannot keep int8: nonzero zero points, scales on another axis).
 /// TFLite's hybrid kernels instead quantize the activations on the fly and accumulate in int32, so results
 /// agree to float rounding and that activation quantization, not bit for bit.
 Result<TensorId> floatWeights(OpRef& op, TensorId w) {
@@ -138,6 +140,32 @@ Result<TensorId> floatWeights(OpRef& op, TensorId w) {
     v[i] = t.quant->scales[c] * static_cast<float>(static_cast<int64_t>(q[i]) - t.quant->zeroPoints[c]);
   }
   return op.ctx.graph().addTensor(std::move(f));
+}
+
+/// Int8 weights of a float op (hybrid "dynamic-range" models) kept int8: a float32 constant [channels] of their
+/// scales (a per-tensor scale repeated), the 4th input of ConvNhwc / DepthwiseConvNhwc / Gemm, whose kernels
+/// compute scale * (float)q per weight: the product floatWeights evaluates, so outputs stay bit-identical to the
+/// float expansion. kNoTensor when `w` is not such a weight, or when its quantization has a nonzero zero point or
+/// scales along another axis than the output channels (`channelAxis`): floatWeights expands those.
+TensorId hybridWeightScales(OpRef& op, TensorId w, int32_t channelAxis) {
+  const Tensor& t = T(op, w);
+  if (t.dtype != DType::Int8 || !t.isConstant() || !t.quant || t.quant->scales.empty() ||
+      t.quant->scales.size() != t.quant->zeroPoints.size() || channelAxis < 0 || static_cast<size_t>(channelAxis) >= t.shape.size())
+    return kNoTensor;
+  for (int64_t zp : t.quant->zeroPoints)
+    if (zp != 0) return kNoTensor;
+  const int64_t channels = t.shape[static_cast<size_t>(channelAxis)];
+  const size_t count = t.quant->scales.size();
+  if (count > 1 && (t.quant->axis != channelAxis || static_cast<int64_t>(count) != channels)) return kNoTensor;
+  Tensor s;
+  s.name = t.name + "/scales";
+  s.dtype = DType::Float32;
+  s.shape = {channels};
+  s.kind = TensorKind::Constant;
+  s.data.resize(static_cast<size_t>(channels) * sizeof(float));
+  float* v = reinterpret_cast<float*>(s.data.data());
+  for (int64_t c = 0; c < channels; ++c) v[c] = t.quant->scales[count > 1 ? static_cast<size_t>(c) : 0];
+  return op.ctx.graph().addTensor(std::move(s));
 }
 
 /// Float clamp of a fused activation; ok = false for activations that are not clamps.
@@ -244,9 +272,13 @@ Status convertConv(OpRef& op, bool depthwise) {
   }
   STOWAGE_ASSIGN_OR_RETURN(TensorId y, output(op));
   const bool flt = isFloat(op, x);
+  TensorId hybridScales = kNoTensor;
   if (flt) {
-    STOWAGE_ASSIGN_OR_RETURN(w, floatWeights(op, w));
-    STOWAGE_TRY(requireFloat(op, {x, w, bias, y}));
+    hybridScales = hybridWeightScales(op, w, depthwise ? 3 : 0);
+    if (hybridScales == kNoTensor) {
+      STOWAGE_ASSIGN_OR_RETURN(w, floatWeights(op, w));
+    }
+    STOWAGE_TRY(requireFloat(op, {x, hybridScales == kNoTensor ? w : hybridScales, bias, y}));
   } else {
     STOWAGE_TRY(requireInt8(op, {x, w, y}));
   }
@@ -272,7 +304,9 @@ Status convertConv(OpRef& op, bool depthwise) {
     a.set("pads", std::vector<int64_t>{ph.first, pw.first, ph.second, pw.second});
     a.set("clip_min", r.min);
     a.set("clip_max", r.max);
-    addNode(op, depthwise ? OpKind::DepthwiseConvNhwc : OpKind::ConvNhwc, {x, w, bias}, y, std::move(a));
+    std::vector<TensorId> in{x, w, bias};
+    if (hybridScales != kNoTensor) in.push_back(hybridScales);
+    addNode(op, depthwise ? OpKind::DepthwiseConvNhwc : OpKind::ConvNhwc, std::move(in), y, std::move(a));
     return Status::success();
   }
   STOWAGE_ASSIGN_OR_RETURN(auto inQ, perTensor(op, x));
@@ -304,8 +338,11 @@ Status convertFullyConnected(OpRef& op) {
   if (ws.size() != 2) return makeError(op.loc, fmt::format("weights must be 2-D [out, in], got [{}]", shapeToString(ws)));
   if (isFloat(op, x)) {
     // y = x W^T + b as Gemm(transB) over rows of K, then the fused activation and the output's own shape.
-    STOWAGE_ASSIGN_OR_RETURN(w, floatWeights(op, w));
-    STOWAGE_TRY(requireFloat(op, {x, w, bias, y}));
+    const TensorId hybridScales = hybridWeightScales(op, w, 0);
+    if (hybridScales == kNoTensor) {
+      STOWAGE_ASSIGN_OR_RETURN(w, floatWeights(op, w));
+    }
+    STOWAGE_TRY(requireFloat(op, {x, hybridScales == kNoTensor ? w : hybridScales, bias, y}));
     const int64_t k = ws[1], rows = k > 0 ? T(op, x).numElements() / k : 0;
     if (k < 1 || rows * k != T(op, x).numElements() || rows * ws[0] != T(op, y).numElements())
       return makeError(op.loc, "input, weights and output sizes do not agree");
@@ -322,7 +359,9 @@ Status convertFullyConnected(OpRef& op) {
     TensorId g = directOut ? y : addTemp(op, "gemm", {rows, ws[0]});
     Attributes ga;
     ga.set("transB", int64_t{1});
-    Node gemm{directOut ? op.name : op.name + "/gemm", OpKind::Gemm, {a2, w, bias}, {g}, std::move(ga)};
+    std::vector<TensorId> gin{a2, w, bias};
+    if (hybridScales != kNoTensor) gin.push_back(hybridScales);
+    Node gemm{directOut ? op.name : op.name + "/gemm", OpKind::Gemm, std::move(gin), {g}, std::move(ga)};
     op.ctx.addNode(std::move(gemm));
     if (directOut) return Status::success();
     TensorId pre = g;

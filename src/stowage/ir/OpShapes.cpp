@@ -176,6 +176,8 @@ Shapes inferShapeGemm(const Graph& g, const Node& n) {
     return bad(n, fmt::format("inner dimensions differ: A [{}] (transA={}) and B [{}] (transB={})", shapeToString(a), ta ? 1 : 0,
                               shapeToString(b), tb ? 1 : 0));
   Shape out{m, nn};
+  if (const Shape* s = inShape(g, n, 3); s && shapeElements(*s) != nn)
+    return bad(n, fmt::format("B's scales have shape [{}]; an int8 B needs one per output column ({})", shapeToString(*s), nn));
   if (const Shape* c = inShape(g, n, 2)) {
     auto bc = broadcast(out, *c);
     if (!bc || *bc != out)
@@ -250,6 +252,8 @@ Shapes inferShapeQConv2d(const Graph& g, const Node& n) {
   // Float: (X, W, B?); quantized: (X, W, mult, shift, B?).
   if (const Shape* b = inShape(g, n, quantized ? 4 : 2); b && shapeElements(*b) != m)
     return bad(n, fmt::format("bias has shape [{}] but the conv has {} output channels", shapeToString(*b), m));
+  if (const Shape* s = inShape(g, n, 3); !quantized && s && shapeElements(*s) != m)
+    return bad(n, fmt::format("filter scales have shape [{}]; an int8 filter needs one per output channel ({})", shapeToString(*s), m));
   for (size_t i = 2; quantized && i < 4; ++i) {
     STOWAGE_ASSIGN_OR_RETURN(Shape q, requireInput(g, n, i));
     if (shapeElements(q) != m && shapeElements(q) != 1)

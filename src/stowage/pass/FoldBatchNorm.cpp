@@ -112,8 +112,9 @@ bool tryFold(Graph& g, size_t bnIndex, const std::vector<int>& producers, const 
   Node& conv = g.nodes[static_cast<size_t>(producers[static_cast<size_t>(x)])];
   const size_t producerIndex = static_cast<size_t>(producers[static_cast<size_t>(x)]);
   if (conv.op == OpKind::Gemm) {
-    // Gemm's [M, N] output: BatchNormalization's channels are the N columns.
-    if (g.tensor(x).shape.size() != 2) return false;
+    // Gemm's [M, N] output: BatchNormalization's channels are the N columns. Not with int8 B (its 4th input
+    // holds the scales): the fold rewrites B in float.
+    if (g.tensor(x).shape.size() != 2 || conv.input(3) != kNoTensor) return false;
     const auto scales = bnScales(g, bn, static_cast<size_t>(g.tensor(x).shape[1]));
     if (!scales || (veto && !veto(g, x, bn.outputs[0]).empty())) return false;
     return tryFoldIntoGemm(g, producerIndex, bnIndex, *scales);

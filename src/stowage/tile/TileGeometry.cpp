@@ -486,6 +486,10 @@ LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
     s.reduction = static_cast<int64_t>(p.kh) * p.kw * (p.c / p.group);
     s.channelStep = p.group == 1 ? 1 : p.m / p.group;
   } else if (const auto* gm = std::get_if<GemmCall>(&s.call.params)) {
+    if (gm->w8) {
+      r.whyNot = "a Gemm with int8 weights (dequantized in the kernel) has no tiled lowering";
+      return r;
+    }
     s.kernel = TileKernel::GemmF32;  // transA: each tile gathers its columns of the stored [K][M] A
     s.elemBytes = 4;
     s.rows = gm->params.m;
