@@ -54,7 +54,11 @@ using Match = std::variant<T, std::string>;
 
 class QdqFuser {
  public:
-  explicit QdqFuser(Graph& g) : g_(g), producers_(g.producers()), uses_(g.useCounts()) {}
+  explicit QdqFuser(Graph& g) : g_(g), producers_(g.producers()), uses_(g.useCounts()), firstReader_(g.tensors.size(), -1) {
+    for (size_t i = g.nodes.size(); i-- > 0;)
+      for (TensorId in : g.nodes[i].inputs)
+        if (in != kNoTensor) firstReader_[static_cast<size_t>(in)] = static_cast<int>(i);
+  }
 
   std::vector<std::string> run();
 
@@ -101,6 +105,7 @@ class QdqFuser {
   Graph& g_;
   std::vector<int> producers_;
   std::vector<int> uses_;
+  std::vector<int> firstReader_;  ///< the first node reading each tensor, -1 when none (with uses_, its sole reader)
 };
 
 Match<Dequantized> QdqFuser::dequantized(TensorId t, const char* role, bool perAxisOk) const {
@@ -133,10 +138,7 @@ Match<Dequantized> QdqFuser::dequantized(TensorId t, const char* role, bool perA
 Match<QdqFuser::OutputSide> QdqFuser::quantizedOutput(TensorId y) const {
   auto soleReader = [&](TensorId t) -> int {
     if (uses_[static_cast<size_t>(t)] != 1 || std::find(g_.outputs.begin(), g_.outputs.end(), t) != g_.outputs.end()) return -1;
-    for (size_t i = 0; i < g_.nodes.size(); ++i)
-      for (TensorId in : g_.nodes[i].inputs)
-        if (in == t) return static_cast<int>(i);
-    return -1;
+    return firstReader_[static_cast<size_t>(t)];
   };
   OutputSide o;
   int r = soleReader(y);
@@ -194,6 +196,7 @@ TensorId QdqFuser::addConstant(const std::string& name, DType dtype, const Shape
   const TensorId id = g_.addTensor(std::move(t));
   uses_.push_back(0);
   producers_.push_back(-1);
+  firstReader_.push_back(-1);
   return id;
 }
 
@@ -205,6 +208,7 @@ TensorId QdqFuser::addActivation(const std::string& name, DType dtype, const Sha
   const TensorId id = g_.addTensor(std::move(t));
   uses_.push_back(0);
   producers_.push_back(-1);
+  firstReader_.push_back(-1);
   return id;
 }
 

@@ -186,6 +186,10 @@ class Quantizer {
   Result<std::string> quantizeBias(const std::string& name, const ActParams& x, const QuantizedWeight& w,
                                    const std::string& node);
   void addQdqPair(const std::string& tensor, const ActParams& p, std::vector<onnx::NodeProto>& out);
+  /// The DequantizeLinear of constant `name` (initializers <name>_quantized, <name><scaleSuffix>,
+  /// <name><zeroSuffix>), queued for the next node emitted; returns its output, <name>_DequantizeLinear_Output.
+  std::string addConstDequantize(const std::string& name, const char* scaleSuffix, const char* zeroSuffix, bool perAxis,
+                                 int64_t axis);
 
   int actType() const {
     return opt_.activations == QdqActivationType::Int8 ? onnx::TensorProto::INT8 : onnx::TensorProto::UINT8;
@@ -338,16 +342,7 @@ Result<QuantizedWeight> Quantizer::quantizeWeight(const std::string& name, int64
   newInits_.push_back(makeTensor(name + "_scale", onnx::TensorProto::FLOAT, scaleDims, q.scales));
   newInits_.push_back(makeTensor(name + "_zero_point", onnx::TensorProto::INT8, scaleDims,
                                  std::vector<int8_t>(static_cast<size_t>(channels), 0)));
-  q.dqOutput = name + "_DequantizeLinear_Output";
-  onnx::NodeProto dq;
-  dq.set_name(name + "_DequantizeLinear");
-  dq.set_op_type("DequantizeLinear");
-  dq.add_input(name + "_quantized");
-  dq.add_input(name + "_scale");
-  dq.add_input(name + "_zero_point");
-  dq.add_output(q.dqOutput);
-  if (q.perChannel) setIntAttr(dq, "axis", axis);
-  constDq_.push_back(dq);
+  q.dqOutput = addConstDequantize(name, "_scale", "_zero_point", q.perChannel, axis);
   weightCache_[key] = q;
   return q;
 }
@@ -375,14 +370,19 @@ Result<std::string> Quantizer::quantizeBias(const std::string& name, const ActPa
   newInits_.push_back(makeTensor(name + "_quantized_scale", onnx::TensorProto::FLOAT, scaleDims, scales));
   newInits_.push_back(makeTensor(name + "_quantized_zero_point", onnx::TensorProto::INT32, scaleDims,
                                  std::vector<int32_t>(scales.size(), 0)));
+  return addConstDequantize(name, "_quantized_scale", "_quantized_zero_point", w.perChannel, 0);
+}
+
+std::string Quantizer::addConstDequantize(const std::string& name, const char* scaleSuffix, const char* zeroSuffix,
+                                          bool perAxis, int64_t axis) {
   onnx::NodeProto dq;
   dq.set_name(name + "_DequantizeLinear");
   dq.set_op_type("DequantizeLinear");
   dq.add_input(name + "_quantized");
-  dq.add_input(name + "_quantized_scale");
-  dq.add_input(name + "_quantized_zero_point");
+  dq.add_input(name + scaleSuffix);
+  dq.add_input(name + zeroSuffix);
   dq.add_output(name + "_DequantizeLinear_Output");
-  if (w.perChannel) setIntAttr(dq, "axis", 0);
+  if (perAxis) setIntAttr(dq, "axis", axis);
   constDq_.push_back(dq);
   return dq.output(0);
 }
