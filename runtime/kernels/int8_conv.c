@@ -183,8 +183,14 @@ static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8
   for (i = 0; i < n; ++i, y += stride) *y = out_s8(acc[i], q, output_offset, lo, hi);
 }
 
-/* Convolution with groups == 1 and contiguous window rows (dil_w == 1): output channels two at a time (the filter
- * rows stay in place while every pixel passes), interior pixels two at a time with the folded correction, border
+/* Output rows per band (stowage_qconv_params.row_band): the whole output when the layer asks for no band order. */
+static int32_t row_band_of(const stowage_qconv_params* p) {
+  if (p->row_band > 0) return p->row_band;
+  return p->oh > 0 ? p->oh : 1;
+}
+
+/* Convolution with groups == 1 and contiguous window rows (dil_w == 1): per band of output rows (row_band; the whole
+ * output by default), output channels two at a time (the filter rows stay in place while the band's pixels pass), interior pixels two at a time with the folded correction, border
  * pixels one at a time over their clipped window with the offset added per tap; outputs requantized a row chunk at a
  * time. */
 static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
@@ -194,76 +200,80 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
   const int32_t row_bytes = p->w * c, krow_bytes = p->dil_h * row_bytes, step_bytes = p->stride_w * c;
   int32_t oy_lo, oy_hi, ox_lo, ox_hi, oc;
   int32_t acc0[STOWAGE_ROW_CHUNK], acc1[STOWAGE_ROW_CHUNK];
+  const int32_t band = row_band_of(p);
+  int32_t b, oy0;
   interior_range(p->oh, p->h, kh, p->stride_h, p->dil_h, p->pad_top, &oy_lo, &oy_hi);
   interior_range(p->ow, p->w, kw, p->stride_w, 1, p->pad_left, &ox_lo, &ox_hi);
-  for (oc = 0; oc < p->m; oc += 2) {
-    const int32_t two = oc + 1 < p->m;
-    const int32_t oc1 = two ? oc + 1 : oc;
-    const int8_t* w0 = w + (int32_t)oc * K;
-    const int8_t* w1 = w + (int32_t)oc1 * K;
-    const int32_t q0 = p->per_channel ? oc : 0, q1 = p->per_channel ? oc1 : 0;
-    const stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
-    const int32_t b0 = bias != NULL ? bias[oc] : 0, b1 = bias != NULL ? bias[oc1] : 0;
-    const int32_t corr0 = folded_bias(bias, oc, p->input_offset, w0, K);
-    const int32_t corr1 = folded_bias(bias, oc1, p->input_offset, w1, K);
-    int32_t b, oy, ox0;
-    for (b = 0; b < p->n; ++b)
-      for (oy = 0; oy < p->oh; ++oy) {
-        const int32_t iy0 = oy * p->stride_h - p->pad_top;
-        const int32_t row_inside = oy >= oy_lo && oy < oy_hi;
-        const int8_t* x_row = x + ((int32_t)b * p->h + iy0) * row_bytes;
-        int8_t* y_row = y + (((int32_t)b * p->oh + oy) * p->ow) * pix_stride + oc;
-        for (ox0 = 0; ox0 < p->ow; ox0 += STOWAGE_ROW_CHUNK) {
-          const int32_t ox_end = p->ow - ox0 < STOWAGE_ROW_CHUNK ? p->ow : ox0 + STOWAGE_ROW_CHUNK;
-          int32_t ox;
-          for (ox = ox0; ox < ox_end;) {
-            const int32_t ix0 = ox * p->stride_w - p->pad_left;
-            const int32_t i = ox - ox0;
-            int32_t acc[4];
-            if (row_inside && ox >= ox_lo && ox + 1 < ox_hi && ox + 1 < ox_end) {
-              const int8_t* xa = x_row + ix0 * c;
-              acc[0] = acc[1] = corr0;
-              acc[2] = acc[3] = corr1;
-              dot_2x2_rows(xa, xa + step_bytes, w0, w1, seg, kh, krow_bytes, acc);
+  for (b = 0; b < p->n; ++b)
+    for (oy0 = 0; oy0 < p->oh; oy0 += band)
+      for (oc = 0; oc < p->m; oc += 2) {
+        const int32_t oy_end = p->oh - oy0 < band ? p->oh : oy0 + band;
+        const int32_t two = oc + 1 < p->m;
+        const int32_t oc1 = two ? oc + 1 : oc;
+        const int8_t* w0 = w + (int32_t)oc * K;
+        const int8_t* w1 = w + (int32_t)oc1 * K;
+        const int32_t q0 = p->per_channel ? oc : 0, q1 = p->per_channel ? oc1 : 0;
+        const stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
+        const int32_t b0 = bias != NULL ? bias[oc] : 0, b1 = bias != NULL ? bias[oc1] : 0;
+        const int32_t corr0 = folded_bias(bias, oc, p->input_offset, w0, K);
+        const int32_t corr1 = folded_bias(bias, oc1, p->input_offset, w1, K);
+        int32_t oy, ox0;
+        for (oy = oy0; oy < oy_end; ++oy) {
+          const int32_t iy0 = oy * p->stride_h - p->pad_top;
+          const int32_t row_inside = oy >= oy_lo && oy < oy_hi;
+          const int8_t* x_row = x + ((int32_t)b * p->h + iy0) * row_bytes;
+          int8_t* y_row = y + (((int32_t)b * p->oh + oy) * p->ow) * pix_stride + oc;
+          for (ox0 = 0; ox0 < p->ow; ox0 += STOWAGE_ROW_CHUNK) {
+            const int32_t ox_end = p->ow - ox0 < STOWAGE_ROW_CHUNK ? p->ow : ox0 + STOWAGE_ROW_CHUNK;
+            int32_t ox;
+            for (ox = ox0; ox < ox_end;) {
+              const int32_t ix0 = ox * p->stride_w - p->pad_left;
+              const int32_t i = ox - ox0;
+              int32_t acc[4];
+              if (row_inside && ox >= ox_lo && ox + 1 < ox_hi && ox + 1 < ox_end) {
+                const int8_t* xa = x_row + ix0 * c;
+                acc[0] = acc[1] = corr0;
+                acc[2] = acc[3] = corr1;
+                dot_2x2_rows(xa, xa + step_bytes, w0, w1, seg, kh, krow_bytes, acc);
+                acc0[i] = acc[0];
+                acc0[i + 1] = acc[1];
+                acc1[i] = acc[2];
+                acc1[i + 1] = acc[3];
+                ox += 2;
+                continue;
+              }
+              if (row_inside && ox >= ox_lo && ox < ox_hi) {
+                const int8_t* xa = x_row + ix0 * c;
+                int32_t fy;
+                acc[0] = corr0;
+                acc[1] = corr1;
+                for (fy = 0; fy < kh; ++fy) stowage_dot_1x2(xa + fy * krow_bytes, w0 + fy * seg, w1 + fy * seg, seg, acc);
+              } else {
+                /* Border: only the taps inside the input, each with the input offset. */
+                const int32_t fx0 = ix0 < 0 ? -ix0 : 0;
+                const int32_t fx1 = kw < p->w - ix0 ? kw : p->w - ix0;
+                int32_t fy;
+                acc[0] = b0;
+                acc[1] = b1;
+                if (fx1 > fx0)
+                  for (fy = 0; fy < kh; ++fy) {
+                    const int32_t iy = iy0 + p->dil_h * fy;
+                    if (iy < 0 || iy >= p->h) continue;
+                    stowage_dot_1x2_offset(x + (((int32_t)b * p->h + iy) * p->w + ix0 + fx0) * c, w0 + fy * seg + fx0 * c,
+                                           w1 + fy * seg + fx0 * c, (fx1 - fx0) * c, p->input_offset, acc);
+                  }
+              }
               acc0[i] = acc[0];
-              acc0[i + 1] = acc[1];
-              acc1[i] = acc[2];
-              acc1[i + 1] = acc[3];
-              ox += 2;
-              continue;
+              acc1[i] = acc[1];
+              ++ox;
             }
-            if (row_inside && ox >= ox_lo && ox < ox_hi) {
-              const int8_t* xa = x_row + ix0 * c;
-              int32_t fy;
-              acc[0] = corr0;
-              acc[1] = corr1;
-              for (fy = 0; fy < kh; ++fy) stowage_dot_1x2(xa + fy * krow_bytes, w0 + fy * seg, w1 + fy * seg, seg, acc);
-            } else {
-              /* Border: only the taps inside the input, each with the input offset. */
-              const int32_t fx0 = ix0 < 0 ? -ix0 : 0;
-              const int32_t fx1 = kw < p->w - ix0 ? kw : p->w - ix0;
-              int32_t fy;
-              acc[0] = b0;
-              acc[1] = b1;
-              if (fx1 > fx0)
-                for (fy = 0; fy < kh; ++fy) {
-                  const int32_t iy = iy0 + p->dil_h * fy;
-                  if (iy < 0 || iy >= p->h) continue;
-                  stowage_dot_1x2_offset(x + (((int32_t)b * p->h + iy) * p->w + ix0 + fx0) * c, w0 + fy * seg + fx0 * c,
-                                         w1 + fy * seg + fx0 * c, (fx1 - fx0) * c, p->input_offset, acc);
-                }
-            }
-            acc0[i] = acc[0];
-            acc1[i] = acc[1];
-            ++ox;
+            requant_row(acc0, ox_end - ox0, &r0, y_row + ox0 * pix_stride, pix_stride, p->output_offset, p->act_min, p->act_max);
+            if (two)
+              requant_row(acc1, ox_end - ox0, &r1, y_row + ox0 * pix_stride + 1, pix_stride, p->output_offset, p->act_min,
+                          p->act_max);
           }
-          requant_row(acc0, ox_end - ox0, &r0, y_row + ox0 * pix_stride, pix_stride, p->output_offset, p->act_min, p->act_max);
-          if (two)
-            requant_row(acc1, ox_end - ox0, &r1, y_row + ox0 * pix_stride + 1, pix_stride, p->output_offset, p->act_min,
-                        p->act_max);
         }
       }
-  }
 }
 
 /* Convolution with short window rows (kw * c below 16 bytes, as first layers on images or spectrograms have): a chunk
@@ -449,8 +459,8 @@ static STOWAGE_ALWAYS_INLINE void dw_taps_3x3_dsp(const int8_t* xp, const int8_t
 #undef DW_TAP4
 #endif
 
-/* Depthwise convolution with depth multiplier 1: channels four at a time (contiguous in input, filter and output),
- * every pixel of the block; interior pixels start from the folded correction and read every tap (3x3 unrolled),
+/* Depthwise convolution with depth multiplier 1: per band of output rows (row_band; the whole output by default),
+ * channels four at a time (contiguous in input, filter and output), every pixel of the band; interior pixels start from the folded correction and read every tap (3x3 unrolled),
  * border pixels start from the bias and read the taps inside the input with the offset added. */
 static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                             const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
@@ -459,68 +469,73 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
   const int32_t tap_dx = p->dil_w * c, tap_dy = p->dil_h * p->w * c;
   const int is3x3 = kh == 3 && kw == 3;
   int32_t oy_lo, oy_hi, ox_lo, ox_hi, ch0;
+  const int32_t band = row_band_of(p);
+  int32_t bb, oy0;
   interior_range(p->oh, p->h, kh, p->stride_h, p->dil_h, p->pad_top, &oy_lo, &oy_hi);
   interior_range(p->ow, p->w, kw, p->stride_w, p->dil_w, p->pad_left, &ox_lo, &ox_hi);
-  for (ch0 = 0; ch0 < c; ch0 += 4) {
-    const int32_t nb = c - ch0 < 4 ? c - ch0 : 4;
-    const int8_t* wb = w + ch0;
-    int32_t corr[4], bs[4], j, t, b, oy, ox;
-    int32_t accs[4][STOWAGE_ROW_CHUNK];
-    stowage_rq rq[4];
-    for (j = 0; j < 4; ++j) {
-      const int32_t ch = ch0 + (j < nb ? j : 0);
-      const int32_t q = p->per_channel ? ch : 0;
-      uint32_t s = 0;
-      for (t = 0; t < taps; ++t) s += (uint32_t)w[t * c + ch];
-      bs[j] = bias != NULL ? bias[ch] : 0;
-      corr[j] = (int32_t)((uint32_t)bs[j] + (uint32_t)p->input_offset * s);
-      rq[j] = stowage_rq_make(multiplier[q], shift[q]);
-    }
-    for (b = 0; b < p->n; ++b)
-      for (oy = 0; oy < p->oh; ++oy) {
-        const int32_t iy0 = oy * p->stride_h - p->pad_top;
-        const int32_t row_inside = oy >= oy_lo && oy < oy_hi;
-        int32_t fy0, fy1;
-        tap_range(iy0, p->h, kh, p->dil_h, &fy0, &fy1);
-        int32_t ox0;
-        for (ox0 = 0; ox0 < p->ow; ox0 += STOWAGE_ROW_CHUNK) {
-          const int32_t ox_end = p->ow - ox0 < STOWAGE_ROW_CHUNK ? p->ow : ox0 + STOWAGE_ROW_CHUNK;
-          int8_t* yp = y + (((int32_t)b * p->oh + oy) * p->ow + ox0) * pix_stride + ch0;
-          for (ox = ox0; ox < ox_end; ++ox) {
-            const int32_t ix0 = ox * p->stride_w - p->pad_left;
-            const int8_t* xb = x + (((int32_t)b * p->h + iy0) * p->w + ix0) * c + ch0;
-            const int32_t i = ox - ox0;
-            int32_t a[4];
-            if (row_inside && ox >= ox_lo && ox < ox_hi) {
-              a[0] = corr[0];
-              a[1] = corr[1];
-              a[2] = corr[2];
-              a[3] = corr[3];
+  for (bb = 0; bb < p->n; ++bb)
+    for (oy0 = 0; oy0 < p->oh; oy0 += band)
+      for (ch0 = 0; ch0 < c; ch0 += 4) {
+        const int32_t oy_end = p->oh - oy0 < band ? p->oh : oy0 + band;
+        const int32_t nb = c - ch0 < 4 ? c - ch0 : 4;
+        const int8_t* wb = w + ch0;
+        const int32_t b = bb;
+        int32_t corr[4], bs[4], j, t, oy, ox;
+        int32_t accs[4][STOWAGE_ROW_CHUNK];
+        stowage_rq rq[4];
+        for (j = 0; j < 4; ++j) {
+          const int32_t ch = ch0 + (j < nb ? j : 0);
+          const int32_t q = p->per_channel ? ch : 0;
+          uint32_t s = 0;
+          for (t = 0; t < taps; ++t) s += (uint32_t)w[t * c + ch];
+          bs[j] = bias != NULL ? bias[ch] : 0;
+          corr[j] = (int32_t)((uint32_t)bs[j] + (uint32_t)p->input_offset * s);
+          rq[j] = stowage_rq_make(multiplier[q], shift[q]);
+        }
+        for (oy = oy0; oy < oy_end; ++oy) {
+          const int32_t iy0 = oy * p->stride_h - p->pad_top;
+          const int32_t row_inside = oy >= oy_lo && oy < oy_hi;
+          int32_t fy0, fy1;
+          tap_range(iy0, p->h, kh, p->dil_h, &fy0, &fy1);
+          int32_t ox0;
+          for (ox0 = 0; ox0 < p->ow; ox0 += STOWAGE_ROW_CHUNK) {
+            const int32_t ox_end = p->ow - ox0 < STOWAGE_ROW_CHUNK ? p->ow : ox0 + STOWAGE_ROW_CHUNK;
+            int8_t* yp = y + (((int32_t)b * p->oh + oy) * p->ow + ox0) * pix_stride + ch0;
+            for (ox = ox0; ox < ox_end; ++ox) {
+              const int32_t ix0 = ox * p->stride_w - p->pad_left;
+              const int8_t* xb = x + (((int32_t)b * p->h + iy0) * p->w + ix0) * c + ch0;
+              const int32_t i = ox - ox0;
+              int32_t a[4];
+              if (row_inside && ox >= ox_lo && ox < ox_hi) {
+                a[0] = corr[0];
+                a[1] = corr[1];
+                a[2] = corr[2];
+                a[3] = corr[3];
 #if defined(STOWAGE_DOT_DSP) && !defined(STOWAGE_DOT_MVE)
-              if (is3x3 && nb == 4) dw_taps_3x3_dsp(xb, wb, tap_dx, tap_dy, c, a);
-              else
+                if (is3x3 && nb == 4) dw_taps_3x3_dsp(xb, wb, tap_dx, tap_dy, c, a);
+                else
 #endif
-              if (is3x3) dw_taps(xb, wb, 0, 3, 0, 3, tap_dx, tap_dy, c, 3 * c, nb, 0, 0, a);
-              else dw_taps(xb, wb, 0, kh, 0, kw, tap_dx, tap_dy, c, kw * c, nb, 0, 0, a);
-            } else {
-              int32_t fx0, fx1;
-              tap_range(ix0, p->w, kw, p->dil_w, &fx0, &fx1);
-              a[0] = bs[0];
-              a[1] = bs[1];
-              a[2] = bs[2];
-              a[3] = bs[3];
-              dw_taps(xb, wb, fy0, fy1, fx0, fx1, tap_dx, tap_dy, c, kw * c, nb, p->input_offset, 1, a);
+                if (is3x3) dw_taps(xb, wb, 0, 3, 0, 3, tap_dx, tap_dy, c, 3 * c, nb, 0, 0, a);
+                else dw_taps(xb, wb, 0, kh, 0, kw, tap_dx, tap_dy, c, kw * c, nb, 0, 0, a);
+              } else {
+                int32_t fx0, fx1;
+                tap_range(ix0, p->w, kw, p->dil_w, &fx0, &fx1);
+                a[0] = bs[0];
+                a[1] = bs[1];
+                a[2] = bs[2];
+                a[3] = bs[3];
+                dw_taps(xb, wb, fy0, fy1, fx0, fx1, tap_dx, tap_dy, c, kw * c, nb, p->input_offset, 1, a);
+              }
+              accs[0][i] = a[0];
+              accs[1][i] = a[1];
+              accs[2][i] = a[2];
+              accs[3][i] = a[3];
             }
-            accs[0][i] = a[0];
-            accs[1][i] = a[1];
-            accs[2][i] = a[2];
-            accs[3][i] = a[3];
+            for (j = 0; j < nb; ++j)
+              requant_row(accs[j], ox_end - ox0, &rq[j], yp + j, pix_stride, p->output_offset, p->act_min, p->act_max);
           }
-          for (j = 0; j < nb; ++j)
-            requant_row(accs[j], ox_end - ox0, &rq[j], yp + j, pix_stride, p->output_offset, p->act_min, p->act_max);
         }
       }
-  }
 }
 
 /* Fully connected: output rows two at a time, the input offset added as the input is read. With one quantization for
@@ -606,10 +621,17 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
 #if !defined(STOWAGE_SMALL_KERNELS)
   if (qconv_is_fast(p)) {
     if (qconv_is_pointwise(p)) {
-      /* Inputs and outputs are both pixel after pixel: the batch is one row. */
+      /* Inputs and outputs are both pixel after pixel: the batch is one row, or with a band order each band is one
+       * row (a band that does not divide the rows keeps the rows as they are). */
       stowage_qconv_params flat = *p;
-      flat.n = flat.h = flat.oh = 1;
-      flat.w = flat.ow = p->n * p->h * p->w;
+      if (p->row_band <= 0) {
+        flat.n = flat.h = flat.oh = 1;
+        flat.w = flat.ow = p->n * p->h * p->w;
+      } else if (p->n == 1 && p->h % p->row_band == 0) {
+        flat.h = flat.oh = p->h / p->row_band;
+        flat.w = flat.ow = p->w * p->row_band;
+        flat.row_band = 1;
+      }
       qconv2d_fast(x, w, bias, multiplier, shift, y, &flat);
       return;
     }

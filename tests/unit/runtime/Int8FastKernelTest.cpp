@@ -81,6 +81,8 @@ Drawn draw(std::mt19937& rng, bool depthwise) {
     d.mult.push_back((1 << 30) + pick(0, (1 << 30) - 1));
     d.shift.push_back(-pick(5, 12));
   }
+  // Half of the single-image draws ask for the band order of an overlapping layer (stowage_qconv_params.row_band).
+  p.row_band = p.n == 1 && pick(0, 1) == 1 ? pick(1, std::max(1, p.oh)) : 0;
   return d;
 }
 
@@ -121,7 +123,7 @@ void expectSame(const Drawn& d, ConvFn fn, const char* what, int trial) {
   const stowage_qconv_params& p = d.p;
   ASSERT_EQ(got, want) << what << " trial " << trial << ": n" << p.n << " h" << p.h << " w" << p.w << " c" << p.c << " m" << p.m
                        << " k" << p.kh << "x" << p.kw << " s" << p.stride_h << "," << p.stride_w << " d" << p.dil_h << ","
-                       << p.dil_w << " pad" << p.pad_top << "," << p.pad_left << " stride " << p.out_pixel_stride;
+                       << p.dil_w << " pad" << p.pad_top << "," << p.pad_left << " stride " << p.out_pixel_stride << " band " << p.row_band;
 }
 
 TEST(Int8FastKernels, ConvOnRandomShapesMatchesDirectLoops) {
