@@ -24,10 +24,11 @@ int32_t stowage_requantize_s32(int32_t acc, int32_t multiplier, int32_t shift);
  * out_pixel_stride: elements between consecutive output pixels of y; 0 (or m) = packed [n, oh, ow, m]. A
  * larger stride writes the output as a channel slice of a wider NHWC tensor (a Concat on the channel axis):
  * pixel i's m channels go to y[i * out_pixel_stride ...], the bytes between them are not touched.
- * row_band: 0 = the output in any order. B > 0 (with n == 1) = the output rows in bands of B rows, band after band
- * in increasing order: while it works on band j the kernel reads only the input rows that band's windows cover and
- * writes only band j's rows. That order lets the planner place y over the part of x that no later band reads
- * (an overlapping layer, docs/report.md "overlaps"); every path of both kernels keeps it. */
+ * row_band: 0 = the output in any order. B > 0 (with n == 1) = the output rows in bands of B rows ([j*B, j*B + B)),
+ * band after band in increasing order; -B = the same bands in decreasing order. While it works on band j the kernel
+ * reads only the input rows that band's windows cover and writes only band j's rows. That order lets the planner
+ * place y over the part of x that no band still to run reads (an overlapping layer: y below x for increasing
+ * order, above it for decreasing); every path of both kernels keeps it. */
 typedef struct {
   int32_t n, h, w, c;
   int32_t oh, ow, m;

@@ -15,6 +15,9 @@ int32_t stowage_requantize_s32(int32_t acc, int32_t multiplier, int32_t shift) {
   return stowage_fx_requant(acc, multiplier, shift);
 }
 
+/* Output row `k` of `p->oh` in the kernel's row order: ascending, or descending with a negative row_band. */
+static int32_t row_at(const stowage_qconv_params* p, int32_t k) { return p->row_band < 0 ? p->oh - 1 - k : k; }
+
 static int8_t finish(int32_t acc, const int32_t* bias, const int32_t* multiplier, const int32_t* shift, int32_t ch,
                      int32_t per_channel, int32_t output_offset, int32_t act_min, int32_t act_max) {
   const int32_t q = per_channel ? ch : 0;
@@ -29,10 +32,10 @@ static void qconv2d_ref(const int8_t* x, const int8_t* w, const int32_t* bias, c
   const int32_t groups = p->c / p->kc;
   const int32_t per_group = p->m / groups;
   const int64_t pixel_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m;
-  int32_t b, oy, ox, oc, fy, fx, ic;
+  int32_t b, k, oy, ox, oc, fy, fx, ic;
   for (b = 0; b < p->n; ++b)
-    for (oy = 0; oy < p->oh; ++oy)
-      for (ox = 0; ox < p->ow; ++ox)
+    for (k = 0; k < p->oh; ++k)
+      for (ox = 0, oy = row_at(p, k); ox < p->ow; ++ox)
         for (oc = 0; oc < p->m; ++oc) {
           const int32_t iy0 = oy * p->stride_h - p->pad_top;
           const int32_t ix0 = ox * p->stride_w - p->pad_left;
@@ -59,10 +62,10 @@ static void qconv2d_ref(const int8_t* x, const int8_t* w, const int32_t* bias, c
 static void qdepthwise_ref(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
   const int64_t pixel_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m;
-  int32_t b, oy, ox, ic, dm, fy, fx;
+  int32_t b, k, oy, ox, ic, dm, fy, fx;
   for (b = 0; b < p->n; ++b)
-    for (oy = 0; oy < p->oh; ++oy)
-      for (ox = 0; ox < p->ow; ++ox)
+    for (k = 0; k < p->oh; ++k)
+      for (ox = 0, oy = row_at(p, k); ox < p->ow; ++ox)
         for (ic = 0; ic < p->c; ++ic)
           for (dm = 0; dm < p->depth_multiplier; ++dm) {
             const int32_t oc = dm + ic * p->depth_multiplier;
@@ -185,8 +188,15 @@ static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8
 
 /* Output rows per band (stowage_qconv_params.row_band): the whole output when the layer asks for no band order. */
 static int32_t row_band_of(const stowage_qconv_params* p) {
-  if (p->row_band > 0) return p->row_band;
+  if (p->row_band != 0) return p->row_band > 0 ? p->row_band : -p->row_band;
   return p->oh > 0 ? p->oh : 1;
+}
+
+/* First output row of the `k`-th band the kernel runs: bands in ascending order, or descending with a negative
+ * row_band. */
+static int32_t band_start(const stowage_qconv_params* p, int32_t band, int32_t k) {
+  const int32_t bands = (p->oh + band - 1) / band;
+  return (p->row_band < 0 ? bands - 1 - k : k) * band;
 }
 
 /* Convolution with groups == 1 and contiguous window rows (dil_w == 1): per band of output rows (row_band; the whole
@@ -201,12 +211,13 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
   int32_t oy_lo, oy_hi, ox_lo, ox_hi, oc;
   int32_t acc0[STOWAGE_ROW_CHUNK], acc1[STOWAGE_ROW_CHUNK];
   const int32_t band = row_band_of(p);
-  int32_t b, oy0;
+  int32_t b, kb;
   interior_range(p->oh, p->h, kh, p->stride_h, p->dil_h, p->pad_top, &oy_lo, &oy_hi);
   interior_range(p->ow, p->w, kw, p->stride_w, 1, p->pad_left, &ox_lo, &ox_hi);
   for (b = 0; b < p->n; ++b)
-    for (oy0 = 0; oy0 < p->oh; oy0 += band)
+    for (kb = 0; kb * band < p->oh; ++kb)
       for (oc = 0; oc < p->m; oc += 2) {
+        const int32_t oy0 = band_start(p, band, kb);
         const int32_t oy_end = p->oh - oy0 < band ? p->oh : oy0 + band;
         const int32_t two = oc + 1 < p->m;
         const int32_t oc1 = two ? oc + 1 : oc;
@@ -288,9 +299,10 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
   const int32_t per_chunk = per_chunk0 < STOWAGE_ROW_CHUNK ? per_chunk0 : STOWAGE_ROW_CHUNK;
   int8_t cols[STOWAGE_IM2COL_BYTES];
   int32_t acc0[STOWAGE_ROW_CHUNK], acc1[STOWAGE_ROW_CHUNK];
-  int32_t b, oy, ox0;
+  int32_t b, k, ox0;
   for (b = 0; b < p->n; ++b)
-    for (oy = 0; oy < p->oh; ++oy) {
+    for (k = 0; k < p->oh; ++k) {
+      const int32_t oy = row_at(p, k);
       const int32_t iy0 = oy * p->stride_h - p->pad_top;
       int8_t* y_row = y + (((int32_t)b * p->oh + oy) * p->ow) * pix_stride;
       for (ox0 = 0; ox0 < p->ow; ox0 += per_chunk) {
@@ -470,12 +482,13 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
   const int is3x3 = kh == 3 && kw == 3;
   int32_t oy_lo, oy_hi, ox_lo, ox_hi, ch0;
   const int32_t band = row_band_of(p);
-  int32_t bb, oy0;
+  int32_t bb, kb;
   interior_range(p->oh, p->h, kh, p->stride_h, p->dil_h, p->pad_top, &oy_lo, &oy_hi);
   interior_range(p->ow, p->w, kw, p->stride_w, p->dil_w, p->pad_left, &ox_lo, &ox_hi);
   for (bb = 0; bb < p->n; ++bb)
-    for (oy0 = 0; oy0 < p->oh; oy0 += band)
+    for (kb = 0; kb * band < p->oh; ++kb)
       for (ch0 = 0; ch0 < c; ch0 += 4) {
+        const int32_t oy0 = band_start(p, band, kb);
         const int32_t oy_end = p->oh - oy0 < band ? p->oh : oy0 + band;
         const int32_t nb = c - ch0 < 4 ? c - ch0 : 4;
         const int8_t* wb = w + ch0;
@@ -624,13 +637,13 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
       /* Inputs and outputs are both pixel after pixel: the batch is one row, or with a band order each band is one
        * row (a band that does not divide the rows keeps the rows as they are). */
       stowage_qconv_params flat = *p;
-      if (p->row_band <= 0) {
+      if (p->row_band == 0) {
         flat.n = flat.h = flat.oh = 1;
         flat.w = flat.ow = p->n * p->h * p->w;
-      } else if (p->n == 1 && p->h % p->row_band == 0) {
-        flat.h = flat.oh = p->h / p->row_band;
-        flat.w = flat.ow = p->w * p->row_band;
-        flat.row_band = 1;
+      } else if (p->n == 1 && p->h % row_band_of(p) == 0) {
+        flat.h = flat.oh = p->h / row_band_of(p);
+        flat.w = flat.ow = p->w * row_band_of(p);
+        flat.row_band = p->row_band > 0 ? 1 : -1;
       }
       qconv2d_fast(x, w, bias, multiplier, shift, y, &flat);
       return;

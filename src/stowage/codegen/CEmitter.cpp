@@ -576,6 +576,16 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
                                      "an output pixel stride here (an internal planner error)",
                                      g.tensor(n.outputs[0]).name, g.tensor(out->aliasOf).name));
     }
+    // An overlapping layer (plan/analysis/RowOverlap.h): its output shares bytes with its input as far as the
+    // kernel's band order allows, so the kernel must run in that order.
+    if (const PlacedBuffer* out = n.outputs.size() == 1 ? writer.bufferOf(n.outputs[0]) : nullptr;
+        out != nullptr && out->overlapsInput != kNoTensor && out->rowBand != 0) {
+      if (plan.offloadedAt(static_cast<int>(step)) != nullptr || lowered.size() != 1 || !setRowBand(lowered[0], out->rowBand))
+        return makeError(fmt::format("node '{}' ({})", n.name, opName(n.op)),
+                         fmt::format("its output '{}' is planned over its input in bands of {} rows, but its kernel cannot run "
+                                     "in that order here (an internal planner error)",
+                                     g.tensor(n.outputs[0]).name, out->rowBand));
+    }
     calls += fmt::format("\n/* step {}: node '{}' ({}) */\n", step, commentText(n.name), opName(n.op));
     calls += guardBeforeStep(g, plan, guard, static_cast<int>(step), p);
     if (const OffloadedLayer* off = plan.offloadedAt(static_cast<int>(step)); off != nullptr && lowered.size() == 1) {

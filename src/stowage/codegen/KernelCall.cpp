@@ -610,6 +610,15 @@ Result<std::vector<KernelCall>> lowerNode(const Graph& g, const Node& n) {
   return makeUnsupported(nodeLoc(n), "has no kernel");
 }
 
+bool setRowBand(KernelCall& call, int band) {
+  auto* q = std::get_if<QuantCall>(&call.params);
+  if (q == nullptr || (q->kernel != QuantKernel::Conv2d && q->kernel != QuantKernel::DepthwiseConv2d)) return false;
+  auto* p = std::get_if<stowage_qconv_params>(&q->params);
+  if (p == nullptr || band == 0 || p->n != 1) return false;
+  p->row_band = band;
+  return true;
+}
+
 bool setOutputPixelStride(KernelCall& call, int64_t stride, int64_t channels) {
   auto set = [&](auto& p) {
     if (channels != p.m || stride < p.m || stride > std::numeric_limits<int32_t>::max()) return false;

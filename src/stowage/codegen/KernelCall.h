@@ -168,6 +168,12 @@ Result<std::vector<KernelCall>> lowerNode(const Graph& g, const Node& node);
 /// False when the call's kernel has no output pixel stride or `channels` is not its output channel count.
 bool setOutputPixelStride(KernelCall& call, int64_t stride, int64_t channels);
 
+/// Makes `call` (an int8 conv or depthwise conv of stowage_kernels_int8.h, one image) finish its output rows in
+/// bands of |band| rows, increasing (band > 0) or decreasing (band < 0): the row order an overlapping layer's plan
+/// relies on (plan/analysis/RowOverlap.h).
+/// False for any other call.
+bool setRowBand(KernelCall& call, int band);
+
 /// Executes `call` on the host with the real kernels. `inputs[i]` points at the data of call.inputs[i]
 /// (nullptr for kNoTensor); `output` at call.output's storage, which must not alias any input.
 void executeKernelCall(const KernelCall& call, const std::vector<const void*>& inputs, void* output);

@@ -368,7 +368,8 @@ std::string quantParamsInitializer(const QuantCall& c) {
                 "  .depth_multiplier = {}, .per_channel = {}, .input_offset = {}, .output_offset = {}, .act_min = {}, .act_max = {}",
                 p.n, p.h, p.w, p.c, p.oh, p.ow, p.m, p.kh, p.kw, p.kc, p.stride_h, p.stride_w, p.dil_h, p.dil_w, p.pad_top,
                 p.pad_left, p.depth_multiplier, p.per_channel, p.input_offset, p.output_offset, p.act_min, p.act_max) +
-                   (p.out_pixel_stride != 0 ? fmt::format(",\n  .out_pixel_stride = {}", p.out_pixel_stride) : std::string());
+                   (p.out_pixel_stride != 0 ? fmt::format(",\n  .out_pixel_stride = {}", p.out_pixel_stride) : std::string()) +
+                   (p.row_band != 0 ? fmt::format(",\n  .row_band = {}", p.row_band) : std::string());
           },
           [](const stowage_qfc_params& p) {
             return fmt::format(".batches = {}, .k = {}, .m = {}, .per_channel = {}, .input_offset = {}, .output_offset = {},\n"

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,21 @@ struct Buffer {
   size_t alignment = kWorkspaceAlignment;  ///< required offset alignment in bytes (power of two)
   int firstStep = 0;  ///< half-open lifetime [firstStep, endStep) over node steps (indices in Graph::nodes)
   int endStep = 0;
+  /// The output of an overlapping layer (plan/analysis/RowOverlap.h): index in the same list of the buffer holding
+  /// the layer's input, or -1. With shift = this offset - that offset, the two may share bytes when
+  /// shift <= overlapBelow (this one starts low enough: the kernel runs its rows in increasing order) or
+  /// shift >= overlapAbove (high enough: decreasing order); otherwise they must not share a byte while both are
+  /// live. The input's lifetime must end at this one's first step + 1.
+  int overlapsWith = -1;
+  int64_t overlapBelow = 0;
+  int64_t overlapAbove = 0;
 };
+
+/// True when buffer `y` may share bytes with `x` at offsets `oy`, `ox` by an allowed overlap (Buffer::overlapsWith).
+inline bool allowedOverlap(const Buffer& y, size_t oy, size_t ox) {
+  const int64_t shift = static_cast<int64_t>(oy) - static_cast<int64_t>(ox);
+  return shift <= y.overlapBelow || shift >= y.overlapAbove;
+}
 
 /// Where each buffer lives. offsets[i] belongs to buffers[i].
 struct MemoryPlan {

@@ -14,6 +14,7 @@
 #include "stowage/plan/analysis/BufferConstraints.h"
 #include "stowage/plan/analysis/NodeTargets.h"
 #include "stowage/plan/analysis/PoolCost.h"
+#include "stowage/plan/analysis/RowOverlap.h"
 
 namespace stowage {
 
@@ -51,6 +52,12 @@ std::vector<Buffer> algorithmInput(const std::vector<PlacedBuffer>& all, const s
                                    size_t guardBytes) {
   std::vector<Buffer> v;
   v.reserve(members.size());
+  // Overlapping layers (analysis/RowOverlap.h): the output may overlap the root of its input's group, when both
+  // are planned here; the shift counts from the root's first byte.
+  std::map<TensorId, int> bufferOfTensor, position;
+  for (size_t i = 0; i < all.size(); ++i)
+    if (all[i].tensor != kNoTensor && all[i].role == BufferRole::Activation) bufferOfTensor[all[i].tensor] = static_cast<int>(i);
+  for (size_t k = 0; k < members.size(); ++k) position[all[static_cast<size_t>(members[k])].tensor] = static_cast<int>(k);
   for (int i : members) {
     const PlacedBuffer& p = all[static_cast<size_t>(i)];
     const size_t before = guardBefore(p, guardBytes, alignment);
@@ -60,6 +67,21 @@ std::vector<Buffer> algorithmInput(const std::vector<PlacedBuffer>& all, const s
     b.alignment = alignment;
     b.firstStep = p.firstStep;
     b.endStep = p.endStep;
+    if (p.overlapsInput != kNoTensor && guardBytes == 0) {
+      auto x = bufferOfTensor.find(p.overlapsInput);
+      int root = x == bufferOfTensor.end() ? -1 : x->second;
+      while (root >= 0 && all[static_cast<size_t>(root)].aliasOf != kNoTensor) {
+        auto up = bufferOfTensor.find(all[static_cast<size_t>(root)].aliasOf);
+        root = up == bufferOfTensor.end() ? -1 : up->second;
+      }
+      auto at = root < 0 ? position.end() : position.find(all[static_cast<size_t>(root)].tensor);
+      if (at != position.end()) {
+        b.overlapsWith = at->second;
+        const int64_t inRoot = static_cast<int64_t>(all[static_cast<size_t>(x->second)].aliasOffset);
+        b.overlapBelow = p.overlapBelow + inRoot;
+        b.overlapAbove = p.overlapAbove == std::numeric_limits<int64_t>::max() ? p.overlapAbove : p.overlapAbove + inRoot;
+      }
+    }
     v.push_back(b);
   }
   return v;
@@ -422,25 +444,34 @@ Result<ProgramPlan> planProgram(const Graph& g, const Board& board, const PlanOp
     b.pinOrigin = fmt::format("resident in '{}' (made and read by layers on '{}')", pool, board.targets[static_cast<size_t>(r.target)].name);
   }
   addScratchBuffers(plan, options);
+  // Strided Concat slices and overlapping layers only for nodes run untiled on a CPU target: tiles (an
+  // accelerator's, or a CPU's streaming through its fast pool) are stored packed by DMA.
+  std::vector<bool> stepOnCpu(g.nodes.size(), false);
+  for (size_t step = 0; step < g.nodes.size() && step < targets.targetOf.size(); ++step) {
+    const int t = targets.targetOf[step];
+    stepOnCpu[step] = t >= 0 && static_cast<size_t>(t) < board.targets.size() &&
+                      board.targets[static_cast<size_t>(t)].kind == TargetKind::Cpu;
+  }
+  for (const ScratchRequest& req : options.scratch)
+    if (req.step >= 0 && static_cast<size_t>(req.step) < stepOnCpu.size()) stepOnCpu[static_cast<size_t>(req.step)] = false;
   if (options.aliasing) {
-    // Strided Concat slices only for producers run untiled on a CPU target: tiles (an accelerator's, or a CPU's
-    // streaming through its fast pool) are stored packed by DMA.
-    std::vector<bool> stepOnCpu(g.nodes.size(), false);
-    for (size_t step = 0; step < g.nodes.size() && step < targets.targetOf.size(); ++step) {
-      const int t = targets.targetOf[step];
-      stepOnCpu[step] = t >= 0 && static_cast<size_t>(t) < board.targets.size() &&
-                        board.targets[static_cast<size_t>(t)].kind == TargetKind::Cpu;
-    }
-    for (const ScratchRequest& req : options.scratch)
-      if (req.step >= 0 && static_cast<size_t>(req.step) < stepOnCpu.size()) stepOnCpu[static_cast<size_t>(req.step)] = false;
     AliasSummary aliases = assignAliases(g, plan.buffers, options.concatSlices, stepOnCpu);
     plan.remarks.insert(plan.remarks.end(), aliases.remarks.begin(), aliases.remarks.end());
     STOWAGE_TRY(restrictCopyingViews(g, board, targets, plan.buffers));
   }
+  // Guard mode keeps every buffer apart: its canaries and poison would land on input bytes still to be read.
+  if (options.overlapLayers && options.guardBytes == 0) {
+    OverlapSummary overlaps = assignOverlaps(g, board, targets.targetOf, stepOnCpu, plan.buffers);
+    plan.remarks.insert(plan.remarks.end(), overlaps.remarks.begin(), overlaps.remarks.end());
+  }
   Planner planner(g, plan.board, options, plan);
   STOWAGE_TRY(planner.run());
+  if (const int sharing = orientRowBands(g, plan.buffers); sharing > 0)
+    plan.remarks.push_back(fmt::format("overlap: {} layer(s) write their output over the input rows they no longer read "
+                                       "(report.json \"overlaps\"; --no-overlap plans them apart)",
+                                       sharing));
   plan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  STOWAGE_TRY(validateProgramPlan(plan, [&](TensorId id) { return id == kNoTensor ? std::string("scratch") : g.tensor(id).name; }));
+  STOWAGE_TRY(validateProgramPlan(plan, [&](TensorId id) { return id == kNoTensor ? std::string("scratch") : g.tensor(id).name; }, &g));
   return plan;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,16 @@ struct PlacedBuffer {
   /// its root, sizeBytes / aliasRunBytes runs. Both 0 for a contiguous alias (and for any non-alias).
   size_t aliasRunBytes = 0;
   size_t aliasStrideBytes = 0;
+  /// The output of an overlapping layer (analysis/RowOverlap.h): the layer's input, whose bytes this buffer may
+  /// share at the layer's step as far as the kernel's row order allows (kNoTensor: none). With shift = this
+  /// buffer's offset - the input's, they may share bytes when shift <= overlapBelow (the kernel runs its rows in
+  /// increasing order) or shift >= overlapAbove (decreasing order). After placement `rowBand` is the order the
+  /// kernel must run (stowage_qconv_params.row_band: B > 0 bands of B rows increasing, -B decreasing, 0 any
+  /// order: the two ended up apart, or the kernel has no band parameter and runs rows increasing anyway).
+  TensorId overlapsInput = kNoTensor;
+  int64_t overlapBelow = 0;
+  int64_t overlapAbove = 0;
+  int rowBand = 0;
   // The placement:
   PoolSlot slot;
   size_t offset = 0;     ///< bytes from the start of its pool (banked pools: from the start of bank 0, as if

@@ -66,6 +66,35 @@ PlanCheck checkOffsets(const std::vector<Buffer>& buffers, const std::vector<siz
       return fail(PlanFailure::OutOfCapacity, i, kNoBufferIndex,
                   fmt::format("{} ends past the {}", describe(i), capacityText));
   }
+  // Allowed overlaps (Buffer::overlapsWith): the output y of a layer may share bytes with its input x only at
+  // y's first step, the last of x, and only as far as its shift allows. The sweep below then sees x end one step
+  // early; what else starts at that step is checked against x here.
+  std::vector<int> endOf(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) endOf[i] = buffers[i].endStep;
+  for (size_t y = 0; y < buffers.size(); ++y) {
+    const int xi = buffers[y].overlapsWith;
+    if (xi < 0 || static_cast<size_t>(xi) >= buffers.size() || static_cast<size_t>(xi) == y) continue;
+    const size_t x = static_cast<size_t>(xi);
+    const Buffer &by = buffers[y], &bx = buffers[x];
+    const bool disjoint = offsets[y] + by.sizeBytes <= offsets[x] || offsets[x] + bx.sizeBytes <= offsets[y];
+    if (disjoint || by.sizeBytes == 0 || bx.sizeBytes == 0) continue;
+    if (bx.endStep != by.firstStep + 1 || bx.firstStep >= by.firstStep)
+      return fail(PlanFailure::Overlap, std::min(x, y), std::max(x, y),
+                  fmt::format("{} overlaps its input {}, which is live beyond the step that writes it", describe(y), describe(x)));
+    if (!allowedOverlap(by, offsets[y], offsets[x]))
+      return fail(PlanFailure::Overlap, std::min(x, y), std::max(x, y),
+                  fmt::format("{} starts {} bytes after its input {}: its layer's row order allows at most {} or at least {}",
+                              describe(y), static_cast<int64_t>(offsets[y]) - static_cast<int64_t>(offsets[x]), describe(x),
+                              by.overlapBelow, by.overlapAbove));
+    endOf[x] = by.firstStep;
+    for (size_t k = 0; k < buffers.size(); ++k) {
+      const Buffer& bk = buffers[k];
+      if (k == x || k == y || bk.sizeBytes == 0 || bk.firstStep != by.firstStep) continue;
+      if (offsets[k] < offsets[x] + bx.sizeBytes && offsets[x] < offsets[k] + bk.sizeBytes)
+        return fail(PlanFailure::Overlap, std::min(x, k), std::max(x, k),
+                    fmt::format("{} and {} overlap in address while both are live", describe(std::min(x, k)), describe(std::max(x, k))));
+    }
+  }
   // Sweep over time. At every moment the live buffers are pairwise disjoint in address (or we have already
   // stopped), so a new buffer overlaps one of them iff it overlaps its neighbour below or above by offset.
   std::vector<size_t> starts, ends;
@@ -74,14 +103,12 @@ PlanCheck checkOffsets(const std::vector<Buffer>& buffers, const std::vector<siz
   std::sort(starts.begin(), starts.end(), [&](size_t a, size_t b) {
     return buffers[a].firstStep != buffers[b].firstStep ? buffers[a].firstStep < buffers[b].firstStep : a < b;
   });
-  std::sort(ends.begin(), ends.end(), [&](size_t a, size_t b) {
-    return buffers[a].endStep != buffers[b].endStep ? buffers[a].endStep < buffers[b].endStep : a < b;
-  });
+  std::sort(ends.begin(), ends.end(), [&](size_t a, size_t b) { return endOf[a] != endOf[b] ? endOf[a] < endOf[b] : a < b; });
   std::set<std::pair<size_t, size_t>> live;  // (offset, index)
   size_t e = 0;
   for (size_t i : starts) {
     // Half-open lifetimes: buffers ending at or before this start are gone.
-    for (; e < ends.size() && buffers[ends[e]].endStep <= buffers[i].firstStep; ++e)
+    for (; e < ends.size() && endOf[ends[e]] <= buffers[i].firstStep; ++e)
       live.erase({offsets[ends[e]], ends[e]});
     const size_t lo = offsets[i], hi = offsets[i] + buffers[i].sizeBytes;
     auto above = live.lower_bound({lo, 0});

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "stowage/plan/analysis/RowOverlap.h"
+
 namespace stowage {
 
 namespace {
@@ -60,7 +62,8 @@ const char* programPlanFailureName(ProgramPlanFailure failure) {
   return "?";
 }
 
-ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<std::string(TensorId)>& nameOf) {
+ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<std::string(TensorId)>& nameOf,
+                                  const Graph* graph) {
   const Board& board = plan.board;
   auto name = [&](const PlacedBuffer& b) {
     if (b.role == BufferRole::Scratch) return fmt::format("scratch {}", b.name);
@@ -196,6 +199,53 @@ ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<s
                                 b.aliasStrideBytes, b.offset));
     }
   }
+  // Overlapping layers: an output sharing bytes with its input is checked against the kernel's row order, by
+  // walking its bands over the rows as placed (analysis/RowOverlap.h checkRowOverlap); the overlap check below
+  // then accepts exactly that placement.
+  std::vector<size_t> flatPos(plan.buffers.size(), kNoBufferIndex);
+  for (size_t p = 0; p < board.pools.size(); ++p)
+    for (size_t k = 0; k < indexOf[p].size(); ++k) flatPos[indexOf[p][k]] = k;
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const PlacedBuffer& y = plan.buffers[i];
+    if (y.overlapsInput == kNoTensor || flatPos[i] == kNoBufferIndex) continue;
+    const int xi = plan.bufferOf(y.overlapsInput);
+    if (xi < 0) continue;  // the input is not planned: nothing to share
+    const PlacedBuffer& x = plan.buffers[static_cast<size_t>(xi)];
+    const int ri = x.aliasOf == kNoTensor ? xi : plan.bufferOf(x.aliasOf);
+    if (ri < 0 || x.slot != y.slot || flatPos[static_cast<size_t>(ri)] == kNoBufferIndex) continue;
+    if (y.offset + y.sizeBytes <= x.offset || x.offset + x.sizeBytes <= y.offset) continue;  // apart after all
+    const std::string where = fmt::format("memory plan: pool '{}'", board.pools[static_cast<size_t>(y.slot.pool)].name);
+    auto overlapFail = [&](const std::string& why) {
+      return fail(ProgramPlanFailure::Overlap, std::min<size_t>(i, static_cast<size_t>(xi)), std::max<size_t>(i, static_cast<size_t>(xi)),
+                  y.slot.pool, where,
+                  fmt::format("buffer '{}' (bytes [{}, {})) overlaps its layer's input '{}' (bytes [{}, {})): {}", name(y), y.offset,
+                              y.offset + y.sizeBytes, name(x), x.offset, x.offset + x.sizeBytes, why));
+    };
+    if (graph == nullptr) return overlapFail("the plan's overlaps can only be checked with its graph");
+    if (y.firstStep < 0 || static_cast<size_t>(y.firstStep) >= graph->nodes.size()) return overlapFail("no layer writes it");
+    const Node& n = graph->nodes[static_cast<size_t>(y.firstStep)];
+    if (n.inputs.empty() || n.inputs[0] != y.overlapsInput || n.outputs.size() != 1 || n.outputs[0] != y.tensor)
+      return overlapFail(fmt::format("node '{}' at its first step does not read the one and write the other", n.name));
+    const int target = static_cast<size_t>(y.firstStep) < plan.nodeTargets.size() ? plan.nodeTargets[static_cast<size_t>(y.firstStep)] : -1;
+    std::optional<RowOrder> order = rowOrderOf(*graph, n, board, target);
+    if (!order || plan.offloadedAt(y.firstStep) != nullptr)
+      return overlapFail(fmt::format("the kernel of node '{}' ({}) has no row order to allow it", n.name, opName(n.op)));
+    if (order->takesBand) {
+      if (y.rowBand == 0) return overlapFail(fmt::format("node '{}' runs its rows in any order (no row band)", n.name));
+      order->band = std::abs(y.rowBand);
+      order->descending = y.rowBand < 0;
+    } else if (y.rowBand != 0) {
+      return overlapFail(fmt::format("node '{}' ({}) takes no row band", n.name, opName(n.op)));
+    }
+    const int64_t shift = static_cast<int64_t>(y.offset) - static_cast<int64_t>(x.offset);
+    if (std::string why = checkRowOverlap(*order, shift); !why.empty())
+      return overlapFail(fmt::format("placed {} bytes from it, node '{}' ({}) would read overwritten bytes: {}", shift, n.name,
+                                     opName(n.op), why));
+    Buffer& flat = flatOf[static_cast<size_t>(y.slot.pool)][flatPos[i]];
+    flat.overlapsWith = static_cast<int>(flatPos[static_cast<size_t>(ri)]);
+    flat.overlapBelow = flat.overlapAbove =
+        static_cast<int64_t>(y.offset) - static_cast<int64_t>(plan.buffers[static_cast<size_t>(ri)].offset);
+  }
   // Overlap in address while live, per pool (banks are disjoint ranges of the pool's offsets).
   for (size_t p = 0; p < board.pools.size(); ++p) {
     const std::vector<size_t>& index = indexOf[p];
@@ -213,8 +263,8 @@ ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<s
   return ProgramPlanCheck{};
 }
 
-Status validateProgramPlan(const ProgramPlan& plan, const std::function<std::string(TensorId)>& nameOf) {
-  ProgramPlanCheck c = checkProgramPlan(plan, nameOf);
+Status validateProgramPlan(const ProgramPlan& plan, const std::function<std::string(TensorId)>& nameOf, const Graph* graph) {
+  ProgramPlanCheck c = checkProgramPlan(plan, nameOf, graph);
   if (c.ok()) return Status::success();
   return c.diagnostic;
 }

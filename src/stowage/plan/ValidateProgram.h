@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "stowage/ir/Graph.h"
 #include "stowage/plan/ProgramPlan.h"
 #include "stowage/plan/Validate.h"
 #include "stowage/support/Diagnostic.h"
@@ -50,10 +51,15 @@ struct ProgramPlanCheck {
 /// exists, aligned to its pool's alignment, inside its bank and pool capacity, that declared aliases lie
 /// inside their root (a strided alias: every run), that two strided aliases of one root live at the same step
 /// share no byte, and that no two buffers of the same pool that are live at the same step share a byte.
+/// An overlapping layer's output (PlacedBuffer::overlapsInput) may share bytes with its input only where the
+/// layer's kernel, walked band by band over the rows as placed, never overwrites an input byte before its last
+/// read; that needs `graph` (without it such a plan is refused).
 /// `nameOf` gives tensor names for the message ("tensor #id" when not given).
-ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<std::string(TensorId)>& nameOf = {});
+ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<std::string(TensorId)>& nameOf = {},
+                                  const Graph* graph = nullptr);
 
 /// checkProgramPlan as a Status: OK, or its diagnostic.
-Status validateProgramPlan(const ProgramPlan& plan, const std::function<std::string(TensorId)>& nameOf = {});
+Status validateProgramPlan(const ProgramPlan& plan, const std::function<std::string(TensorId)>& nameOf = {},
+                           const Graph* graph = nullptr);
 
 }  // namespace stowage

@@ -81,8 +81,9 @@ Drawn draw(std::mt19937& rng, bool depthwise) {
     d.mult.push_back((1 << 30) + pick(0, (1 << 30) - 1));
     d.shift.push_back(-pick(5, 12));
   }
-  // Half of the single-image draws ask for the band order of an overlapping layer (stowage_qconv_params.row_band).
-  p.row_band = p.n == 1 && pick(0, 1) == 1 ? pick(1, std::max(1, p.oh)) : 0;
+  // Half of the single-image draws ask for the band order of an overlapping layer (stowage_qconv_params.row_band),
+  // ascending or descending.
+  p.row_band = p.n == 1 && pick(0, 1) == 1 ? pick(1, std::max(1, p.oh)) * (pick(0, 1) == 1 ? 1 : -1) : 0;
   return d;
 }
 

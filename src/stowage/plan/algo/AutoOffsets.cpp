@@ -22,8 +22,10 @@ OffsetResult placeAuto(const OffsetProblem& p, const OffsetOptions& options) {
     if (deadline.expired()) break;  // keep the time limit on huge inputs: one greedy plan is enough
   }
   best.algorithm = "auto(" + best.algorithm + ")";
+  // With allowed overlaps a greedy plan may go below the bound of disjoint buffers, which the exact search (it
+  // places buffers apart) cannot.
   if (bestPeak == p.lowerBoundBytes || (!minimise && bestPeak <= options.capacityBytes) ||
-      triviallyInfeasible(p, options.capacityBytes))
+      triviallyInfeasible(p, options.capacityBytes) || (p.hasOverlaps && bestPeak < p.disjointBoundBytes))
     return best;  // the caller classifies: Optimal / Feasible / Infeasible
 
   if (deadline.expired()) {  // no time left for the search: the greedy plan stands (or nothing fits)

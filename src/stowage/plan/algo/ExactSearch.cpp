@@ -656,9 +656,9 @@ OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, co
   const bool minimise = cap == std::numeric_limits<size_t>::max();
   const bool shortcut = engines == ExactEngines::Portfolio;
   // A heuristic already decides: its plan reaches the lower bound, or fits the capacity (when one is asked).
-  if ((minimise && bestPeak == p.lowerBoundBytes) || (shortcut && !minimise && bestPeak <= cap)) {
+  if ((minimise && bestPeak == p.disjointBoundBytes) || (shortcut && !minimise && bestPeak <= cap)) {
     r.offsets = std::move(best.offsets);
-    r.status = bestPeak == p.lowerBoundBytes ? OffsetStatus::Optimal : OffsetStatus::Feasible;
+    r.status = bestPeak == p.disjointBoundBytes ? OffsetStatus::Optimal : OffsetStatus::Feasible;
     return r;
   }
 
@@ -672,7 +672,7 @@ OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, co
     switch (o) {
       case Outcome::Found:
         r.offsets = std::move(offsets);
-        r.status = peakOf(p, r.offsets) == p.lowerBoundBytes ? OffsetStatus::Optimal : OffsetStatus::Feasible;
+        r.status = peakOf(p, r.offsets) == p.disjointBoundBytes ? OffsetStatus::Optimal : OffsetStatus::Feasible;
         break;
       case Outcome::Infeasible: r.status = OffsetStatus::Infeasible; break;
       default: r.status = OffsetStatus::TimedOut; break;
@@ -683,7 +683,7 @@ OffsetResult placeExact(const OffsetProblem& p, const OffsetOptions& options, co
   // probe times out. Each probe gets a quarter of the remaining time (at least 10 ms); a probe that times out
   // leaves the lower half unproved and the search goes on in the upper half, so a hard capacity does not stop
   // the search for better plans above it.
-  size_t lo = p.lowerBoundBytes, hi = bestPeak;
+  size_t lo = p.disjointBoundBytes, hi = bestPeak;
   bool timedOut = !prepared;
   while (prepared && lo < hi && !deadline.expired()) {
     const size_t mid = lo + (hi - lo) / 2;

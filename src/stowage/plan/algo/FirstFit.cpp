@@ -52,13 +52,25 @@ FirstFitPlacer::FirstFitPlacer(const OffsetProblem& p, size_t maxListEntries) : 
   for (size_t i = 0; i < p.count(); ++i) std::sort(adj_.begin() + adjStart_[i], adj_.begin() + adjStart_[i + 1]);
 }
 
+void FirstFitPlacer::addBusy(uint32_t i, uint32_t j, size_t offsetJ) {
+  if (!p_.hasOverlaps) {
+    busy_.emplace_back(offsetJ, offsetJ + p_.size[j]);
+    return;
+  }
+  // Offsets strictly between start - size and end are forbidden; start may exceed end (an overlap leaves a narrow
+  // forbidden range), which the sweep in placeOne handles like any other entry.
+  auto [start, end] = forbiddenRange(p_, i, j, offsetJ);
+  if (end - (start - static_cast<int64_t>(p_.size[i])) <= 1 || end <= 0) return;
+  busy_.emplace_back(static_cast<size_t>(std::max<int64_t>(start, 0)), static_cast<size_t>(end));
+}
+
 size_t FirstFitPlacer::placeOne(uint32_t i, const std::vector<size_t>& offsets) {
   const size_t size = p_.size[i], align = p_.alignment[i];
   busy_.clear();
   if (useLists_) {
     for (uint32_t k = adjStart_[i]; k < adjStart_[i + 1]; ++k) {
       const uint32_t j = adj_[k];
-      if (placedStamp_[j] == round_) busy_.emplace_back(offsets[j], offsets[j] + p_.size[j]);
+      if (placedStamp_[j] == round_) addBusy(i, j, offsets[j]);
     }
   } else {
     ++seen_;
@@ -70,7 +82,7 @@ size_t FirstFitPlacer::placeOne(uint32_t i, const std::vector<size_t>& offsets) 
     index_->forEachOverlapping(p_.first[i], p_.end[i], [&](uint32_t j) {
       if (seenStamp_[j] == seen_) return;
       seenStamp_[j] = seen_;
-      busy_.emplace_back(offsets[j], offsets[j] + p_.size[j]);
+      addBusy(i, j, offsets[j]);
     });
   }
   std::sort(busy_.begin(), busy_.end());

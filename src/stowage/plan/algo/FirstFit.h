@@ -1,6 +1,7 @@
 // First-fit placement, the engine of the greedy algorithms and hill-climb: buffers are taken in a given
 // order and each goes to the lowest offset (aligned) that is free of every earlier-placed buffer whose
-// lifetime overlaps. Also the conflict counts the greedy orders are built from.
+// lifetime overlaps (an allowed overlap of a layer's output on its input narrows that). Also the conflict
+// counts the greedy orders are built from.
 #pragma once
 
 #include <cstddef>
@@ -34,6 +35,8 @@ class FirstFitPlacer {
 
  private:
   size_t placeOne(uint32_t i, const std::vector<size_t>& offsets);
+  /// Adds what placed buffer j forbids to buffer i (forbiddenRange) to busy_.
+  void addBusy(uint32_t i, uint32_t j, size_t offsetJ);
 
   const OffsetProblem& p_;
   bool useLists_ = false;
