@@ -89,6 +89,15 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
         j["alias_stride"] = b.aliasStrideBytes;
       }
     }
+    if (b.overlapsInput != kNoTensor && b.rowBand != 0) {
+      j["overlaps"] = g.tensor(b.overlapsInput).name;
+      j["row_band"] = b.rowBand;
+    } else if (b.overlapsInput != kNoTensor) {
+      const int xi = plan.bufferOf(b.overlapsInput);
+      const PlacedBuffer* x = xi >= 0 ? &plan.buffers[static_cast<size_t>(xi)] : nullptr;
+      if (x != nullptr && x->slot == b.slot && b.offset < x->offset + x->sizeBytes && x->offset < b.offset + b.sizeBytes)
+        j["overlaps"] = g.tensor(b.overlapsInput).name;  // a pool: pixel order, no band parameter
+    }
     buffers.push_back(std::move(j));
   }
   r["buffers"] = std::move(buffers);

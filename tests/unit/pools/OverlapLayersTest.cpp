@@ -1,0 +1,187 @@
+// Overlapping layers (plan/analysis/RowOverlap.h): an int8 conv / depthwise conv run on the CPU writes its output over
+// the input rows it no longer reads. The closed forms agree with the band walk, the peak drops, outputs stay
+// byte-identical, report.json names the overlap, and the validator refuses an overlap the kernel's order forbids.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "../frontend/TfliteGraphBuilder.h"
+#include "PoolTestUtil.h"
+#include "stowage/driver/Compiler.h"
+#include "stowage/driver/HostRunner.h"
+#include "stowage/frontend/TfliteImporter.h"
+#include "stowage/plan/ValidateProgram.h"
+#include "stowage/plan/analysis/RowOverlap.h"
+#include "stowage/report/ReportJson.h"
+
+namespace stowage {
+namespace {
+
+using namespace stowage::testing;
+
+using tflitetest::bytesOf;
+using tflitetest::OpSpec;
+using tflitetest::TensorSpec;
+
+constexpr int32_t kConv2dCode = 3, kDepthwiseCode = 4;
+
+template <class T>
+std::vector<T> ramp(size_t n, int period, int bias) {
+  std::vector<T> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<T>(static_cast<int>((i * 5) % static_cast<size_t>(period)) - bias);
+  return v;
+}
+
+/// x[1,12,6,4] -> conv 3x3 -> a[1,12,6,8] -> depthwise 3x3 -> b[1,12,6,8] -> conv 1x1 -> c[1,12,6,8]
+/// -> conv 3x3 stride 2 -> y[1,6,3,8]; int8, SAME padding.
+std::vector<uint8_t> chainModel() {
+  auto act = [](const std::string& name, std::vector<int32_t> shape, float scale, int zp) {
+    return TensorSpec{name, std::move(shape), 9, {scale}, {zp}, {}};
+  };
+  auto weights = [](const std::string& name, std::vector<int32_t> shape, int period) {
+    size_t n = 1;
+    for (int32_t d : shape) n *= static_cast<size_t>(d);
+    return TensorSpec{name, std::move(shape), 9, {0.02f}, {0}, bytesOf(ramp<int8_t>(n, period, period / 2))};
+  };
+  auto bias = [](const std::string& name, int32_t m, float scale) {
+    return TensorSpec{name, {m}, 2, {scale * 0.02f}, {0}, bytesOf(ramp<int32_t>(static_cast<size_t>(m), 40, 20))};
+  };
+  std::vector<TensorSpec> t = {
+      act("x", {1, 12, 6, 4}, 0.05f, -3),                                          // 0
+      weights("w1", {8, 3, 3, 4}, 11), bias("b1", 8, 0.05f),                        // 1, 2
+      act("a", {1, 12, 6, 8}, 0.04f, 1),                                            // 3
+      weights("w2", {1, 3, 3, 8}, 7), bias("b2", 8, 0.04f),                         // 4, 5
+      act("b", {1, 12, 6, 8}, 0.03f, -2),                                           // 6
+      weights("w3", {8, 1, 1, 8}, 13), bias("b3", 8, 0.03f),                        // 7, 8
+      act("c", {1, 12, 6, 8}, 0.03f, 0),                                            // 9
+      weights("w4", {8, 3, 3, 8}, 9), bias("b4", 8, 0.03f),                         // 10, 11
+      act("y", {1, 6, 3, 8}, 0.05f, 4),                                             // 12
+  };
+  auto conv = [](int32_t code, std::vector<int32_t> ins, int32_t out, int32_t stride) {
+    OpSpec o;
+    o.code = code;
+    o.inputs = std::move(ins);
+    o.outputs = {out};
+    o.optionsTag = code == kConv2dCode ? 1 : 2;
+    o.byteFields = {{0, 0}};  // padding SAME
+    o.intFields = {{1, stride}, {2, stride}};
+    if (code == kDepthwiseCode) o.intFields.push_back({3, 1});
+    return o;
+  };
+  std::vector<OpSpec> ops = {conv(kConv2dCode, {0, 1, 2}, 3, 1), conv(kDepthwiseCode, {3, 4, 5}, 6, 1),
+                             conv(kConv2dCode, {6, 7, 8}, 9, 1), conv(kConv2dCode, {9, 10, 11}, 12, 2)};
+  return tflitetest::buildTfliteModel(t, ops, {0}, {12});
+}
+
+Result<CompileResult> compileChain(bool overlap, bool guard = false) {
+  STOWAGE_ASSIGN_OR_RETURN(Graph g, importTfliteBytes(chainModel(), "chain.tflite"));
+  CompileOptions o;
+  o.planner.overlapLayers = overlap;
+  o.planner.timeLimitSeconds = 5;
+  o.guard = guard;
+  return compileGraph(std::move(g), o);
+}
+
+std::vector<uint8_t> runChain(const CompileResult& r) {
+  Tensor x;
+  x.name = "x";
+  x.kind = TensorKind::Input;
+  x.shape = {1, 12, 6, 4};
+  x.dtype = DType::Int8;
+  x.data = bytesOf(ramp<int8_t>(288, 97, 48));
+  auto out = runOnHost(r, {x});
+  if (!out.ok()) throw std::runtime_error(out.error().render());
+  return (*out)[0].data;
+}
+
+size_t workspaceUsed(const CompileResult& r) {
+  size_t used = 0;
+  for (const PoolUse& u : r.plan.pools)
+    if (r.plan.board.pools[static_cast<size_t>(u.pool)].kind != PoolKind::Constant) used += u.usedBytes;
+  return used;
+}
+
+TEST(RowOverlap, ClosedFormsAgreeWithTheBandWalk) {
+  std::mt19937 rng(7);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < 2000; ++trial) {
+    RowOrder o;
+    o.taps = pick(1, 5);
+    o.dilation = pick(1, 2);
+    o.stride = pick(1, 3);
+    o.pad = pick(0, (o.taps - 1) * o.dilation);
+    o.inRows = pick(static_cast<int>((o.taps - 1) * o.dilation + 1), 20);
+    o.outRows = (o.inRows + 2 * o.pad - ((o.taps - 1) * o.dilation + 1)) / o.stride + 1;
+    if (o.outRows < 1) continue;
+    o.inRowBytes = pick(1, 40);
+    o.outRowBytes = pick(1, 40);
+    o.band = pick(1, static_cast<int>(o.outRows));
+    o.takesBand = true;
+    const std::string at = ::testing::PrintToString(std::vector<int64_t>{o.inRows, o.outRows, o.inRowBytes, o.outRowBytes,
+                                                                       o.stride, o.pad, o.taps, o.dilation, o.band});
+    const int64_t below = overlapBelowShift(o);
+    EXPECT_EQ(checkRowOverlap(o, below), "") << at;
+    // One byte further up overlaps a row still to be read, unless the output is then past the input entirely.
+    if (below + 1 < o.inRows * o.inRowBytes) EXPECT_NE(checkRowOverlap(o, below + 1), "") << at;
+    o.descending = true;
+    const int64_t above = overlapAboveShift(o);
+    EXPECT_EQ(checkRowOverlap(o, above), "") << at;
+    if (above - 1 > -o.outRows * o.outRowBytes) EXPECT_NE(checkRowOverlap(o, above - 1), "") << at;
+  }
+}
+
+TEST(RowOverlap, LowersThePeakWithByteIdenticalOutputs) {
+  auto on = compileChain(true), off = compileChain(false);
+  ASSERT_TRUE(on.ok()) << on.error().render();
+  ASSERT_TRUE(off.ok()) << off.error().render();
+  // Apart, the peak is two 576-byte activations; overlapping, one plus a few rows.
+  EXPECT_EQ(workspaceUsed(*off), 1152u);
+  EXPECT_LT(workspaceUsed(*on), 800u);
+  EXPECT_EQ(runChain(*on), runChain(*off));
+  int overlapping = 0;
+  for (const PlacedBuffer& b : on->plan.buffers) overlapping += b.rowBand != 0 ? 1 : 0;
+  EXPECT_GE(overlapping, 2);
+  EXPECT_NE(on->code.source.text.find(".row_band = "), std::string::npos);
+  EXPECT_EQ(off->code.source.text.find(".row_band"), std::string::npos);
+  const nlohmann::ordered_json report = buildReportJson(on->graph, on->plan, ReportContext{"chain.tflite", "net"});
+  int named = 0;
+  for (const auto& b : report["buffers"])
+    if (b.contains("overlaps")) ++named, EXPECT_TRUE(b.contains("row_band")) << b.dump();
+  EXPECT_EQ(named, overlapping);
+}
+
+TEST(RowOverlap, GuardBuildsPlanEveryBufferApart) {
+  auto r = compileChain(true, true);
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  for (const PlacedBuffer& b : r->plan.buffers) EXPECT_EQ(b.overlapsInput, kNoTensor);
+}
+
+TEST(RowOverlap, ValidatorRefusesAnOverlapTheRowOrderForbids) {
+  auto r = compileChain(true);
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  ASSERT_TRUE(validateProgramPlan(r->plan, {}, &r->graph).ok());
+  int tried = 0;
+  for (size_t i = 0; i < r->plan.buffers.size(); ++i) {
+    const PlacedBuffer& y = r->plan.buffers[i];
+    if (y.rowBand == 0) continue;
+    // Sixteen bytes (the pool's alignment) closer to the input's rows still to be read.
+    ProgramPlan wrong = r->plan;
+    wrong.buffers[i].offset = y.rowBand > 0 ? y.offset + 16 : y.offset - 16;
+    ProgramPlanCheck c = checkProgramPlan(wrong, {}, &r->graph);
+    EXPECT_EQ(c.failure, ProgramPlanFailure::Overlap) << c.diagnostic.render();
+    EXPECT_NE(c.diagnostic.message.find("would read overwritten bytes"), std::string::npos) << c.diagnostic.render();
+    // The band order reversed: the same placement is wrong for the other direction.
+    ProgramPlan reversed = r->plan;
+    reversed.buffers[i].rowBand = -y.rowBand;
+    EXPECT_EQ(checkProgramPlan(reversed, {}, &r->graph).failure, ProgramPlanFailure::Overlap);
+    // Without the graph an overlap cannot be checked, so it is refused.
+    EXPECT_EQ(checkProgramPlan(r->plan).failure, ProgramPlanFailure::Overlap);
+    ++tried;
+  }
+  EXPECT_GE(tried, 2);
+}
+
+}  // namespace
+}  // namespace stowage
