@@ -70,6 +70,10 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
                 "Compute the operators of a QDQ model (float Conv, Gemm, MatMul between DequantizeLinear and QuantizeLinear) in "
                 "float as written, with float weights: by default they run on integer kernels with their int8 weights, as ONNX "
                 "Runtime's integer kernels compute them (docs/quantized-onnx.md); for comparison");
+  sub->add_flag("--no-reorder{false}", options.reorder,
+                "Run the nodes in the model's order: by default, in a branching graph (residual blocks, concatenations) they "
+                "run in the order with the lowest peak of live activation bytes (exact for small graphs, a beam search "
+                "beyond; the summary's remark says how many bytes it saved); for comparison");
   sub->add_option("--time-limit", options.planner.timeLimitSeconds, "Seconds the planner may spend in all (exact, hill-climb and auto search within it; greedy plans are kept when it runs out)")
       ->capture_default_str();
 }
