@@ -74,6 +74,10 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
                 "Plan every int8 convolution's, depthwise convolution's and pool's output apart from its input: by default a "
                 "layer run on the CPU may write its output over the input rows it no longer reads, as far as its kernel's row "
                 "order allows (checked by the validator; report.json \"overlaps\"); never in --guard builds; for comparison");
+  sub->add_flag("--no-reorder{false}", options.reorder,
+                "Run the nodes in the model's order: by default, in a branching graph (residual blocks, concatenations) they "
+                "run in the order with the lowest peak of live activation bytes (exact for small graphs, a beam search "
+                "beyond; the summary's remark says how many bytes it saved); for comparison");
   sub->add_option("--time-limit", options.planner.timeLimitSeconds, "Seconds the planner may spend in all (exact, hill-climb and auto search within it; greedy plans are kept when it runs out)")
       ->capture_default_str();
 }

@@ -42,6 +42,9 @@ struct CompileOptions {
   bool fuse = true;                            ///< `--no-fuse` keeps each Relu apart from the Conv before it
   /// `--no-fuse-qdq`: QDQ operators (float ops between DequantizeLinear and QuantizeLinear) stay float (pass/FuseQdq.h).
   bool fuseQdq = true;
+  /// `--no-reorder`: keep the model's node order; by default the nodes of branching graphs run in the order with the
+  /// lowest peak of live activation bytes (pass/ReorderForMemory.h).
+  bool reorder = true;
   /// `--kernels portable`: ignore the board's own kernels ([[kernels]], docs/kernels.md) and call the portable ones.
   bool portableKernels = false;
   /// `--emulate MACHINE`: the board is mapped onto this QEMU machine (boardForMachine) before compiling; null: as is.

@@ -15,6 +15,7 @@
 #include "stowage/pass/FoldConstants.h"
 #include "stowage/pass/FuseActivation.h"
 #include "stowage/pass/FuseQdq.h"
+#include "stowage/pass/ReorderForMemory.h"
 #include "stowage/plan/analysis/MergeCheck.h"
 #include "stowage/plan/PlanProgram.h"
 #include "stowage/tile/TileProgram.h"
@@ -74,6 +75,10 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
     STOWAGE_ASSIGN_OR_RETURN(fusionRemarks,
                              timeStage(timings, "fuse-activation", [&] { return fuseActivation(graph, veto); }));
   }
+  // Last graph pass: the order of the nodes with the lowest peak of live bytes (branching graphs).
+  ReorderResult reordered;
+  if (options.reorder)
+    reordered = timeStage(timings, "reorder", [&] { return reorderForMemory(graph, ReorderOptions{options.ioInPools}); });
   STOWAGE_TRY(timeStage(timings, "verify", [&] { return verifyGraph(graph); }));
   // Liveness, constraints, pool assignment, offsets and the validator all run inside planProgram.
   PlanOptions planner = options.planner;
@@ -143,6 +148,7 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
   settlePrefetchArrivals(graph, r.plan);
   r.plan.remarks.insert(r.plan.remarks.end(), qdqRemarks.begin(), qdqRemarks.end());
   r.plan.remarks.insert(r.plan.remarks.end(), fusionRemarks.begin(), fusionRemarks.end());
+  if (reordered.changed) r.plan.remarks.push_back(reordered.remark);
   if (std::string hybrid = hybridLayersRemark(graph); !hybrid.empty()) r.plan.remarks.push_back(std::move(hybrid));
   STOWAGE_ASSIGN_OR_RETURN(r.code, timeStage(timings, "emit-c", [&] { return emitC(graph, r.plan, options.name, emit); }));
   // The board's own kernels the code calls: their files go beside the generated C, remarks say which layers call them.
