@@ -55,7 +55,7 @@ onnx::ModelProto seedMlp() {
 
 std::string asString(const std::vector<uint8_t>& bytes) { return std::string(bytes.begin(), bytes.end()); }
 
-/// int8 CONV_2D (SAME, RELU) -> DEPTHWISE_CONV_2D (RELU6) -> FULLY_CONNECTED, with per-channel weight scales.
+/// int8 CONV_2D (SAME, RELU, per-channel weight scales) -> DEPTHWISE_CONV_2D (VALID, RELU6) -> FULLY_CONNECTED.
 std::string seedTfliteInt8Cnn() {
   using namespace tflitetest;
   auto i8 = [](std::string name, std::vector<int32_t> shape, float scale, int64_t zp, std::vector<int8_t> data = {}) {
@@ -81,10 +81,10 @@ std::string seedTfliteInt8Cnn() {
                                weights("conv_w", {4, 3, 3, 3}, 4 * 27, sw),
                                bias("conv_b", 4, sb),
                                i8("conv_y", {1, 5, 5, 4}, sy, -128),
-                               weights("dw_w", {1, 3, 3, 4}, 36, sw),
-                               bias("dw_b", 4, {sy * 0.01f, sy * 0.02f, sy * 0.015f, sy * 0.012f}),
-                               i8("dw_y", {1, 3, 3, 4}, sy, -128),
-                               weights("fc_w", {6, 36}, 6 * 36, {0.01f}),
+                               weights("dw_w", {1, 3, 3, 4}, 36, {0.01f}),
+                               bias("dw_b", 4, {sy * 0.01f}),
+                               i8("dw_y", {1, 2, 2, 4}, sy, -128),
+                               weights("fc_w", {6, 16}, 6 * 16, {0.01f}),
                                bias("fc_b", 6, {sy * 0.01f}),
                                i8("fc_y", {1, 6}, 0.2f, 3)};
   OpSpec conv;
