@@ -6,6 +6,9 @@
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
 JOBS       ?= $(shell nproc)
 CTEST_ARGS ?=
 
@@ -19,7 +22,10 @@ DEB_PACKAGES := build-essential cmake ninja-build pkg-config \
 # RISC-V firmware (riscv32-virt): 1.4 GB installed, so opt-in with `make deps-riscv`; its tests skip without it.
 RISCV_PACKAGES := gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
 
-.PHONY: all deps deps-riscv install-packages install-ort-oracle build build-asan demo test test-unit clean
+# libFuzzer (`make fuzz` only): clang and its runtime libraries (libclang_rt.fuzzer).
+FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
+
+.PHONY: all deps deps-riscv install-packages install-ort-oracle build build-asan demo test test-unit fuzz clean
 
 all: build
 
@@ -83,5 +89,17 @@ test: build build-asan
 	cd $(ASAN_BUILD) && ctest --output-on-failure -L unit -j $(JOBS) $(CTEST_ARGS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
+# libFuzzer on every parser (tests/fuzz): a clang build with ASan/UBSan in $(FUZZ_BUILD), then each target for
+# FUZZ_SECONDS (FUZZ_TARGETS: a subset, e.g. "onnx tflite"); findings in $(FUZZ_BUILD)/fuzz/findings/<target>/.
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTOWAGE_FUZZ=ON \
+	  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1"
+
+fuzz: deps
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(FUZZ_PACKAGES)"
+	@$(MAKE) --no-print-directory $(FUZZ_BUILD)/build.ninja
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target stowage_fuzz_targets
+	./tools/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

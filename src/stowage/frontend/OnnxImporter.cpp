@@ -260,7 +260,6 @@ Result<Graph> importModel(const onnx::ModelProto& model, const std::string& file
     for (const auto& in : n.input()) ++ctx.uses[in];
   for (const auto& o : gp.output()) ++ctx.uses[o.name()];
 
-  const auto onnxShapes = onnxInferredShapes(model, ctx);
   bool crossCheck = true;
 
   for (int i = 0; i < gp.node_size(); ++i) {
@@ -288,6 +287,12 @@ Result<Graph> importModel(const onnx::ModelProto& model, const std::string& file
   }
 
   STOWAGE_TRY(fixOutputs(ctx, gp));
+  // ONNX shape inference runs only on a model whose every node and output converted: Debian's libonnx reads out of
+  // bounds on some malformed models (a ConvTranspose weight of lower rank than its input crashed in
+  // convTransposeShapeInference), which the converters reject with a clear error. Before dead-code elimination, which
+  // renumbers the tensors that onnxInferredShapes looks up.
+  std::map<std::string, Shape> onnxShapes;
+  if (crossCheck) onnxShapes = onnxInferredShapes(model, ctx);
   eliminateDeadNodes(ctx.graph);
 
   if (crossCheck) {

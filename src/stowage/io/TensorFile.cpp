@@ -35,16 +35,8 @@ Result<std::string> elementBytes(const Tensor& t, const std::string& where) {
 
 Result<Tensor> readTensorPb(const std::string& path) {
   STOWAGE_ASSIGN_OR_RETURN(std::string bytes, readFileBytes(path));
-  onnx::TensorProto proto;
-  if (!proto.ParseFromString(bytes))
-    return makeError(path, "not a serialized ONNX TensorProto (protobuf parse failed)",
-                     "a .pb tensor file holds one onnx.TensorProto, as in ONNX test data sets");
-  STOWAGE_ASSIGN_OR_RETURN(Tensor t, tensorFromOnnx(proto, path));
+  STOWAGE_ASSIGN_OR_RETURN(Tensor t, decodeTensorPb(bytes, path));
   if (t.name.empty()) t.name = stem(path);
-  t.kind = TensorKind::Input;
-  if (t.data.size() != t.byteSize())
-    return makeError(path, fmt::format("tensor '{}' ({} {}) holds {} data bytes, expected {}", t.name,
-                                       dtypeName(t.dtype), shapeToString(t.shape), t.data.size(), t.byteSize()));
   return t;
 }
 
@@ -56,6 +48,19 @@ Result<Tensor> readNpy(const std::string& path) {
 }
 
 }  // namespace
+
+Result<Tensor> decodeTensorPb(const std::string& bytes, const std::string& where) {
+  onnx::TensorProto proto;
+  if (!proto.ParseFromString(bytes))
+    return makeError(where, "not a serialized ONNX TensorProto (protobuf parse failed)",
+                     "a .pb tensor file holds one onnx.TensorProto, as in ONNX test data sets");
+  STOWAGE_ASSIGN_OR_RETURN(Tensor t, tensorFromOnnx(proto, where));
+  t.kind = TensorKind::Input;
+  if (t.data.size() != t.byteSize())
+    return makeError(where, fmt::format("tensor '{}' ({} {}) holds {} data bytes, expected {}", t.name,
+                                        dtypeName(t.dtype), shapeToString(t.shape), t.data.size(), t.byteSize()));
+  return t;
+}
 
 Result<Tensor> readTensorFile(const std::string& path) {
   const std::string ext = lowerExtension(path);

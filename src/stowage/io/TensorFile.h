@@ -19,6 +19,10 @@ namespace stowage {
 /// location is `path`.
 Result<Tensor> readTensorFile(const std::string& path);
 
+/// Decodes the bytes of a `.pb` tensor file (a serialized onnx::TensorProto) as readTensorFile does; `where` (the
+/// file name) is the location of every error. The name is the proto's, empty when it has none. Kind Input.
+Result<Tensor> decodeTensorPb(const std::string& bytes, const std::string& where);
+
 /// Reads raw little-endian element bytes, row-major, with the given dtype and shape. The file size must be
 /// exactly numElements x dtypeSize bytes; the error states the expected and actual byte counts.
 /// `name` is the file stem, kind Input.

@@ -235,9 +235,12 @@ Result<Board> readBaseBoard(const toml::node& n, const std::string& sourceName, 
   if (depth >= kMaxExtendsDepth)
     return makeError(locate(sourceName, n.source()), "'extends' goes more than " + std::to_string(kMaxExtendsDepth) + " boards deep",
                      "a board probably extends itself through others: check the chain of 'extends'");
-  std::ifstream in(base, std::ios::binary);
-  if (!in)
-    return makeError(locate(sourceName, n.source()), "'extends' names \"" + s->get() + "\", which cannot be read (looked for " +
+  // A regular file only: a directory reads as an empty board, and a device such as /dev/zero would never end.
+  std::error_code ec;
+  std::ifstream in;
+  if (std::filesystem::is_regular_file(base, ec)) in.open(base, std::ios::binary);
+  if (!in.is_open())
+    return makeError(locate(sourceName, n.source()), "'extends' names \"" + s->get() + "\", which is not a readable file (looked for " +
                                                          base.lexically_normal().string() + ")",
                      "the path is relative to this board file's folder");
   std::ostringstream text;

@@ -103,7 +103,10 @@ TEST_F(BoardKernels, ExtendsAppendsAndReportsMissingAndCyclicBases) {
   EXPECT_EQ(r->kernels.size(), 1u);
   // A pool of the base board declared again is a duplicate, located in both files.
   expectError("extends = \"base.toml\"\n" + std::string(kPool), {"pool 'sram' is defined twice", "base.toml:"});
-  expectError("extends = \"nowhere.toml\"\n", {"board.toml:1", "'extends' names \"nowhere.toml\"", "cannot be read"});
+  expectError("extends = \"nowhere.toml\"\n", {"board.toml:1", "'extends' names \"nowhere.toml\"", "not a readable file"});
+  // A folder or a device is not a board file (reading /dev/zero never ended).
+  expectError("extends = \".\"\n", {"board.toml:1", "not a readable file"});
+  expectError("extends = \"/dev/zero\"\n", {"board.toml:1", "not a readable file"});
   std::ofstream(dir_ / "loop.toml") << "extends = \"loop.toml\"\n";
   expectError("extends = \"loop.toml\"\n", {"more than 8 boards deep"});
 }
