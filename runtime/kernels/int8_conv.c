@@ -186,6 +186,10 @@ static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8
   for (i = 0; i < n; ++i, y += stride) *y = out_s8(acc[i], q, output_offset, lo, hi);
 }
 
+/* Output channels whose zero-point correction a banded convolution computes once (the rest once per band): 256 bytes
+ * of stack in the fast convolution and depthwise kernels. */
+#define STOWAGE_CORR_CACHE 64
+
 /* Output rows per band (stowage_qconv_params.row_band): the whole output when the layer asks for no band order. */
 static int32_t row_band_of(const stowage_qconv_params* p) {
   if (p->row_band != 0) return p->row_band > 0 ? p->row_band : -p->row_band;
@@ -211,7 +215,11 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
   int32_t oy_lo, oy_hi, ox_lo, ox_hi, oc;
   int32_t acc0[STOWAGE_ROW_CHUNK], acc1[STOWAGE_ROW_CHUNK];
   const int32_t band = row_band_of(p);
+  /* Bands visit every output channel once per band: the first channels' corrections are computed once. */
+  const int32_t cached = band < p->oh ? (p->m < STOWAGE_CORR_CACHE ? p->m : STOWAGE_CORR_CACHE) : 0;
+  int32_t corr_cache[STOWAGE_CORR_CACHE];
   int32_t b, kb;
+  for (oc = 0; oc < cached; ++oc) corr_cache[oc] = folded_bias(bias, oc, p->input_offset, w + (int32_t)oc * K, K);
   interior_range(p->oh, p->h, kh, p->stride_h, p->dil_h, p->pad_top, &oy_lo, &oy_hi);
   interior_range(p->ow, p->w, kw, p->stride_w, 1, p->pad_left, &ox_lo, &ox_hi);
   for (b = 0; b < p->n; ++b)
@@ -226,8 +234,8 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
         const int32_t q0 = p->per_channel ? oc : 0, q1 = p->per_channel ? oc1 : 0;
         const stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
         const int32_t b0 = bias != NULL ? bias[oc] : 0, b1 = bias != NULL ? bias[oc1] : 0;
-        const int32_t corr0 = folded_bias(bias, oc, p->input_offset, w0, K);
-        const int32_t corr1 = folded_bias(bias, oc1, p->input_offset, w1, K);
+        const int32_t corr0 = oc < cached ? corr_cache[oc] : folded_bias(bias, oc, p->input_offset, w0, K);
+        const int32_t corr1 = oc1 < cached ? corr_cache[oc1] : folded_bias(bias, oc1, p->input_offset, w1, K);
         int32_t oy, ox0;
         for (oy = oy0; oy < oy_end; ++oy) {
           const int32_t iy0 = oy * p->stride_h - p->pad_top;
@@ -482,7 +490,16 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
   const int is3x3 = kh == 3 && kw == 3;
   int32_t oy_lo, oy_hi, ox_lo, ox_hi, ch0;
   const int32_t band = row_band_of(p);
+  /* Bands visit every channel block once per band: the first channels' tap sums are computed once. */
+  const int32_t cached = band < p->oh ? (c < STOWAGE_CORR_CACHE ? c : STOWAGE_CORR_CACHE) : 0;
+  uint32_t sum_cache[STOWAGE_CORR_CACHE];
   int32_t bb, kb;
+  for (ch0 = 0; ch0 < cached; ++ch0) {
+    uint32_t s = 0;
+    int32_t t;
+    for (t = 0; t < taps; ++t) s += (uint32_t)w[t * c + ch0];
+    sum_cache[ch0] = s;
+  }
   interior_range(p->oh, p->h, kh, p->stride_h, p->dil_h, p->pad_top, &oy_lo, &oy_hi);
   interior_range(p->ow, p->w, kw, p->stride_w, p->dil_w, p->pad_left, &ox_lo, &ox_hi);
   for (bb = 0; bb < p->n; ++bb)
@@ -500,7 +517,9 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
           const int32_t ch = ch0 + (j < nb ? j : 0);
           const int32_t q = p->per_channel ? ch : 0;
           uint32_t s = 0;
-          for (t = 0; t < taps; ++t) s += (uint32_t)w[t * c + ch];
+          if (ch < cached) s = sum_cache[ch];
+          else
+            for (t = 0; t < taps; ++t) s += (uint32_t)w[t * c + ch];
           bs[j] = bias != NULL ? bias[ch] : 0;
           corr[j] = (int32_t)((uint32_t)bs[j] + (uint32_t)p->input_offset * s);
           rq[j] = stowage_rq_make(multiplier[q], shift[q]);
