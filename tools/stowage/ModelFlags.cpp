@@ -73,7 +73,7 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
   sub->add_flag("--no-overlap{false}", options.planner.overlapLayers,
                 "Plan every int8 convolution's, depthwise convolution's and pool's output apart from its input: by default a "
                 "layer run on the CPU may write its output over the input rows it no longer reads, as far as its kernel's row "
-                "order allows (checked by the validator; report.json \"overlaps\"); never in --guard builds; for comparison");
+                "order allows (checked by the validator; report.json \"overlaps\"); for comparison");
   sub->add_flag("--no-reorder{false}", options.reorder,
                 "Run the nodes in the model's order: by default, in a branching graph (residual blocks, concatenations) they "
                 "run in the order with the lowest peak of live activation bytes (exact for small graphs, a beam search "

@@ -138,6 +138,20 @@ GuardLayout guardLayout(const Graph& g, const ProgramPlan& plan) {
       GuardRecord& r = out.records[static_cast<size_t>(out.index[id])];
       r.deadStep = std::max(r.deadStep, lastUse[id]);
     }
+  // Overlapping layers: the output's record is armed after its write; every record on the input's group bytes
+  // stops at that step.
+  for (const PlacedBuffer& y : plan.buffers) {
+    if (!sharesBytesWithInput(plan, y) || out.index[static_cast<size_t>(y.tensor)] < 0) continue;
+    out.records[static_cast<size_t>(out.index[static_cast<size_t>(y.tensor)])].armAfterWrite = true;
+    const PlacedBuffer& x = plan.buffers[static_cast<size_t>(plan.bufferOf(y.overlapsInput))];
+    const TensorId root = x.aliasOf == kNoTensor ? x.tensor : x.aliasOf;
+    for (GuardRecord& r : out.records) {
+      const int b = plan.bufferOf(r.tensor);
+      if (b < 0) continue;
+      const PlacedBuffer& rb = plan.buffers[static_cast<size_t>(b)];
+      if ((rb.aliasOf == kNoTensor ? rb.tensor : rb.aliasOf) == root) r.overwrittenAt = y.firstStep;
+    }
+  }
   return out;
 }
 
@@ -162,7 +176,9 @@ std::string guardBeforeStep(const Graph& g, const ProgramPlan& plan, const Guard
   const std::vector<int> read = guarded(n.inputs, guard.index);
   // Groups starting here (a root's first producer; for a Concat output, its first slice's producer).
   for (size_t k = 0; k < guard.records.size(); ++k)
-    if (!guard.records[k].slice && guard.records[k].armStep == step) s += fmt::format("{}_guard_arm(&guard[{}]);\n", p, k);
+    if (!guard.records[k].slice && guard.records[k].armStep == step)
+      s += guard.records[k].armAfterWrite ? fmt::format("guard[{}].live = 0; /* written over its input: armed after */\n", k)
+                                          : fmt::format("{}_guard_arm(&guard[{}]);\n", p, k);
   // Slices this node writes (an output sharing an input's record, a view or an in-place write, keeps its bytes).
   for (int k : guarded(n.outputs, guard.index))
     if (guard.records[static_cast<size_t>(k)].slice && std::find(read.begin(), read.end(), k) == read.end())
@@ -192,13 +208,23 @@ std::string guardAfterStep(const Graph& g, const ProgramPlan& plan, const GuardL
   if (plan.guardBytes == 0 || guard.records.empty()) return "";
   const Node& n = g.nodes[static_cast<size_t>(step)];
   std::string s;
-  for (int k : guarded(n.outputs, guard.index)) s += fmt::format("{}_guard_wrote(&guard[{}], {});\n", p, k, step);
+  const std::string P = upperIdentifier(p);
+  for (size_t k = 0; k < guard.records.size(); ++k)
+    if (guard.records[k].overwrittenAt == step) s += fmt::format("guard[{}].live = 0; /* its bytes are this step's output now */\n", k);
+  for (int k : guarded(n.outputs, guard.index)) {
+    if (guard.records[static_cast<size_t>(k)].armAfterWrite && guard.records[static_cast<size_t>(k)].armStep == step)
+      s += fmt::format("memset(guard[{0}].data - {1}_GUARD_BYTES, {1}_GUARD_CANARY, {1}_GUARD_BYTES);\n"
+                       "memset(guard[{0}].data + guard[{0}].size, {1}_GUARD_CANARY, {1}_GUARD_BYTES);\n",
+                       k, P);
+    s += fmt::format("{}_guard_wrote(&guard[{}], {});\n", p, k, step);
+  }
   s += fmt::format("{}_guard_check(guard, {}_GUARD_COUNT, {});\n", p, upperIdentifier(p), step);
   // Graph outputs in pools (--io-in-pools) stay intact after the run: the application reads them.
   const std::vector<int> outputs = guarded(g.outputs, guard.index);
   for (size_t k = 0; k < guard.records.size(); ++k) {
     const GuardRecord& r = guard.records[k];
     if (std::find(outputs.begin(), outputs.end(), static_cast<int>(k)) != outputs.end()) continue;
+    if (r.overwrittenAt == step) continue;
     if (r.retireStep == step) s += fmt::format("{}_guard_retire(&guard[{}]);\n", p, k);
     else if (r.deadStep == step) s += fmt::format("guard[{}].live = 0;\n", k);
   }

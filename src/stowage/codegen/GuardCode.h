@@ -25,6 +25,12 @@ struct GuardRecord {
   int armStep = -1;    ///< a root: its group's first step, where canaries are set and the bytes poisoned
   int deadStep = 0;    ///< after this step nothing reads the record's tensors: it stops being checked
   int retireStep = -1; ///< a root: its group's last step, after which the group's bytes are poisoned
+  /// A root written over its layer's input (an overlapping layer, plan/analysis/RowOverlap.h): not armed before
+  /// that step (canaries and poison would land on input rows still to be read); its canaries are set after it.
+  bool armAfterWrite = false;
+  /// The step whose output is written over this record's bytes (its last reader), or -1: the record stops being
+  /// checked before that step's checks and is not poisoned (the bytes are the output's now).
+  int overwrittenAt = -1;
 };
 
 /// The guard records of a plan: one per group root (shared by its views and in-place writes), plus one per

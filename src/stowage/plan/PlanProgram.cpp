@@ -67,7 +67,7 @@ std::vector<Buffer> algorithmInput(const std::vector<PlacedBuffer>& all, const s
     b.alignment = alignment;
     b.firstStep = p.firstStep;
     b.endStep = p.endStep;
-    if (p.overlapsInput != kNoTensor && guardBytes == 0) {
+    if (p.overlapsInput != kNoTensor) {
       auto x = bufferOfTensor.find(p.overlapsInput);
       int root = x == bufferOfTensor.end() ? -1 : x->second;
       while (root >= 0 && all[static_cast<size_t>(root)].aliasOf != kNoTensor) {
@@ -459,8 +459,8 @@ Result<ProgramPlan> planProgram(const Graph& g, const Board& board, const PlanOp
     plan.remarks.insert(plan.remarks.end(), aliases.remarks.begin(), aliases.remarks.end());
     STOWAGE_TRY(restrictCopyingViews(g, board, targets, plan.buffers));
   }
-  // Guard mode keeps every buffer apart: its canaries and poison would land on input bytes still to be read.
-  if (options.overlapLayers && options.guardBytes == 0) {
+  // In guard mode too (the generated guard code arms such an output after its layer: codegen/GuardCode.h).
+  if (options.overlapLayers) {
     OverlapSummary overlaps = assignOverlaps(g, board, targets.targetOf, stepOnCpu, plan.buffers);
     plan.remarks.insert(plan.remarks.end(), overlaps.remarks.begin(), overlaps.remarks.end());
   }

@@ -30,7 +30,7 @@ struct PlanOptions {
   /// them (no copy, no buffer of their own); off keeps views and in-place adds only.
   bool concatSlices = true;
   /// A CPU layer whose kernel runs its output rows in order may write its output over the input rows it no longer
-  /// reads (analysis/RowOverlap.h; `--no-overlap` turns it off). Never in guard mode.
+  /// reads (analysis/RowOverlap.h; `--no-overlap` turns it off).
   bool overlapLayers = true;
   /// `--io-in-pools`: graph inputs and outputs are planned into pools like other activations (see
   /// analyzeBuffers) instead of living in memory the application passes.

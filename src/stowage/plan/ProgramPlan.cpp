@@ -44,4 +44,12 @@ size_t bufferExtentBytes(const PlacedBuffer& b) {
   return (runs - 1) * b.aliasStrideBytes + b.aliasRunBytes;
 }
 
+bool sharesBytesWithInput(const ProgramPlan& plan, const PlacedBuffer& y) {
+  if (y.overlapsInput == kNoTensor || y.sizeBytes == 0) return false;
+  const int xi = plan.bufferOf(y.overlapsInput);
+  if (xi < 0) return false;
+  const PlacedBuffer& x = plan.buffers[static_cast<size_t>(xi)];
+  return x.slot == y.slot && x.sizeBytes > 0 && y.offset < x.offset + x.sizeBytes && x.offset < y.offset + y.sizeBytes;
+}
+
 }  // namespace stowage

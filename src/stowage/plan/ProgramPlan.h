@@ -197,6 +197,9 @@ const OffloadedLayer* offloadedAtStep(const std::vector<OffloadedLayer>& layers,
 /// no code.
 bool placedOnSameBytes(const PlacedBuffer& x, const PlacedBuffer& y);
 
+/// True when `y` is an overlapping layer's output (overlapsInput) placed so that it shares bytes with that input.
+bool sharesBytesWithInput(const ProgramPlan& plan, const PlacedBuffer& y);
+
 /// Bytes from the start of `b` to the end of its last byte: sizeBytes, or for a strided alias
 /// (runs - 1) * aliasStrideBytes + aliasRunBytes.
 size_t bufferExtentBytes(const PlacedBuffer& b);

@@ -89,14 +89,9 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
         j["alias_stride"] = b.aliasStrideBytes;
       }
     }
-    if (b.overlapsInput != kNoTensor && b.rowBand != 0) {
+    if (sharesBytesWithInput(plan, b)) {
       j["overlaps"] = g.tensor(b.overlapsInput).name;
-      j["row_band"] = b.rowBand;
-    } else if (b.overlapsInput != kNoTensor) {
-      const int xi = plan.bufferOf(b.overlapsInput);
-      const PlacedBuffer* x = xi >= 0 ? &plan.buffers[static_cast<size_t>(xi)] : nullptr;
-      if (x != nullptr && x->slot == b.slot && b.offset < x->offset + x->sizeBytes && x->offset < b.offset + b.sizeBytes)
-        j["overlaps"] = g.tensor(b.overlapsInput).name;  // a pool: pixel order, no band parameter
+      if (b.rowBand != 0) j["row_band"] = b.rowBand;  // pools have none: pixel order
     }
     buffers.push_back(std::move(j));
   }
