@@ -493,7 +493,7 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
   /* Bands visit every channel block once per band: the first channels' tap sums are computed once. */
   const int32_t cached = band < p->oh ? (c < STOWAGE_CORR_CACHE ? c : STOWAGE_CORR_CACHE) : 0;
   uint32_t sum_cache[STOWAGE_CORR_CACHE];
-  int32_t bb, kb;
+  int32_t b, kb;
   for (ch0 = 0; ch0 < cached; ++ch0) {
     uint32_t s = 0;
     int32_t t;
@@ -502,14 +502,13 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
   }
   interior_range(p->oh, p->h, kh, p->stride_h, p->dil_h, p->pad_top, &oy_lo, &oy_hi);
   interior_range(p->ow, p->w, kw, p->stride_w, p->dil_w, p->pad_left, &ox_lo, &ox_hi);
-  for (bb = 0; bb < p->n; ++bb)
+  for (b = 0; b < p->n; ++b)
     for (kb = 0; kb * band < p->oh; ++kb)
       for (ch0 = 0; ch0 < c; ch0 += 4) {
         const int32_t oy0 = band_start(p, band, kb);
         const int32_t oy_end = p->oh - oy0 < band ? p->oh : oy0 + band;
         const int32_t nb = c - ch0 < 4 ? c - ch0 : 4;
         const int8_t* wb = w + ch0;
-        const int32_t b = bb;
         int32_t corr[4], bs[4], j, t, oy, ox;
         int32_t accs[4][STOWAGE_ROW_CHUNK];
         stowage_rq rq[4];

@@ -45,19 +45,35 @@ size_t guardBefore(const PlacedBuffer& p, size_t guardBytes, size_t alignment) {
   return p.role == BufferRole::Activation && guardBytes > 0 && p.sizeBytes > 0 ? alignUp(guardBytes, alignment) : 0;
 }
 
+/// Per buffer: for an overlapping layer's output (PlacedBuffer::overlapsInput), the index of its input's group root
+/// and where the input starts in it; -1 for the others.
+struct OverlapRoot {
+  int root = -1;
+  int64_t inRoot = 0;
+};
+std::vector<OverlapRoot> overlapRoots(const ProgramPlan& plan) {
+  std::vector<OverlapRoot> roots(plan.buffers.size());
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const int x = plan.buffers[i].overlapsInput == kNoTensor ? -1 : plan.bufferOf(plan.buffers[i].overlapsInput);
+    if (x < 0) continue;
+    const PlacedBuffer& input = plan.buffers[static_cast<size_t>(x)];
+    roots[i].root = input.aliasOf == kNoTensor ? x : plan.bufferOf(input.aliasOf);
+    roots[i].inRoot = static_cast<int64_t>(input.aliasOffset);
+  }
+  return roots;
+}
+
 /// The Buffers (algorithm input) of `members`, aligned to `alignment`. Sizes are rounded up to the alignment:
 /// a pool hands out whole alignment granules, which lets the live-bytes lower bound be reached (and proved)
-/// exactly when no buffer has to wait for a gap. In guard mode each activation also holds its canaries.
+/// exactly when no buffer has to wait for a gap. In guard mode each activation also holds its canaries. An
+/// overlapping layer's output may overlap the root of its input's group (`roots`) when both are members; the
+/// shifts count from the root's first byte.
 std::vector<Buffer> algorithmInput(const std::vector<PlacedBuffer>& all, const std::vector<int>& members, size_t alignment,
-                                   size_t guardBytes) {
+                                   size_t guardBytes, const std::vector<OverlapRoot>& roots) {
   std::vector<Buffer> v;
   v.reserve(members.size());
-  // Overlapping layers (analysis/RowOverlap.h): the output may overlap the root of its input's group, when both
-  // are planned here; the shift counts from the root's first byte.
-  std::map<TensorId, int> bufferOfTensor, position;
-  for (size_t i = 0; i < all.size(); ++i)
-    if (all[i].tensor != kNoTensor && all[i].role == BufferRole::Activation) bufferOfTensor[all[i].tensor] = static_cast<int>(i);
-  for (size_t k = 0; k < members.size(); ++k) position[all[static_cast<size_t>(members[k])].tensor] = static_cast<int>(k);
+  std::vector<int> position(all.size(), -1);
+  for (size_t k = 0; k < members.size(); ++k) position[static_cast<size_t>(members[k])] = static_cast<int>(k);
   for (int i : members) {
     const PlacedBuffer& p = all[static_cast<size_t>(i)];
     const size_t before = guardBefore(p, guardBytes, alignment);
@@ -67,20 +83,11 @@ std::vector<Buffer> algorithmInput(const std::vector<PlacedBuffer>& all, const s
     b.alignment = alignment;
     b.firstStep = p.firstStep;
     b.endStep = p.endStep;
-    if (p.overlapsInput != kNoTensor) {
-      auto x = bufferOfTensor.find(p.overlapsInput);
-      int root = x == bufferOfTensor.end() ? -1 : x->second;
-      while (root >= 0 && all[static_cast<size_t>(root)].aliasOf != kNoTensor) {
-        auto up = bufferOfTensor.find(all[static_cast<size_t>(root)].aliasOf);
-        root = up == bufferOfTensor.end() ? -1 : up->second;
-      }
-      auto at = root < 0 ? position.end() : position.find(all[static_cast<size_t>(root)].tensor);
-      if (at != position.end()) {
-        b.overlapsWith = at->second;
-        const int64_t inRoot = static_cast<int64_t>(all[static_cast<size_t>(x->second)].aliasOffset);
-        b.overlapBelow = p.overlapBelow + inRoot;
-        b.overlapAbove = p.overlapAbove == std::numeric_limits<int64_t>::max() ? p.overlapAbove : p.overlapAbove + inRoot;
-      }
+    const OverlapRoot& r = roots[static_cast<size_t>(i)];
+    if (r.root >= 0 && position[static_cast<size_t>(r.root)] >= 0) {
+      b.overlapsWith = position[static_cast<size_t>(r.root)];
+      b.overlapBelow = p.overlapBelow + r.inRoot;
+      b.overlapAbove = p.overlapAbove == std::numeric_limits<int64_t>::max() ? p.overlapAbove : p.overlapAbove + r.inRoot;
     }
     v.push_back(b);
   }
@@ -103,6 +110,7 @@ class Planner {
 
   Status run() {
     auto& bufs = plan_.buffers;
+    roots_ = overlapRoots(plan_);
     slotLists_.resize(bufs.size());
     choice_.assign(bufs.size(), 0);
     for (size_t i = 0; i < bufs.size(); ++i) {
@@ -163,7 +171,7 @@ class Planner {
     opt.capacityBytes = capacity;
     OffsetResult placed;
     for (;;) {
-      const std::vector<Buffer> in = algorithmInput(plan_.buffers, members, pool.alignment, options_.guardBytes);
+      const std::vector<Buffer> in = algorithmInput(plan_.buffers, members, pool.alignment, options_.guardBytes, roots_);
       auto fits = [&](const OffsetResult& r) {
         return (in.empty() || !r.offsets.empty()) && r.peakBytes <= capacity &&
                (r.status == OffsetStatus::Feasible || r.status == OffsetStatus::Optimal);
@@ -288,7 +296,7 @@ class Planner {
     }
     OffsetOptions unlimited;
     unlimited.timeLimitSeconds = std::max(remainingSeconds(), 0.5);  // a bound for the error message is worth half a second
-    auto fit = placeOffsets(options_.algorithm, algorithmInput(plan_.buffers, members, pool.alignment, options_.guardBytes), unlimited);
+    auto fit = placeOffsets(options_.algorithm, algorithmInput(plan_.buffers, members, pool.alignment, options_.guardBytes, roots_), unlimited);
     size_t need = live;
     std::string proof = "(the live-bytes lower bound)";
     if (fit.ok() && !fit->offsets.empty()) {
@@ -362,6 +370,7 @@ class Planner {
   std::vector<std::vector<PoolSlot>> slotLists_;
   std::vector<size_t> choice_;
   std::map<std::pair<int, int>, OffsetResult> slotResult_;
+  std::vector<OverlapRoot> roots_;  ///< per buffer: its overlap input's group root (overlapRoots)
   std::chrono::steady_clock::time_point start_;
 };
 
@@ -466,7 +475,7 @@ Result<ProgramPlan> planProgram(const Graph& g, const Board& board, const PlanOp
   }
   Planner planner(g, plan.board, options, plan);
   STOWAGE_TRY(planner.run());
-  if (const int sharing = orientRowBands(g, plan.buffers); sharing > 0)
+  if (const int sharing = orientRowBands(plan); sharing > 0)
     plan.remarks.push_back(fmt::format("overlap: {} layer(s) write their output over the input rows they no longer read "
                                        "(report.json \"overlaps\"; --no-overlap plans them apart)",
                                        sharing));

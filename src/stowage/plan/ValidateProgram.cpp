@@ -207,13 +207,11 @@ ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<s
     for (size_t k = 0; k < indexOf[p].size(); ++k) flatPos[indexOf[p][k]] = k;
   for (size_t i = 0; i < plan.buffers.size(); ++i) {
     const PlacedBuffer& y = plan.buffers[i];
-    if (y.overlapsInput == kNoTensor || flatPos[i] == kNoBufferIndex) continue;
+    if (flatPos[i] == kNoBufferIndex || !sharesBytesWithInput(plan, y)) continue;  // none, or apart after all
     const int xi = plan.bufferOf(y.overlapsInput);
-    if (xi < 0) continue;  // the input is not planned: nothing to share
     const PlacedBuffer& x = plan.buffers[static_cast<size_t>(xi)];
     const int ri = x.aliasOf == kNoTensor ? xi : plan.bufferOf(x.aliasOf);
-    if (ri < 0 || x.slot != y.slot || flatPos[static_cast<size_t>(ri)] == kNoBufferIndex) continue;
-    if (y.offset + y.sizeBytes <= x.offset || x.offset + x.sizeBytes <= y.offset) continue;  // apart after all
+    if (ri < 0 || flatPos[static_cast<size_t>(ri)] == kNoBufferIndex) continue;
     const std::string where = fmt::format("memory plan: pool '{}'", board.pools[static_cast<size_t>(y.slot.pool)].name);
     auto overlapFail = [&](const std::string& why) {
       return fail(ProgramPlanFailure::Overlap, std::min<size_t>(i, static_cast<size_t>(xi)), std::max<size_t>(i, static_cast<size_t>(xi)),

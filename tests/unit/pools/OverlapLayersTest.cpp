@@ -27,11 +27,10 @@ using tflitetest::TensorSpec;
 
 constexpr int32_t kConv2dCode = 3, kDepthwiseCode = 4;
 
+/// The pattern of the weights and inputs below (every fifth value of a period).
 template <class T>
 std::vector<T> ramp(size_t n, int period, int bias) {
-  std::vector<T> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<T>(static_cast<int>((i * 5) % static_cast<size_t>(period)) - bias);
-  return v;
+  return periodicValues<T>(n, period, bias, 5);
 }
 
 /// x[1,12,6,4] -> conv 3x3 -> a[1,12,6,8] -> depthwise 3x3 -> b[1,12,6,8] -> conv 1x1 -> c[1,12,6,8]
@@ -183,8 +182,8 @@ TEST(RowOverlap, ValidatorRefusesAnOverlapTheRowOrderForbids) {
     if (y.rowBand == 0) continue;
     // One alignment step (16 bytes) past the shift the row order allows, towards the input's rows still to be read.
     const PlacedBuffer& x = r->plan.buffers[static_cast<size_t>(r->plan.bufferOf(y.overlapsInput))];
-    const int64_t shift = y.rowBand > 0 ? (y.overlapBelow + 16) / 16 * 16 + (y.overlapBelow < 0 && y.overlapBelow % 16 != 0 ? -16 : 0)
-                                        : (y.overlapAbove - 16) / 16 * 16 + (y.overlapAbove > 0 && y.overlapAbove % 16 != 0 ? 16 : 0);
+    auto floorTo16 = [](int64_t v) { return (v >= 0 ? v : v - 15) / 16 * 16; };
+    const int64_t shift = y.rowBand > 0 ? floorTo16(y.overlapBelow) + 16 : floorTo16(y.overlapAbove - 1);
     ASSERT_TRUE(y.rowBand > 0 ? shift > y.overlapBelow : shift < y.overlapAbove) << shift;
     if (static_cast<int64_t>(x.offset) + shift < 0) continue;
     ProgramPlan wrong = r->plan;

@@ -27,6 +27,14 @@ inline std::vector<float> runOnRamp(const CompileResult& r) {
   return floats((*out)[0]);
 }
 
+/// n values (i * step) % period - bias, as T: a deterministic pattern of small weights and inputs.
+template <class T>
+std::vector<T> periodicValues(size_t n, int period, int bias, size_t step = 7) {
+  std::vector<T> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<T>(static_cast<int>((i * step) % static_cast<size_t>(period)) - bias);
+  return v;
+}
+
 /// How many times `what` occurs in `text`.
 inline size_t countOccurrences(const std::string& text, const std::string& what) {
   size_t n = 0;

@@ -31,13 +31,6 @@ using tflitetest::TensorSpec;
 constexpr int32_t kConcatenation = 2, kConv2d = 3, kDepthwiseConv2d = 4;
 constexpr float kInScale = 0.05f, kWScale = 0.02f;
 
-template <class T>
-std::vector<T> pattern(size_t n, int period, int bias) {
-  std::vector<T> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<T>(static_cast<int>((i * 7) % static_cast<size_t>(period)) - bias);
-  return v;
-}
-
 /// x[1,8,8,4] -> conv 1x1 -> a[1,8,8,6]; x -> conv 3x3 -> b[1,8,8,10]; x -> depthwise 3x3 -> d[1,8,8,4];
 /// cat = CONCATENATION(a, b, d) axis 3 [1,8,8,20] -> conv 1x1 -> y[1,8,8,4]. int8 (a, b, d and cat share one
 /// quantization) or float32.
@@ -48,15 +41,15 @@ std::vector<uint8_t> fireModel(bool int8) {
   auto weights = [&](const std::string& name, std::vector<int32_t> shape, int period) {
     size_t n = 1;
     for (int32_t d : shape) n *= static_cast<size_t>(d);
-    if (int8) return TensorSpec{name, std::move(shape), 9, {kWScale}, {0}, bytesOf(pattern<int8_t>(n, period, period / 2))};
-    std::vector<float> f = pattern<float>(n, period, period / 2);
+    if (int8) return TensorSpec{name, std::move(shape), 9, {kWScale}, {0}, bytesOf(periodicValues<int8_t>(n, period, period / 2))};
+    std::vector<float> f = periodicValues<float>(n, period, period / 2);
     for (float& v : f) v *= kWScale;
     return TensorSpec{name, std::move(shape), 0, {}, {}, bytesOf(f)};
   };
   auto bias = [&](const std::string& name, int32_t m) {
     if (int8)
-      return TensorSpec{name, {m}, 2, {kInScale * kWScale}, {0}, bytesOf(pattern<int32_t>(static_cast<size_t>(m), 50, 20))};
-    std::vector<float> f = pattern<float>(static_cast<size_t>(m), 50, 20);
+      return TensorSpec{name, {m}, 2, {kInScale * kWScale}, {0}, bytesOf(periodicValues<int32_t>(static_cast<size_t>(m), 50, 20))};
+    std::vector<float> f = periodicValues<float>(static_cast<size_t>(m), 50, 20);
     for (float& v : f) v *= kInScale * kWScale;
     return TensorSpec{name, {m}, 0, {}, {}, bytesOf(f)};
   };
@@ -107,9 +100,9 @@ std::vector<uint8_t> runFire(const CompileResult& r, bool int8) {
   x.shape = {1, 8, 8, 4};
   x.dtype = int8 ? DType::Int8 : DType::Float32;
   if (int8) {
-    x.data = bytesOf(pattern<int8_t>(256, 61, 30));
+    x.data = bytesOf(periodicValues<int8_t>(256, 61, 30));
   } else {
-    std::vector<float> f = pattern<float>(256, 61, 30);
+    std::vector<float> f = periodicValues<float>(256, 61, 30);
     for (float& v : f) v *= kInScale;
     x.data = bytesOf(f);
   }

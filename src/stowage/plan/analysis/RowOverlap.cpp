@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 
 #include "stowage/target/KernelOverride.h"
@@ -174,20 +175,16 @@ OverlapSummary assignOverlaps(const Graph& g, const Board& board, const std::vec
   return summary;
 }
 
-int orientRowBands(const Graph& g, std::vector<PlacedBuffer>& buffers) {
-  std::vector<int> index(g.tensors.size(), -1);
-  for (size_t i = 0; i < buffers.size(); ++i)
-    if (buffers[i].role == BufferRole::Activation && buffers[i].tensor != kNoTensor) index[static_cast<size_t>(buffers[i].tensor)] = static_cast<int>(i);
+int orientRowBands(ProgramPlan& plan) {
   int sharing = 0;
-  for (PlacedBuffer& y : buffers) {
+  for (PlacedBuffer& y : plan.buffers) {
     if (y.overlapsInput == kNoTensor) continue;
-    const int xi = index[static_cast<size_t>(y.overlapsInput)];
-    const PlacedBuffer* x = xi >= 0 ? &buffers[static_cast<size_t>(xi)] : nullptr;
     const int band = std::abs(y.rowBand);
+    const bool shares = sharesBytesWithInput(plan, y);
     y.rowBand = 0;
-    if (x == nullptr || !(x->slot == y.slot) || y.offset + y.sizeBytes <= x->offset || x->offset + x->sizeBytes <= y.offset) continue;
+    if (!shares) continue;
     ++sharing;
-    const int64_t shift = static_cast<int64_t>(y.offset) - static_cast<int64_t>(x->offset);
+    const int64_t shift = static_cast<int64_t>(y.offset) - static_cast<int64_t>(plan.buffers[static_cast<size_t>(plan.bufferOf(y.overlapsInput))].offset);
     if (band > 0) y.rowBand = shift <= y.overlapBelow ? band : -band;
   }
   return sharing;

@@ -63,6 +63,6 @@ OverlapSummary assignOverlaps(const Graph& g, const Board& board, const std::vec
 /// After placement: each overlapping output's rowBand becomes the order its kernel must run: +band when it sits
 /// at or below overlapBelow, -band at or above overlapAbove, 0 when it ended up apart from its input (or its
 /// kernel takes no band). Returns the number of layers whose output shares bytes with its input.
-int orientRowBands(const Graph& g, std::vector<PlacedBuffer>& buffers);
+int orientRowBands(ProgramPlan& plan);
 
 }  // namespace stowage
