@@ -1,5 +1,6 @@
 // The offset algorithms behind placeOffsets: hand-made instances with known optima, thousands of random
 // small instances checked against a brute-force optimum, infeasibility proofs, time limits, alignment.
+#include "ReleaseOnly.h"
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -191,6 +192,7 @@ TEST(OffsetAlgorithms, ExactAndAutoReachTheBruteForceOptimum) {
 }
 
 TEST(OffsetAlgorithms, RandomSmallInstancesMatchBruteForce) {
+  STOWAGE_RELEASE_BUILD_ONLY("thousands of exhaustive searches, 15-18 s under ASan");
   Rng rng{2024};
   int provedInfeasibleAboveBound = 0, greedyMissed = 0;
   for (int iter = 0; iter < 1500; ++iter) {
@@ -241,6 +243,7 @@ TEST(OffsetAlgorithms, RandomSmallInstancesMatchBruteForce) {
 }
 
 TEST(OffsetAlgorithms, ExactEnginesAgreeOnLargerRandomInstances) {
+  STOWAGE_RELEASE_BUILD_ONLY("thousands of exhaustive searches, 15-18 s under ASan");
   // Too many buffers for brute force: the two engines, both complete and built differently, must agree on the
   // optimum and on the infeasibility one byte below it; every plan passes the validator (in runEngine).
   Rng rng{31337};

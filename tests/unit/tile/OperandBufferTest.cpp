@@ -2,6 +2,7 @@
 // input has one half and whose weights and outputs have two, the cost model's overlap for it, the chooser taking
 // it on gap8-cluster where double-buffered inputs of enough cores do not fit L1, and a layer so tiled running
 // bit-exact on the host simulator against the CPU path.
+#include "ReleaseOnly.h"
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -105,6 +106,7 @@ TEST(OperandBuffers, CostModelOverlapsTheDoubledOperandsOnly) {
 Board gap8() { return testing::exampleBoard("gap8-cluster"); }
 
 TEST(OperandBuffers, Gap8KeepsOneInputHalfWhereTwoDoNotFitAndBeatsOneBuffer) {
+  STOWAGE_RELEASE_BUILD_ONLY("whole models through the tile simulator, 10-50 s under ASan");
   const Board board = gap8();
   const Graph g = testing::foldedZooGraph("mobilenet-v1-0.25");
   // Without resident tensors (which ones fit beside the tile buffers depends on the buffering) and the weight
@@ -146,6 +148,7 @@ TEST(OperandBuffers, Gap8KeepsOneInputHalfWhereTwoDoNotFitAndBeatsOneBuffer) {
 }
 
 TEST(OperandBuffers, MixedLayersRunBitExactOnTheSimulator) {
+  STOWAGE_RELEASE_BUILD_ONLY("whole models through the tile simulator, 10-50 s under ASan");
   const Graph g = testing::foldedZooGraph("mobilenet-v1-0.25");
   const Board board = gap8();
   const CompileOptions o = testing::quickPlannerOptions();

@@ -4,6 +4,7 @@
 // VTCM admitting only what fits, and rules, guard mode and --no-resident keeping activations in main memory; a view
 // (Reshape) between two HVX layers keeps the tensor resident, and a view that copies keeps its target's access; a
 // tensor over the first tiling's budget is admitted when the layers tiled again around it are faster (gap8 autoencoder).
+#include "ReleaseOnly.h"
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -68,6 +69,7 @@ std::vector<const PlacedBuffer*> activationsIn(const ProgramPlan& plan, int pool
 }
 
 TEST(ResidentTensors, ResNet8OnHexagonKeepsBlockActivationsInVtcm) {
+  STOWAGE_RELEASE_BUILD_ONLY("whole models through the tile simulator, 10-50 s under ASan");
   const Graph g = testing::foldedZooGraph("resnet8");
   const Board board = testing::exampleBoard("hexagon-vtcm");
   const int vtcm = testing::poolIndex(board, "vtcm");
@@ -122,6 +124,7 @@ TEST(ResidentTensors, ResNet8OnHexagonKeepsBlockActivationsInVtcm) {
 }
 
 TEST(ResidentTensors, SmallLocalPoolAdmitsWhatFitsAndRulesAndGuardKeepMainMemory) {
+  STOWAGE_RELEASE_BUILD_ONLY("whole models through the tile simulator, 10-50 s under ASan");
   const Graph g = testing::foldedZooGraph("resnet8");
   // Two 128 KiB blocks: the residents may take at most half of the pool at any step, so only some of the 14
   // activations the 8 MiB board keeps stay (ResNet-8's 64 KiB block activations overlap).
@@ -183,6 +186,7 @@ const OffloadedLayer& layerNamed(const CompileResult& r, const std::string& name
 }
 
 TEST(ResidentTensors, ViewBetweenHvxLayersKeepsTheTensorInVtcm) {
+  STOWAGE_RELEASE_BUILD_ONLY("whole models through the tile simulator, 10-50 s under ASan");
   // ResNet-8: pool (HVX) -> flatten (a Reshape, on the CPU) -> fc (HVX). The view shares the pool's buffer and runs
   // no code, so the pool's output stays in VTCM and the FC reads it in place: no store to DDR, no load back.
   const Graph g = testing::foldedZooGraph("resnet8");

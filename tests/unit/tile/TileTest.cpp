@@ -1,6 +1,7 @@
 // Unit tests of tile/: tile choice fits the scratch pools and their banks, ping-pong halves in different banks,
 // fallbacks with reasons, the planner honours pinned banks, the validator rejects a ping-pong pair in one bank,
 // and the board keys of accelerators (engine, DMA, intrinsics, per_core_stride) with located errors.
+#include "ReleaseOnly.h"
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -171,6 +172,7 @@ TEST(TileChoice, CoreCountsTriedGrowLogarithmically) {
 }
 
 TEST(TileChoice, SearchObserverSeesEveryTilingAndChangesNoChoice) {
+  STOWAGE_RELEASE_BUILD_ONLY("whole models through the tile simulator, 10-50 s under ASan");
   // The observer (bench/accel's tiling-space table) sees the chosen tiling among the candidates of the layer's last
   // search, with its estimate, and the slower tilings the search would otherwise prune; the choice is the same as
   // without an observer. A matrix engine and cores, no resident operands or weights across layers (the chosen

@@ -5,6 +5,7 @@
 // bit-exact and faster than --no-weight-prefetch); transfers issued further back queuing the input loads of the
 // layers they pass over (DS-CNN on hexagon-vtcm); MobileNet on hexagon-vtcm alternating its pointwise layers'
 // transfers over both channels; a small VTCM taking only the pairs that fit.
+#include "ReleaseOnly.h"
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -176,6 +177,7 @@ void expectResNet8HandsWeightsOver(const std::string& boardName, int minPrefetch
 }
 
 TEST(WeightPrefetch, ResNet8OnHexagonHandsWeightsOverBetweenHvxLayers) {
+  STOWAGE_RELEASE_BUILD_ONLY("whole models through the tile simulator, 10-50 s under ASan");
   // Each core loads the next layer's during its last tile; the next layer waits for the ticket of the layer before.
   expectResNet8HandsWeightsOver("hexagon-vtcm", 6, {"_load_next(a, ws, core)", "_wpre[core] : "});
 }
@@ -230,6 +232,7 @@ TEST(WeightPrefetch, CostModelQueuesInputLoadsBehindATransferPassingOver) {
 }
 
 TEST(WeightPrefetch, HexagonIssuesWeightsAcrossTheLayersInBetween) {
+  STOWAGE_RELEASE_BUILD_ONLY("whole models through the tile simulator, 10-50 s under ASan");
   // On hexagon-vtcm a weight load from DDR takes 1,000+ cycles, more than a depthwise layer computes. DS-CNN's
   // pointwise layers get their first weights from a layer further back (the pointwise before): the transfer runs
   // across the depthwise layer in between, whose own loads queue behind it (inputChannelBusy), and the simulator
@@ -280,6 +283,7 @@ TEST(WeightPrefetch, HexagonIssuesWeightsAcrossTheLayersInBetween) {
 }
 
 TEST(WeightPrefetch, MobileNetOnHexagonInterleavesTheTransfersOverBothChannels) {
+  STOWAGE_RELEASE_BUILD_ONLY("whole models through the tile simulator, 10-50 s under ASan");
   // MobileNet's blocks 7-11 on hexagon-vtcm: each pointwise layer's weights take ~1,500 cycles to load (a 1,000-cycle
   // setup), longer than it computes, and every layer receives its weights from an earlier one. With each channel
   // carrying one kind (depthwise on one, pointwise on the other) the pointwise transfers queue one behind the other
@@ -334,6 +338,7 @@ TEST(WeightPrefetch, SearchKeepsTheBestOfSeveralStarts) {
 }
 
 TEST(WeightPrefetch, SmallVtcmTakesOnlyThePairsThatFit) {
+  STOWAGE_RELEASE_BUILD_ONLY("whole models through the tile simulator, 10-50 s under ASan");
   const Graph g = testing::foldedZooGraph("resnet8");
   const Board small = testing::hexagonWithVtcmOf(256 * 1024);
   const int vtcm = testing::poolIndex(small, "vtcm");
