@@ -105,8 +105,9 @@ static void qfully_connected_ref(const int8_t* x, const int8_t* w, const int32_t
 /* ---- Fast paths ---- */
 
 /* Requantizes an accumulator that holds the bias already, adds the output offset, clamps. */
-static inline int8_t out_s8(int32_t acc, const stowage_rq* q, int32_t output_offset, int32_t lo, int32_t hi) {
-  const int32_t v = (int32_t)((uint32_t)stowage_rq_apply(acc, q) + (uint32_t)output_offset);
+static inline int8_t out_s8(int32_t acc, const stowage_rq* q, int32_t output_offset, int32_t lo, int32_t hi, int narrow) {
+  const int32_t v =
+      (int32_t)((uint32_t)(narrow ? stowage_rq_apply_narrow(acc, q) : stowage_rq_apply(acc, q)) + (uint32_t)output_offset);
   return (int8_t)(v < lo ? lo : (v > hi ? hi : v));
 }
 
@@ -114,6 +115,25 @@ static inline int8_t out_s8(int32_t acc, const stowage_rq* q, int32_t output_off
 static inline int32_t folded_bias(const int32_t* bias, int32_t ch, int32_t input_offset, const int8_t* w, int32_t n) {
   const uint32_t b = bias != NULL ? (uint32_t)bias[ch] : 0u;
   return (int32_t)(b + (uint32_t)input_offset * (uint32_t)stowage_sum_s8(w, n));
+}
+
+/* Whether every accumulator of a layer stays in stowage_rq_apply_narrow's range for every channel's requantization: an
+ * accumulator is bias + sum over `taps` products (x + input_offset) * w, |x + input_offset| <= 128 + |input_offset| and
+ * |w| <= 128. nbias channels of bias (NULL: none), nq of multiplier/shift (1 for one quantization). */
+static int acc_is_narrow(const int32_t* bias, int32_t nbias, const int32_t* shift, int32_t nq, int32_t input_offset, int64_t taps) {
+  const int64_t off = input_offset < 0 ? -(int64_t)input_offset : input_offset;
+  int64_t most = (128 + off) * 128 * taps, bound = INT64_MAX;
+  int32_t i, bias_max = 0;
+  for (i = 0; bias != NULL && i < nbias; ++i) {
+    const int32_t v = bias[i] < 0 ? (bias[i] == INT32_MIN ? INT32_MAX : -bias[i]) : bias[i];
+    if (v > bias_max) bias_max = v;
+  }
+  for (i = 0; i < nq; ++i) {
+    const int64_t b = stowage_rq_narrow_bound(shift[i]);
+    if (b < bound) bound = b;
+  }
+  most += bias_max;
+  return most <= bound;
 }
 
 /* First output index >= 0 whose window starts inside the input, and one past the last whose window ends inside. */
@@ -151,7 +171,7 @@ static void dot_2x2_rows(const int8_t* xa, const int8_t* xb, const int8_t* w0, c
 
 /* y[i * stride] = the requantized, offset, clamped acc[i] for i < n, all of one channel. */
 static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8_t* y, int32_t stride, int32_t output_offset,
-                        int32_t lo, int32_t hi) {
+                        int32_t lo, int32_t hi, int narrow) {
   int32_t i;
 #if defined(STOWAGE_DOT_MVE)
   /* Four outputs per step: VQRDMULH is the rounding doubling high multiply (saturating only INT32_MIN^2); the rounding
@@ -172,6 +192,18 @@ static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8
     n -= i;
   }
 #endif
+  if (narrow && q->right > 0) {
+    /* stowage_rq_apply_narrow with its constants in registers, the rounding's -1 for negative values unconditional. */
+    const int32_t mult = q->multiplier, up = q->left + 1, right = q->right;
+    const uint32_t half = (uint32_t)q->half;
+    for (i = 0; i < n; ++i, y += stride) {
+      const int32_t x = stowage_fx_smmulr((int32_t)((uint32_t)acc[i] << up), mult);
+      int32_t v = (int32_t)((uint32_t)x + half + (uint32_t)(x >> 31)) >> right;
+      v = (int32_t)((uint32_t)v + (uint32_t)output_offset);
+      *y = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+    }
+    return;
+  }
   if (q->left == 0 && q->right > 0) {
     const int32_t mult = q->multiplier, right = q->right, mask = q->mask;
     const uint32_t half = (uint32_t)q->half;
@@ -183,7 +215,7 @@ static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8
     }
     return;
   }
-  for (i = 0; i < n; ++i, y += stride) *y = out_s8(acc[i], q, output_offset, lo, hi);
+  for (i = 0; i < n; ++i, y += stride) *y = out_s8(acc[i], q, output_offset, lo, hi, 0);
 }
 
 /* Output channels whose zero-point correction a banded convolution computes once (the rest once per band): 256 bytes
@@ -218,6 +250,7 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
   /* Bands visit every output channel once per band: the first channels' corrections are computed once. */
   const int32_t cached = band < p->oh ? (p->m < STOWAGE_CORR_CACHE ? p->m : STOWAGE_CORR_CACHE) : 0;
   int32_t corr_cache[STOWAGE_CORR_CACHE];
+  const int narrow = acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, K);
   int32_t b, kb;
   for (oc = 0; oc < cached; ++oc) corr_cache[oc] = folded_bias(bias, oc, p->input_offset, w + (int32_t)oc * K, K);
   interior_range(p->oh, p->h, kh, p->stride_h, p->dil_h, p->pad_top, &oy_lo, &oy_hi);
@@ -286,10 +319,10 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
               acc1[i] = acc[1];
               ++ox;
             }
-            requant_row(acc0, ox_end - ox0, &r0, y_row + ox0 * pix_stride, pix_stride, p->output_offset, p->act_min, p->act_max);
+            requant_row(acc0, ox_end - ox0, &r0, y_row + ox0 * pix_stride, pix_stride, p->output_offset, p->act_min, p->act_max, narrow);
             if (two)
               requant_row(acc1, ox_end - ox0, &r1, y_row + ox0 * pix_stride + 1, pix_stride, p->output_offset, p->act_min,
-                          p->act_max);
+                          p->act_max, narrow);
           }
         }
       }
@@ -307,6 +340,7 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
   const int32_t per_chunk = per_chunk0 < STOWAGE_ROW_CHUNK ? per_chunk0 : STOWAGE_ROW_CHUNK;
   int8_t cols[STOWAGE_IM2COL_BYTES];
   int32_t acc0[STOWAGE_ROW_CHUNK], acc1[STOWAGE_ROW_CHUNK];
+  const int narrow = acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, K);
   int32_t b, k, ox0;
   for (b = 0; b < p->n; ++b)
     for (k = 0; k < p->oh; ++k) {
@@ -365,11 +399,97 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
             acc0[i] = acc[0];
             acc1[i] = acc[1];
           }
-          requant_row(acc0, n, &r0, yp, pix_stride, p->output_offset, p->act_min, p->act_max);
-          if (two) requant_row(acc1, n, &r1, yp + 1, pix_stride, p->output_offset, p->act_min, p->act_max);
+          requant_row(acc0, n, &r0, yp, pix_stride, p->output_offset, p->act_min, p->act_max, narrow);
+          if (two) requant_row(acc1, n, &r1, yp + 1, pix_stride, p->output_offset, p->act_min, p->act_max, narrow);
         }
       }
     }
+}
+
+/* Output channels a pointwise convolution requantizes at a time (the accumulators of two pixels wait on the stack). */
+#define STOWAGE_PW_CHUNK 32
+
+/* Output channels up to which a pointwise convolution keeps every channel's folded correction and two pixels' outputs
+ * on the stack (STOWAGE_POINTWISE_STACK_BYTES) and runs pixel pair after pixel pair (qconv2d_pointwise); wider layers
+ * take qconv2d_fast. */
+#define STOWAGE_PW_CHANNELS ((STOWAGE_POINTWISE_STACK_BYTES - 8 * STOWAGE_PW_CHUNK) / 6)
+
+/* out_a[i], out_b[i] = the two pixels' accumulators acc_a[i], acc_b[i] requantized (narrow range) with channel i's
+ * multiplier and shift (one quantization when per_channel is 0), offset and clamped, for i < n. */
+static void requant_pair(const int32_t* acc_a, const int32_t* acc_b, int32_t n, const int32_t* multiplier,
+                         const int32_t* shift, int per_channel, int8_t* out_a, int8_t* out_b, int32_t output_offset,
+                         int32_t lo, int32_t hi) {
+  int32_t i, mult = multiplier[0], up = 0, right = 0, half = 0, neg = 0;
+  for (i = 0; i < n; ++i) {
+    int32_t x, v;
+    if (per_channel || i == 0) {
+      const int32_t s = shift[per_channel ? i : 0];
+      mult = multiplier[per_channel ? i : 0];
+      up = (s > 0 ? s : 0) + 1;
+      right = s < 0 ? -s : 0;
+      half = (int32_t)(((uint32_t)1 << right) >> 1);
+      neg = right > 0 ? -1 : 0;
+    }
+    x = stowage_fx_smmulr((int32_t)((uint32_t)acc_a[i] << up), mult);
+    v = ((int32_t)((uint32_t)x + (uint32_t)half + (uint32_t)((x >> 31) & neg)) >> right) + output_offset;
+    out_a[i] = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+    x = stowage_fx_smmulr((int32_t)((uint32_t)acc_b[i] << up), mult);
+    v = ((int32_t)((uint32_t)x + (uint32_t)half + (uint32_t)((x >> 31) & neg)) >> right) + output_offset;
+    out_b[i] = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+  }
+}
+
+/* Pointwise convolution (1x1, stride 1, unpadded) whose accumulators stay in the narrow requantization's range and
+ * whose output channels fit STOWAGE_PW_CHANNELS: every pixel of the batch is one long row, run two pixels at a time
+ * (ascending, or descending with a negative row_band), each pair through every pair of filters; the sums of
+ * STOWAGE_PW_CHUNK channels are requantized at a time into a two-pixel buffer that is copied out after the pair's last
+ * filter. Each pair's input is read in full before its outputs are written, in pixel order: finer than any band
+ * order, so an output placed over its input (plan/analysis/RowOverlap.h) is safe in every band, also for a pair
+ * whose pixels lie in two bands. */
+static void qconv2d_pointwise(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                              const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
+  const int32_t K = p->c, M = p->m, pixels = p->n * p->h * p->w;
+  const int32_t pix_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : M;
+  const int descending = p->row_band < 0, per_channel = p->per_channel;
+  int32_t corr[STOWAGE_PW_CHANNELS];
+  int32_t acc_a[STOWAGE_PW_CHUNK], acc_b[STOWAGE_PW_CHUNK];
+  int8_t out[2][STOWAGE_PW_CHANNELS];
+  int32_t oc, k;
+  for (oc = 0; oc < M; ++oc) corr[oc] = folded_bias(bias, oc, p->input_offset, w + oc * K, K);
+  for (k = 0; k < pixels; k += 2) {
+    const int32_t two_pixels = k + 1 < pixels;
+    /* The pair (pa, pa + 1): from the first pixels up, or from the last down; a lone last pixel runs by itself. */
+    const int32_t pa = descending ? (two_pixels ? pixels - 2 - k : 0) : k;
+    const int8_t* xa = x + pa * K;
+    int32_t oc0;
+    for (oc0 = 0; oc0 < M; oc0 += STOWAGE_PW_CHUNK) {
+      const int32_t n = M - oc0 < STOWAGE_PW_CHUNK ? M - oc0 : STOWAGE_PW_CHUNK;
+      const int8_t* w0 = w + oc0 * K;
+      int32_t i;
+      for (i = 0; i < n; i += 2, w0 += 2 * K) {
+        const int32_t two = i + 1 < n;
+        int32_t acc[4];
+        acc[0] = acc[1] = corr[oc0 + i];
+        acc[2] = acc[3] = corr[oc0 + i + two];
+        if (two_pixels) dot_2x2_rows(xa, xa + K, w0, two ? w0 + K : w0, K, 1, 0, acc);
+        else {
+          acc[1] = acc[2];
+          stowage_dot_1x2(xa, w0, two ? w0 + K : w0, K, acc);
+          acc[2] = acc[1];
+        }
+        acc_a[i] = acc[0];
+        acc_b[i] = acc[1];
+        if (two) {
+          acc_a[i + 1] = acc[2];
+          acc_b[i + 1] = acc[3];
+        }
+      }
+      requant_pair(acc_a, acc_b, n, multiplier + (per_channel ? oc0 : 0), shift + (per_channel ? oc0 : 0), per_channel,
+                   out[0] + oc0, out[1] + oc0, p->output_offset, p->act_min, p->act_max);
+    }
+    memcpy(y + pa * pix_stride, out[0], (size_t)M);
+    if (two_pixels) memcpy(y + (pa + 1) * pix_stride, out[1], (size_t)M);
+  }
 }
 
 #if defined(__GNUC__)
@@ -493,6 +613,7 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
   /* Bands visit every channel block once per band: the first channels' tap sums are computed once. */
   const int32_t cached = band < p->oh ? (c < STOWAGE_CORR_CACHE ? c : STOWAGE_CORR_CACHE) : 0;
   uint32_t sum_cache[STOWAGE_CORR_CACHE];
+  const int narrow = acc_is_narrow(bias, c, shift, p->per_channel ? c : 1, p->input_offset, taps);
   int32_t b, kb;
   for (ch0 = 0; ch0 < cached; ++ch0) {
     uint32_t s = 0;
@@ -563,7 +684,7 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
               accs[3][i] = a[3];
             }
             for (j = 0; j < nb; ++j)
-              requant_row(accs[j], ox_end - ox0, &rq[j], yp + j, pix_stride, p->output_offset, p->act_min, p->act_max);
+              requant_row(accs[j], ox_end - ox0, &rq[j], yp + j, pix_stride, p->output_offset, p->act_min, p->act_max, narrow);
           }
         }
       }
@@ -577,6 +698,7 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
   int32_t o, b;
   if (!p->per_channel) {
     const stowage_rq r = stowage_rq_make(multiplier[0], shift[0]);
+    const int narrow = acc_is_narrow(bias, p->m, shift, 1, p->input_offset, k);
     int32_t accs[STOWAGE_ROW_CHUNK];
     for (b = 0; b < p->batches; ++b) {
       int32_t o0;
@@ -592,11 +714,12 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
           accs[i] = acc[0];
           if (i + 1 < n) accs[i + 1] = acc[1];
         }
-        requant_row(accs, n, &r, y + b * p->m + o0, 1, p->output_offset, p->act_min, p->act_max);
+        requant_row(accs, n, &r, y + b * p->m + o0, 1, p->output_offset, p->act_min, p->act_max, narrow);
       }
     }
     return;
   }
+  const int narrow = acc_is_narrow(bias, p->m, shift, p->m, p->input_offset, k);
   for (o = 0; o < p->m; o += 2) {
     const int32_t two = o + 1 < p->m;
     const int32_t o1 = two ? o + 1 : o;
@@ -606,8 +729,8 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
       acc[0] = bias != NULL ? bias[o] : 0;
       acc[1] = bias != NULL ? bias[o1] : 0;
       stowage_dot_1x2_offset(x + b * k, w + o * k, w + o1 * k, k, p->input_offset, acc);
-      y[b * p->m + o] = out_s8(acc[0], &r0, p->output_offset, p->act_min, p->act_max);
-      if (two) y[b * p->m + o1] = out_s8(acc[1], &r1, p->output_offset, p->act_min, p->act_max);
+      y[b * p->m + o] = out_s8(acc[0], &r0, p->output_offset, p->act_min, p->act_max, narrow);
+      if (two) y[b * p->m + o1] = out_s8(acc[1], &r1, p->output_offset, p->act_min, p->act_max, narrow);
     }
   }
 }
@@ -643,6 +766,7 @@ int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p) {
   (void)p;
   return 0;
 #else
+  if (qconv_is_fast(p) && qconv_is_pointwise(p) && p->m <= STOWAGE_PW_CHANNELS) return STOWAGE_POINTWISE_STACK_BYTES;
   return qconv_uses_im2col(p) ? STOWAGE_IM2COL_BYTES : 0;
 #endif
 }
@@ -652,6 +776,11 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
 #if !defined(STOWAGE_SMALL_KERNELS)
   if (qconv_is_fast(p)) {
     if (qconv_is_pointwise(p)) {
+      if (p->m <= STOWAGE_PW_CHANNELS &&
+          acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, p->c)) {
+        qconv2d_pointwise(x, w, bias, multiplier, shift, y, p);
+        return;
+      }
       /* Inputs and outputs are both pixel after pixel: the batch is one row, or with a band order each band is one
        * row (a band that does not divide the rows keeps the rows as they are). */
       stowage_qconv_params flat = *p;
