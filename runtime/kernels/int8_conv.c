@@ -409,10 +409,14 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
 /* Output channels a pointwise convolution requantizes at a time (the accumulators of two pixels wait on the stack). */
 #define STOWAGE_PW_CHUNK 32
 
+/* Input channels up to which a pointwise convolution widens each pixel pair's inputs once (stowage_widen_pair: 4 bytes
+ * per channel on the stack) for every filter pair; more take the byte-wise loop. */
+#define STOWAGE_PW_WIDE_K 128
+
 /* Output channels up to which a pointwise convolution keeps every channel's folded correction and two pixels' outputs
  * on the stack (STOWAGE_POINTWISE_STACK_BYTES) and runs pixel pair after pixel pair (qconv2d_pointwise); wider layers
  * take qconv2d_fast. */
-#define STOWAGE_PW_CHANNELS ((STOWAGE_POINTWISE_STACK_BYTES - 8 * STOWAGE_PW_CHUNK) / 6)
+#define STOWAGE_PW_CHANNELS ((STOWAGE_POINTWISE_STACK_BYTES - 8 * STOWAGE_PW_CHUNK - 4 * STOWAGE_PW_WIDE_K) / 6)
 
 /* out_a[i], out_b[i] = the two pixels' accumulators acc_a[i], acc_b[i] requantized (narrow range) with channel i's
  * multiplier and shift (one quantization when per_channel is 0), offset and clamped, for i < n. */
@@ -454,7 +458,12 @@ static void qconv2d_pointwise(const int8_t* x, const int8_t* w, const int32_t* b
   int32_t corr[STOWAGE_PW_CHANNELS];
   int32_t acc_a[STOWAGE_PW_CHUNK], acc_b[STOWAGE_PW_CHUNK];
   int8_t out[2][STOWAGE_PW_CHANNELS];
+#if defined(STOWAGE_DOT_WIDENED)
+  int32_t xw[STOWAGE_PW_WIDE_K];
+  const int32_t K4 = K <= STOWAGE_PW_WIDE_K ? K & ~3 : 0;
+#endif
   int32_t oc, k;
+  if (M <= 0 || M > STOWAGE_PW_CHANNELS) return;
   for (oc = 0; oc < M; ++oc) corr[oc] = folded_bias(bias, oc, p->input_offset, w + oc * K, K);
   for (k = 0; k < pixels; k += 2) {
     const int32_t two_pixels = k + 1 < pixels;
@@ -462,6 +471,9 @@ static void qconv2d_pointwise(const int8_t* x, const int8_t* w, const int32_t* b
     const int32_t pa = descending ? (two_pixels ? pixels - 2 - k : 0) : k;
     const int8_t* xa = x + pa * K;
     int32_t oc0;
+#if defined(STOWAGE_DOT_WIDENED)
+    if (two_pixels && K4 > 0) stowage_widen_pair(xa, xa + K, K4, xw);
+#endif
     for (oc0 = 0; oc0 < M; oc0 += STOWAGE_PW_CHUNK) {
       const int32_t n = M - oc0 < STOWAGE_PW_CHUNK ? M - oc0 : STOWAGE_PW_CHUNK;
       const int8_t* w0 = w + oc0 * K;
@@ -471,6 +483,19 @@ static void qconv2d_pointwise(const int8_t* x, const int8_t* w, const int32_t* b
         int32_t acc[4];
         acc[0] = acc[1] = corr[oc0 + i];
         acc[2] = acc[3] = corr[oc0 + i + two];
+#if defined(STOWAGE_DOT_WIDENED)
+        if (two_pixels && K4 > 0) {
+          const int8_t* w1 = two ? w0 + K : w0;
+          int32_t e;
+          stowage_dot_2x2_widened(xw, w0, (int32_t)(w1 - w0), K4, acc);
+          for (e = K4; e < K; ++e) {
+            acc[0] += xa[e] * w0[e];
+            acc[1] += xa[K + e] * w0[e];
+            acc[2] += xa[e] * w1[e];
+            acc[3] += xa[K + e] * w1[e];
+          }
+        } else
+#endif
         if (two_pixels) dot_2x2_rows(xa, xa + K, w0, two ? w0 + K : w0, K, 1, 0, acc);
         else {
           acc[1] = acc[2];
