@@ -222,6 +222,11 @@ static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8
  * of stack in the fast convolution and depthwise kernels. */
 #define STOWAGE_CORR_CACHE 64
 
+/* Window elements (kernel height x the multiple-of-4 part of kernel width x channels) up to which a convolution widens
+ * each filter pair once per band (4 bytes each on the stack: STOWAGE_CONV_FILTER_STACK_BYTES); larger windows take the
+ * byte-wise loop. */
+#define STOWAGE_CONV_WIDE_TAPS (STOWAGE_CONV_FILTER_STACK_BYTES / 4)
+
 /* Output rows per band (stowage_qconv_params.row_band): the whole output when the layer asks for no band order. */
 static int32_t row_band_of(const stowage_qconv_params* p) {
   if (p->row_band != 0) return p->row_band > 0 ? p->row_band : -p->row_band;
@@ -251,6 +256,11 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
   const int32_t cached = band < p->oh ? (p->m < STOWAGE_CORR_CACHE ? p->m : STOWAGE_CORR_CACHE) : 0;
   int32_t corr_cache[STOWAGE_CORR_CACHE];
   const int narrow = acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, K);
+#if defined(STOWAGE_DOT_WIDENED)
+  /* A filter pair widened once per band (every window row's multiple-of-4 part), for every interior pixel pair. */
+  int32_t ww[STOWAGE_CONV_WIDE_TAPS];
+  const int32_t seg4 = seg & ~3, widened = seg4 > 0 && kh * seg4 <= STOWAGE_CONV_WIDE_TAPS;
+#endif
   int32_t b, kb;
   for (oc = 0; oc < cached; ++oc) corr_cache[oc] = folded_bias(bias, oc, p->input_offset, w + (int32_t)oc * K, K);
   interior_range(p->oh, p->h, kh, p->stride_h, p->dil_h, p->pad_top, &oy_lo, &oy_hi);
@@ -270,6 +280,12 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
         const int32_t corr0 = oc < cached ? corr_cache[oc] : folded_bias(bias, oc, p->input_offset, w0, K);
         const int32_t corr1 = oc1 < cached ? corr_cache[oc1] : folded_bias(bias, oc1, p->input_offset, w1, K);
         int32_t oy, ox0;
+#if defined(STOWAGE_DOT_WIDENED)
+        if (widened) {
+          int32_t fy;
+          for (fy = 0; fy < kh; ++fy) stowage_widen_pair(w0 + fy * seg, w1 + fy * seg, seg4, ww + fy * seg4);
+        }
+#endif
         for (oy = oy0; oy < oy_end; ++oy) {
           const int32_t iy0 = oy * p->stride_h - p->pad_top;
           const int32_t row_inside = oy >= oy_lo && oy < oy_hi;
@@ -286,7 +302,24 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
                 const int8_t* xa = x_row + ix0 * c;
                 acc[0] = acc[1] = corr0;
                 acc[2] = acc[3] = corr1;
-                dot_2x2_rows(xa, xa + step_bytes, w0, w1, seg, kh, krow_bytes, acc);
+#if defined(STOWAGE_DOT_WIDENED)
+                if (widened) {
+                  int32_t fy, e;
+                  for (fy = 0; fy < kh; ++fy) {
+                    const int8_t* xr = xa + fy * krow_bytes;
+                    const int8_t* w0r = w0 + fy * seg;
+                    const int8_t* w1r = w1 + fy * seg;
+                    stowage_dot_2x2_wfilters(xr, step_bytes, ww + fy * seg4, seg4, acc);
+                    for (e = seg4; e < seg; ++e) {
+                      acc[0] += xr[e] * w0r[e];
+                      acc[1] += xr[step_bytes + e] * w0r[e];
+                      acc[2] += xr[e] * w1r[e];
+                      acc[3] += xr[step_bytes + e] * w1r[e];
+                    }
+                  }
+                } else
+#endif
+                  dot_2x2_rows(xa, xa + step_bytes, w0, w1, seg, kh, krow_bytes, acc);
                 acc0[i] = acc[0];
                 acc0[i + 1] = acc[1];
                 acc1[i] = acc[2];
@@ -791,8 +824,10 @@ int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p) {
   (void)p;
   return 0;
 #else
-  if (qconv_is_fast(p) && qconv_is_pointwise(p) && p->m <= STOWAGE_PW_CHANNELS) return STOWAGE_POINTWISE_STACK_BYTES;
-  return qconv_uses_im2col(p) ? STOWAGE_IM2COL_BYTES : 0;
+  if (!qconv_is_fast(p)) return 0;
+  if (qconv_is_pointwise(p)) return p->m <= STOWAGE_PW_CHANNELS ? STOWAGE_POINTWISE_STACK_BYTES : 0;
+  if (qconv_uses_im2col(p)) return STOWAGE_IM2COL_BYTES;
+  return (int64_t)p->kh * (p->kw * p->c & ~3) <= STOWAGE_CONV_WIDE_TAPS && p->kw * p->c >= 4 ? STOWAGE_CONV_FILTER_STACK_BYTES : 0;
 #endif
 }
 

@@ -187,6 +187,46 @@ __attribute__((noinline)) static void stowage_dot_2x2_widened(const int32_t* xw,
   acc[2] = a2;
   acc[3] = a3;
 }
+
+/* acc[0] += xa.w0, acc[1] += xb.w0, acc[2] += xa.w1, acc[3] += xb.w1 over n4 elements (a multiple of 4, at least 4),
+ * xb = xa + ystep, the filters widened beforehand (stowage_widen_pair(w0, w1, ...): per 4 elements, w0's even and odd
+ * halfword pairs, then w1's): the filter pair is widened once and serves every pixel pair of a row. 18 instructions
+ * per 16 multiply-accumulates (2 input words, 4 SXTB16, 2 LDRD of the widened filters, 8 SMLAD, 2 loop). */
+__attribute__((noinline)) static void stowage_dot_2x2_wfilters(const int8_t* xa, int32_t ystep, const int32_t* ww,
+                                                               int32_t n4, int32_t* acc) {
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], xe, xo, ye, yo, we, wo;
+  const int8_t* xp = xa;
+  const int32_t* wp = ww;
+  const int8_t* end = xa + n4;
+  __asm__ volatile(
+      "1:\n\t"
+      "ldr    %[yo], [%[xp], %[ys]]\n\t"
+      "ldr    %[xo], [%[xp]], #4\n\t"
+      "sxtb16 %[ye], %[yo]\n\t"
+      "sxtb16 %[yo], %[yo], ror #8\n\t"
+      "sxtb16 %[xe], %[xo]\n\t"
+      "sxtb16 %[xo], %[xo], ror #8\n\t"
+      "ldrd   %[we], %[wo], [%[wp]], #8\n\t"
+      "smlad  %[a0], %[xe], %[we], %[a0]\n\t"
+      "smlad  %[a0], %[xo], %[wo], %[a0]\n\t"
+      "smlad  %[a1], %[ye], %[we], %[a1]\n\t"
+      "smlad  %[a1], %[yo], %[wo], %[a1]\n\t"
+      "ldrd   %[we], %[wo], [%[wp]], #8\n\t"
+      "smlad  %[a2], %[xe], %[we], %[a2]\n\t"
+      "smlad  %[a2], %[xo], %[wo], %[a2]\n\t"
+      "smlad  %[a3], %[ye], %[we], %[a3]\n\t"
+      "smlad  %[a3], %[yo], %[wo], %[a3]\n\t"
+      "cmp    %[xp], %[end]\n\t"
+      "bne    1b\n\t"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [xp] "+r"(xp), [wp] "+r"(wp), [xe] "=&r"(xe),
+        [xo] "=&r"(xo), [ye] "=&r"(ye), [yo] "=&r"(yo), [we] "=&r"(we), [wo] "=&r"(wo)
+      : [ys] "r"(ystep), [end] "r"(end)
+      : "cc", "memory");
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
 #else
 static inline void stowage_dot_2x2_widened(const int32_t* xw, const int8_t* w0, int32_t wstep, int32_t n4, int32_t* acc) {
   int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], i;
@@ -203,6 +243,26 @@ static inline void stowage_dot_2x2_widened(const int32_t* xw, const int8_t* w0, 
     a2 = __smlad(xw[1], wo, a2);
     a3 = __smlad(xw[2], we, a3);
     a3 = __smlad(xw[3], wo, a3);
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
+
+static inline void stowage_dot_2x2_wfilters(const int8_t* xa, int32_t ystep, const int32_t* ww, int32_t n4, int32_t* acc) {
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], i;
+  for (i = 0; i < n4; i += 4, ww += 4) {
+    const int32_t x = stowage_load4(xa + i), y = stowage_load4(xa + ystep + i);
+    const int32_t xe = __sxtb16(x), xo = stowage_sxtb16_odd(x), ye = __sxtb16(y), yo = stowage_sxtb16_odd(y);
+    a0 = __smlad(xe, ww[0], a0);
+    a0 = __smlad(xo, ww[1], a0);
+    a1 = __smlad(ye, ww[0], a1);
+    a1 = __smlad(yo, ww[1], a1);
+    a2 = __smlad(xe, ww[2], a2);
+    a2 = __smlad(xo, ww[3], a2);
+    a3 = __smlad(ye, ww[2], a3);
+    a3 = __smlad(yo, ww[3], a3);
   }
   acc[0] = a0;
   acc[1] = a1;
