@@ -11,6 +11,14 @@
 #include "int8_dot.h"
 #include "int8_fixedpoint.h"
 
+/* The reference loops: the only kernels with STOWAGE_SMALL_KERNELS; otherwise fallbacks for shapes the fast paths do
+ * not take (grouped convolutions, dilated window rows, 2^31-element tensors), kept out of line and compiled for size. */
+#if !defined(STOWAGE_SMALL_KERNELS) && defined(__GNUC__)
+#define STOWAGE_FALLBACK __attribute__((cold, noinline))
+#else
+#define STOWAGE_FALLBACK
+#endif
+
 int32_t stowage_requantize_s32(int32_t acc, int32_t multiplier, int32_t shift) {
   return stowage_fx_requant(acc, multiplier, shift);
 }
@@ -18,7 +26,7 @@ int32_t stowage_requantize_s32(int32_t acc, int32_t multiplier, int32_t shift) {
 /* Output row `k` of `p->oh` in the kernel's row order: ascending, or descending with a negative row_band. */
 static int32_t row_at(const stowage_qconv_params* p, int32_t k) { return p->row_band < 0 ? p->oh - 1 - k : k; }
 
-static int8_t finish(int32_t acc, const int32_t* bias, const int32_t* multiplier, const int32_t* shift, int32_t ch,
+STOWAGE_FALLBACK static int8_t finish(int32_t acc, const int32_t* bias, const int32_t* multiplier, const int32_t* shift, int32_t ch,
                      int32_t per_channel, int32_t output_offset, int32_t act_min, int32_t act_max) {
   const int32_t q = per_channel ? ch : 0;
   if (bias != NULL) acc = stowage_fx_wrap((int64_t)acc + bias[ch]);
@@ -27,7 +35,7 @@ static int8_t finish(int32_t acc, const int32_t* bias, const int32_t* multiplier
   return (int8_t)stowage_fx_clamp(acc, act_min, act_max);
 }
 
-static void qconv2d_ref(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+STOWAGE_FALLBACK static void qconv2d_ref(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                         const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
   const int32_t groups = p->c / p->kc;
   const int32_t per_group = p->m / groups;
@@ -59,7 +67,7 @@ static void qconv2d_ref(const int8_t* x, const int8_t* w, const int32_t* bias, c
         }
 }
 
-static void qdepthwise_ref(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+STOWAGE_FALLBACK static void qdepthwise_ref(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
   const int64_t pixel_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m;
   int32_t b, k, oy, ox, ic, dm, fy, fx;
@@ -87,7 +95,7 @@ static void qdepthwise_ref(const int8_t* x, const int8_t* w, const int32_t* bias
           }
 }
 
-static void qfully_connected_ref(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+STOWAGE_FALLBACK static void qfully_connected_ref(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                  const int32_t* shift, int8_t* y, const stowage_qfc_params* p) {
   int32_t b, o, d;
   for (b = 0; b < p->batches; ++b)
@@ -120,7 +128,7 @@ static inline int32_t folded_bias(const int32_t* bias, int32_t ch, int32_t input
 /* Whether every accumulator of a layer stays in stowage_rq_apply_narrow's range for every channel's requantization: an
  * accumulator is bias + sum over `taps` products (x + input_offset) * w, |x + input_offset| <= 128 + |input_offset| and
  * |w| <= 128. nbias channels of bias (NULL: none), nq of multiplier/shift (1 for one quantization). */
-static int acc_is_narrow(const int32_t* bias, int32_t nbias, const int32_t* shift, int32_t nq, int32_t input_offset, int64_t taps) {
+__attribute__((noinline)) static int acc_is_narrow(const int32_t* bias, int32_t nbias, const int32_t* shift, int32_t nq, int32_t input_offset, int64_t taps) {
   const int64_t off = input_offset < 0 ? -(int64_t)input_offset : input_offset;
   int64_t most = (128 + off) * 128 * taps, bound = INT64_MAX;
   int32_t i, bias_max = 0;
@@ -170,8 +178,8 @@ static void dot_2x2_rows(const int8_t* xa, const int8_t* xb, const int8_t* w0, c
 #define STOWAGE_ROW_CHUNK 32
 
 /* y[i * stride] = the requantized, offset, clamped acc[i] for i < n, all of one channel. */
-static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8_t* y, int32_t stride, int32_t output_offset,
-                        int32_t lo, int32_t hi, int narrow) {
+__attribute__((noinline)) static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8_t* y, int32_t stride, int32_t output_offset,
+                        int32_t lo, int32_t hi) {
   int32_t i;
 #if defined(STOWAGE_DOT_MVE)
   /* Four outputs per step: VQRDMULH is the rounding doubling high multiply (saturating only INT32_MIN^2); the rounding
@@ -192,24 +200,13 @@ static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8
     n -= i;
   }
 #endif
-  if (narrow && q->right > 0) {
+  if (q->narrow && q->right > 0) {
     /* stowage_rq_apply_narrow with its constants in registers, the rounding's -1 for negative values unconditional. */
     const int32_t mult = q->multiplier, up = q->left + 1, right = q->right;
     const uint32_t half = (uint32_t)q->half;
     for (i = 0; i < n; ++i, y += stride) {
       const int32_t x = stowage_fx_smmulr((int32_t)((uint32_t)acc[i] << up), mult);
       int32_t v = (int32_t)((uint32_t)x + half + (uint32_t)(x >> 31)) >> right;
-      v = (int32_t)((uint32_t)v + (uint32_t)output_offset);
-      *y = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
-    }
-    return;
-  }
-  if (q->left == 0 && q->right > 0) {
-    const int32_t mult = q->multiplier, right = q->right, mask = q->mask;
-    const uint32_t half = (uint32_t)q->half;
-    for (i = 0; i < n; ++i, y += stride) {
-      const int32_t x = (int32_t)(((int64_t)acc[i] * mult + ((int64_t)1 << 30)) >> 31);
-      int32_t v = (x >> right) + (int32_t)(((uint32_t)(x & mask) + half + (uint32_t)(x >> 31)) >> right);
       v = (int32_t)((uint32_t)v + (uint32_t)output_offset);
       *y = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
     }
@@ -275,7 +272,8 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
         const int8_t* w0 = w + (int32_t)oc * K;
         const int8_t* w1 = w + (int32_t)oc1 * K;
         const int32_t q0 = p->per_channel ? oc : 0, q1 = p->per_channel ? oc1 : 0;
-        const stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
+        stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
+        r0.narrow = r1.narrow = narrow;
         const int32_t b0 = bias != NULL ? bias[oc] : 0, b1 = bias != NULL ? bias[oc1] : 0;
         const int32_t corr0 = oc < cached ? corr_cache[oc] : folded_bias(bias, oc, p->input_offset, w0, K);
         const int32_t corr1 = oc1 < cached ? corr_cache[oc1] : folded_bias(bias, oc1, p->input_offset, w1, K);
@@ -352,10 +350,10 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
               acc1[i] = acc[1];
               ++ox;
             }
-            requant_row(acc0, ox_end - ox0, &r0, y_row + ox0 * pix_stride, pix_stride, p->output_offset, p->act_min, p->act_max, narrow);
+            requant_row(acc0, ox_end - ox0, &r0, y_row + ox0 * pix_stride, pix_stride, p->output_offset, p->act_min, p->act_max);
             if (two)
               requant_row(acc1, ox_end - ox0, &r1, y_row + ox0 * pix_stride + 1, pix_stride, p->output_offset, p->act_min,
-                          p->act_max, narrow);
+                          p->act_max);
           }
         }
       }
@@ -410,7 +408,8 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
           const int8_t* w0 = w + (int32_t)oc * K;
           const int8_t* w1 = w + (int32_t)oc1 * K;
           const int32_t q0 = p->per_channel ? oc : 0, q1 = p->per_channel ? oc1 : 0;
-          const stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
+          stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
+          r0.narrow = r1.narrow = narrow;
           const int32_t corr0 = folded_bias(bias, oc, p->input_offset, w0, K);
           const int32_t corr1 = folded_bias(bias, oc1, p->input_offset, w1, K);
           int8_t* yp = y_row + ox0 * pix_stride + oc;
@@ -432,8 +431,8 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
             acc0[i] = acc[0];
             acc1[i] = acc[1];
           }
-          requant_row(acc0, n, &r0, yp, pix_stride, p->output_offset, p->act_min, p->act_max, narrow);
-          if (two) requant_row(acc1, n, &r1, yp + 1, pix_stride, p->output_offset, p->act_min, p->act_max, narrow);
+          requant_row(acc0, n, &r0, yp, pix_stride, p->output_offset, p->act_min, p->act_max);
+          if (two) requant_row(acc1, n, &r1, yp + 1, pix_stride, p->output_offset, p->act_min, p->act_max);
         }
       }
     }
@@ -493,19 +492,21 @@ static void qconv2d_pointwise(const int8_t* x, const int8_t* w, const int32_t* b
   int8_t out[2][STOWAGE_PW_CHANNELS];
 #if defined(STOWAGE_DOT_WIDENED)
   int32_t xw[STOWAGE_PW_WIDE_K];
-  const int32_t K4 = K <= STOWAGE_PW_WIDE_K ? K & ~3 : 0;
+  const int32_t K4 = K & ~3; /* at least 4, at most STOWAGE_PW_WIDE_K (pointwise_fits) */
 #endif
   int32_t oc, k;
   if (M <= 0 || M > STOWAGE_PW_CHANNELS) return;
   for (oc = 0; oc < M; ++oc) corr[oc] = folded_bias(bias, oc, p->input_offset, w + oc * K, K);
   for (k = 0; k < pixels; k += 2) {
     const int32_t two_pixels = k + 1 < pixels;
-    /* The pair (pa, pa + 1): from the first pixels up, or from the last down; a lone last pixel runs by itself. */
+    /* The pair (pa, pa + 1): from the first pixels up, or from the last down; a lone last pixel is paired with itself
+     * and only its first copy is stored. */
     const int32_t pa = descending ? (two_pixels ? pixels - 2 - k : 0) : k;
     const int8_t* xa = x + pa * K;
+    const int32_t ystep = two_pixels ? K : 0;
     int32_t oc0;
 #if defined(STOWAGE_DOT_WIDENED)
-    if (two_pixels && K4 > 0) stowage_widen_pair(xa, xa + K, K4, xw);
+    stowage_widen_pair(xa, xa + ystep, K4, xw);
 #endif
     for (oc0 = 0; oc0 < M; oc0 += STOWAGE_PW_CHUNK) {
       const int32_t n = M - oc0 < STOWAGE_PW_CHUNK ? M - oc0 : STOWAGE_PW_CHUNK;
@@ -513,34 +514,28 @@ static void qconv2d_pointwise(const int8_t* x, const int8_t* w, const int32_t* b
       int32_t i;
       for (i = 0; i < n; i += 2, w0 += 2 * K) {
         const int32_t two = i + 1 < n;
+        const int8_t* w1 = two ? w0 + K : w0;
         int32_t acc[4];
         acc[0] = acc[1] = corr[oc0 + i];
         acc[2] = acc[3] = corr[oc0 + i + two];
 #if defined(STOWAGE_DOT_WIDENED)
-        if (two_pixels && K4 > 0) {
-          const int8_t* w1 = two ? w0 + K : w0;
+        {
           int32_t e;
           stowage_dot_2x2_widened(xw, w0, (int32_t)(w1 - w0), K4, acc);
           for (e = K4; e < K; ++e) {
             acc[0] += xa[e] * w0[e];
-            acc[1] += xa[K + e] * w0[e];
+            acc[1] += xa[ystep + e] * w0[e];
             acc[2] += xa[e] * w1[e];
-            acc[3] += xa[K + e] * w1[e];
+            acc[3] += xa[ystep + e] * w1[e];
           }
-        } else
-#endif
-        if (two_pixels) dot_2x2_rows(xa, xa + K, w0, two ? w0 + K : w0, K, 1, 0, acc);
-        else {
-          acc[1] = acc[2];
-          stowage_dot_1x2(xa, w0, two ? w0 + K : w0, K, acc);
-          acc[2] = acc[1];
         }
+#else
+        dot_2x2_rows(xa, xa + ystep, w0, w1, K, 1, 0, acc);
+#endif
         acc_a[i] = acc[0];
         acc_b[i] = acc[1];
-        if (two) {
-          acc_a[i + 1] = acc[2];
-          acc_b[i + 1] = acc[3];
-        }
+        acc_a[i + 1] = acc[2];
+        acc_b[i + 1] = acc[3];
       }
       requant_pair(acc_a, acc_b, n, multiplier + (per_channel ? oc0 : 0), shift + (per_channel ? oc0 : 0), per_channel,
                    out[0] + oc0, out[1] + oc0, p->output_offset, p->act_min, p->act_max);
@@ -701,6 +696,7 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
           bs[j] = bias != NULL ? bias[ch] : 0;
           corr[j] = (int32_t)((uint32_t)bs[j] + (uint32_t)p->input_offset * s);
           rq[j] = stowage_rq_make(multiplier[q], shift[q]);
+          rq[j].narrow = narrow;
         }
         for (oy = oy0; oy < oy_end; ++oy) {
           const int32_t iy0 = oy * p->stride_h - p->pad_top;
@@ -742,10 +738,16 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
               accs[3][i] = a[3];
             }
             for (j = 0; j < nb; ++j)
-              requant_row(accs[j], ox_end - ox0, &rq[j], yp + j, pix_stride, p->output_offset, p->act_min, p->act_max, narrow);
+              requant_row(accs[j], ox_end - ox0, &rq[j], yp + j, pix_stride, p->output_offset, p->act_min, p->act_max);
           }
         }
       }
+}
+
+/* stowage_dot_1x2_offset out of line: inlined into the fully connected kernel, its loop found too few registers. */
+__attribute__((noinline)) static void fc_dot_pair(const int8_t* x, const int8_t* w0, const int8_t* w1, int32_t k, int32_t offset,
+                                                  int32_t* acc) {
+  stowage_dot_1x2_offset(x, w0, w1, k, offset, acc);
 }
 
 /* Fully connected: output rows two at a time, the input offset added as the input is read. With one quantization for
@@ -755,9 +757,10 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
   const int32_t k = p->k;
   int32_t o, b;
   if (!p->per_channel) {
-    const stowage_rq r = stowage_rq_make(multiplier[0], shift[0]);
-    const int narrow = acc_is_narrow(bias, p->m, shift, 1, p->input_offset, k);
+    /* The narrow flag travels in r: one more register live across the dot products made GCC spill their pointers. */
+    stowage_rq r = stowage_rq_make(multiplier[0], shift[0]);
     int32_t accs[STOWAGE_ROW_CHUNK];
+    r.narrow = acc_is_narrow(bias, p->m, shift, 1, p->input_offset, k);
     for (b = 0; b < p->batches; ++b) {
       int32_t o0;
       for (o0 = 0; o0 < p->m; o0 += STOWAGE_ROW_CHUNK) {
@@ -768,11 +771,11 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
           int32_t acc[2];
           acc[0] = bias != NULL ? bias[o0 + i] : 0;
           acc[1] = bias != NULL ? bias[o1] : 0;
-          stowage_dot_1x2_offset(x + b * k, w + (o0 + i) * k, w + o1 * k, k, p->input_offset, acc);
+          fc_dot_pair(x + b * k, w + (o0 + i) * k, w + o1 * k, k, p->input_offset, acc);
           accs[i] = acc[0];
           if (i + 1 < n) accs[i + 1] = acc[1];
         }
-        requant_row(accs, n, &r, y + b * p->m + o0, 1, p->output_offset, p->act_min, p->act_max, narrow);
+        requant_row(accs, n, &r, y + b * p->m + o0, 1, p->output_offset, p->act_min, p->act_max);
       }
     }
     return;
@@ -786,7 +789,7 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
       int32_t acc[2];
       acc[0] = bias != NULL ? bias[o] : 0;
       acc[1] = bias != NULL ? bias[o1] : 0;
-      stowage_dot_1x2_offset(x + b * k, w + o * k, w + o1 * k, k, p->input_offset, acc);
+      fc_dot_pair(x + b * k, w + o * k, w + o1 * k, k, p->input_offset, acc);
       y[b * p->m + o] = out_s8(acc[0], &r0, p->output_offset, p->act_min, p->act_max, narrow);
       if (two) y[b * p->m + o1] = out_s8(acc[1], &r1, p->output_offset, p->act_min, p->act_max, narrow);
     }
@@ -811,6 +814,15 @@ static int qconv_is_pointwise(const stowage_qconv_params* p) {
          p->oh == p->h && p->ow == p->w;
 }
 
+/* Whether a pointwise `p` fits qconv2d_pointwise's buffers: its output channels, and with the DSP extension its input
+ * channels (4 to STOWAGE_PW_WIDE_K, widened per pixel pair). */
+static int pointwise_fits(const stowage_qconv_params* p) {
+#if defined(STOWAGE_DOT_WIDENED)
+  if (p->c < 4 || p->c > STOWAGE_PW_WIDE_K) return 0;
+#endif
+  return p->m <= STOWAGE_PW_CHANNELS;
+}
+
 /* Whether stowage_qconv2d_s8 runs `p` through the im2col buffer: a fast-path conv, not pointwise, whose window rows
  * are shorter than 16 bytes and whose two windows fit the buffer. */
 static int qconv_uses_im2col(const stowage_qconv_params* p) {
@@ -825,7 +837,7 @@ int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p) {
   return 0;
 #else
   if (!qconv_is_fast(p)) return 0;
-  if (qconv_is_pointwise(p)) return p->m <= STOWAGE_PW_CHANNELS ? STOWAGE_POINTWISE_STACK_BYTES : 0;
+  if (qconv_is_pointwise(p)) return p->m <= STOWAGE_PW_CHANNELS && p->c <= STOWAGE_PW_WIDE_K ? STOWAGE_POINTWISE_STACK_BYTES : 0;
   if (qconv_uses_im2col(p)) return STOWAGE_IM2COL_BYTES;
   return (int64_t)p->kh * (p->kw * p->c & ~3) <= STOWAGE_CONV_WIDE_TAPS && p->kw * p->c >= 4 ? STOWAGE_CONV_FILTER_STACK_BYTES : 0;
 #endif
@@ -836,8 +848,7 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
 #if !defined(STOWAGE_SMALL_KERNELS)
   if (qconv_is_fast(p)) {
     if (qconv_is_pointwise(p)) {
-      if (p->m <= STOWAGE_PW_CHANNELS &&
-          acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, p->c)) {
+      if (pointwise_fits(p) && acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, p->c)) {
         qconv2d_pointwise(x, w, bias, multiplier, shift, y, p);
         return;
       }

@@ -53,6 +53,7 @@ static inline int32_t stowage_fx_sat_shl(int32_t x, int e) {
  * negative x, half - 1 for the others); summed as unsigned, it stays below 2^32 for every e <= 31. */
 typedef struct {
   int32_t multiplier, left, right, mask, half, neg; /* neg: -1 with a right shift (stowage_rq_apply_narrow), else 0 */
+  int32_t narrow; /* set by a kernel that proved its accumulators within stowage_rq_narrow_bound: 0 from stowage_rq_make */
 } stowage_rq;
 
 static inline stowage_rq stowage_rq_make(int32_t multiplier, int32_t shift) {
@@ -63,6 +64,7 @@ static inline stowage_rq stowage_rq_make(int32_t multiplier, int32_t shift) {
   q.mask = (int32_t)(((uint32_t)1 << q.right) - 1u);
   q.half = q.right > 0 ? (int32_t)((uint32_t)1 << (q.right - 1)) : 0;
   q.neg = q.right > 0 ? -1 : 0;
+  q.narrow = 0;
   return q;
 }
 
