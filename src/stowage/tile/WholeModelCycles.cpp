@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "stowage/codegen/KernelCall.h"
@@ -135,7 +136,7 @@ WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan) {
     const ViewGroups::Uses u = groups.uses(t);
     if (u.graphInput || u.graphOutput || targetOf(groups.producer(t)) != target) return false;
     if (std::any_of(u.readers.begin(), u.readers.end(), [&](int r) { return targetOf(r) != target; })) return false;
-    return g.tensor(groups.root(t)).byteSize() <= work[target].localCapacity;
+    return g.tensor(groups.root(t)).byteSize() <= work.at(target).localCapacity;
   };
   for (const OffloadedLayer& L : plan.offloaded) {
     const std::optional<LayerShape>& s = shapeAt[static_cast<size_t>(L.step)];

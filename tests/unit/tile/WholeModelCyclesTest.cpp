@@ -13,6 +13,8 @@
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
 #include "stowage/plan/CpuLayerCost.h"
+#include "stowage/report/PoolSummary.h"
+#include "stowage/report/ReportJson.h"
 #include "stowage/tile/CostModel.h"
 #include "stowage/tile/WholeModelCycles.h"
 
@@ -86,6 +88,31 @@ TEST(WholeModelCycles, EngineBoundByHand) {
   // The engine keeps no activation between layers: h goes out and comes back in.
   EXPECT_GE(w.dmaBytesPlanned, w.dmaBytesMinimum.total() + 2u * 32u * 4u);
   EXPECT_GE(w.estimate, w.bound);
+}
+
+TEST(WholeModelCycles, InTheSummaryAndReportJson) {
+  const Board board = testing::exampleBoard("gemmini-like");
+  auto r = compileGraphOnBoard(twoLayerNet(false), board, testing::quickPlannerOptions());
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  const WholeModelCycles w = wholeModelCycles(r->graph, r->plan);
+  const std::string summary = poolSummary(r->graph, r->plan);
+  EXPECT_NE(summary.find(fmt::format("whole model: estimated {} cycles (0 of them CPU layers), bound {} cycles set by 'gemmini' engine "
+                                     "load (mvin), ratio {:.3f}\n",
+                                     w.estimate, w.bound, w.ratio())),
+            std::string::npos)
+      << summary;
+  const auto j = buildReportJson(r->graph, r->plan, ReportContext{"two_fc.onnx", "net"});
+  ASSERT_TRUE(j.contains("whole_model"));
+  const auto& wm = j["whole_model"];
+  EXPECT_EQ(wm["estimated_cycles"].get<uint64_t>(), w.estimate);
+  EXPECT_EQ(wm["bound_cycles"].get<uint64_t>(), w.bound);
+  EXPECT_EQ(wm["bound_unit"].get<std::string>(), "'gemmini' engine load (mvin)");
+  ASSERT_EQ(wm["units"].size(), 3u);
+  EXPECT_EQ(wm["units"][1]["target"].get<std::string>(), "gemmini");
+  EXPECT_EQ(wm["units"][1]["cycles"].get<uint64_t>(), w.bound);
+  EXPECT_EQ(wm["dma_bytes"].get<uint64_t>(), w.dmaBytesPlanned);
+  EXPECT_EQ(wm["dma_bytes_minimum"]["total"].get<uint64_t>(), w.dmaBytesMinimum.total());
+  EXPECT_EQ(wm["dma_bytes_minimum"]["activations"].get<uint64_t>(), 0u);
 }
 
 TEST(WholeModelCycles, CpuLayersAddToEveryUnitAndTheirActivationsMove) {
