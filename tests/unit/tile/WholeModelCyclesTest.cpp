@@ -173,6 +173,9 @@ TEST(WholeModelCycles, NothingOffloadedIsBoundByTheCpu) {
   const WholeModelCycles w = wholeModelCycles(r->graph, r->plan);
   ASSERT_EQ(w.units.size(), 1u);
   EXPECT_EQ(w.units[0].unit, "cpu");
+  // Both Gemms on the CPU (the Relu fused into the first), each at least its MACs over macs_per_cycle (1 on the
+  // default board).
+  EXPECT_GE(w.cpuCycles, 32u * 64u + 16u * 32u);
   EXPECT_EQ(w.bound, w.cpuCycles);
   EXPECT_EQ(w.estimate, w.cpuCycles);
   EXPECT_EQ(w.dmaBytesMinimum.total(), 0u);
