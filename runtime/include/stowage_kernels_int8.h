@@ -53,6 +53,7 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
  * at most 384 elements widen a pair of filters there (STOWAGE_CONV_FILTER_STACK_BYTES, used with the DSP extension).
  * Not with STOWAGE_SMALL_KERNELS. The compiler reports it per layer (report.json "kernel_stack_bytes"). */
 #define STOWAGE_IM2COL_BYTES 1024
+#define STOWAGE_IM2COL_STACK_BYTES 1536 /* the im2col buffer and, with the DSP extension, a widened filter pair */
 #define STOWAGE_POINTWISE_STACK_BYTES 2048
 #define STOWAGE_CONV_FILTER_STACK_BYTES 1536
 int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p);

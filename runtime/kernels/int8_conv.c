@@ -224,6 +224,8 @@ static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8
  * byte-wise loop. */
 #define STOWAGE_CONV_WIDE_TAPS (STOWAGE_CONV_FILTER_STACK_BYTES / 4)
 
+#define STOWAGE_IM2COL_WIDE_TAPS ((STOWAGE_IM2COL_STACK_BYTES - STOWAGE_IM2COL_BYTES) / 4)
+
 /* Output rows per band (stowage_qconv_params.row_band): the whole output when the layer asks for no band order. */
 static int32_t row_band_of(const stowage_qconv_params* p) {
   if (p->row_band != 0) return p->row_band > 0 ? p->row_band : -p->row_band;
@@ -372,6 +374,12 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
   int8_t cols[STOWAGE_IM2COL_BYTES];
   int32_t acc0[STOWAGE_ROW_CHUNK], acc1[STOWAGE_ROW_CHUNK];
   const int narrow = acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, K);
+#if defined(STOWAGE_DOT_WIDENED)
+  /* Windows of first layers are short (27 for 3x3x3, 40 for 10x4x1): up to 128 elements are widened, 512 bytes beside
+   * the im2col buffer. */
+  int32_t ww[STOWAGE_IM2COL_WIDE_TAPS];
+  const int32_t K4 = K & ~3, widened = K4 > 0 && K4 <= STOWAGE_IM2COL_WIDE_TAPS;
+#endif
   int32_t b, k, ox0;
   for (b = 0; b < p->n; ++b)
     for (k = 0; k < p->oh; ++k) {
@@ -413,11 +421,28 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
           const int32_t corr0 = folded_bias(bias, oc, p->input_offset, w0, K);
           const int32_t corr1 = folded_bias(bias, oc1, p->input_offset, w1, K);
           int8_t* yp = y_row + ox0 * pix_stride + oc;
+#if defined(STOWAGE_DOT_WIDENED)
+          /* The filter pair widened once per chunk for every pair of windows (K <= the buffer). */
+          if (widened) stowage_widen_pair(w0, w1, K4, ww);
+#endif
           for (i = 0; i + 1 < n; i += 2) {
             int32_t acc[4];
             acc[0] = acc[1] = corr0;
             acc[2] = acc[3] = corr1;
-            dot_2x2_rows(cols + i * K, cols + (i + 1) * K, w0, w1, K, 1, 0, acc);
+#if defined(STOWAGE_DOT_WIDENED)
+            if (widened) {
+              const int8_t* xa = cols + i * K;
+              int32_t e;
+              stowage_dot_2x2_wfilters(xa, K, ww, K4, acc);
+              for (e = K4; e < K; ++e) {
+                acc[0] += xa[e] * w0[e];
+                acc[1] += xa[K + e] * w0[e];
+                acc[2] += xa[e] * w1[e];
+                acc[3] += xa[K + e] * w1[e];
+              }
+            } else
+#endif
+              dot_2x2_rows(cols + i * K, cols + (i + 1) * K, w0, w1, K, 1, 0, acc);
             acc0[i] = acc[0];
             acc0[i + 1] = acc[1];
             acc1[i] = acc[2];
@@ -843,7 +868,7 @@ int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p) {
 #else
   if (!qconv_is_fast(p)) return 0;
   if (qconv_is_pointwise(p)) return p->m <= STOWAGE_PW_CHANNELS && p->c <= STOWAGE_PW_WIDE_K ? STOWAGE_POINTWISE_STACK_BYTES : 0;
-  if (qconv_uses_im2col(p)) return STOWAGE_IM2COL_BYTES;
+  if (qconv_uses_im2col(p)) return STOWAGE_IM2COL_STACK_BYTES;
   return (int64_t)p->kh * (p->kw * p->c & ~3) <= STOWAGE_CONV_WIDE_TAPS && p->kw * p->c >= 4 ? STOWAGE_CONV_FILTER_STACK_BYTES : 0;
 #endif
 }

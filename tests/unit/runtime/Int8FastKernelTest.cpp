@@ -178,7 +178,7 @@ TEST(Int8FastKernels, StackBytesNameTheBuffersOfEachPath) {
   p.n = 1, p.h = p.w = p.oh = p.ow = 16, p.m = 8, p.kh = p.kw = 3, p.stride_h = p.stride_w = p.dil_h = p.dil_w = 1;
   p.pad_top = p.pad_left = 1;
   p.c = p.kc = 1;  // a first layer: 3-byte window rows
-  EXPECT_EQ(stowage_qconv2d_s8_stack_bytes(&p), STOWAGE_IM2COL_BYTES);
+  EXPECT_EQ(stowage_qconv2d_s8_stack_bytes(&p), STOWAGE_IM2COL_STACK_BYTES);
   p.c = p.kc = 16;  // 48-byte rows: the direct loops over a widened filter pair (3 x 48 = 144 window elements)
   EXPECT_EQ(stowage_qconv2d_s8_stack_bytes(&p), STOWAGE_CONV_FILTER_STACK_BYTES);
   p.c = p.kc = 160;  // 3 x 480 window elements: more than the widened pair holds, the byte-wise loop
