@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "stowage/codegen/CEmitter.h"
-#include "stowage/codegen/KernelCall.h"
+#include "stowage/lower/KernelCall.h"
 #include "stowage/plan/ProgramPlan.h"
 
 namespace stowage {

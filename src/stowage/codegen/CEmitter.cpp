@@ -9,13 +9,13 @@
 #include "stowage/codegen/BoardKernelCode.h"
 #include "stowage/codegen/CNames.h"
 #include "stowage/codegen/GuardCode.h"
-#include "stowage/codegen/KernelCall.h"
+#include "stowage/lower/KernelCall.h"
 #include "stowage/codegen/PositionalIo.h"
 #include "stowage/codegen/TiledLayerEmitter.h"
 #include "stowage/ir/Op.h"
 #include "stowage/plan/CpuLayerCost.h"
 #include "stowage/codegen/WeightsEmitter.h"
-#include "stowage/codegen/LoweringSupport.h"
+#include "stowage/lower/LoweringSupport.h"
 
 #ifndef STOWAGE_VERSION
 #define STOWAGE_VERSION "0.0.0"

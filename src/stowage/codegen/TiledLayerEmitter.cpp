@@ -6,7 +6,7 @@
 #include <set>
 
 #include "stowage/codegen/BoardKernelCode.h"
-#include "stowage/codegen/KernelCall.h"
+#include "stowage/lower/KernelCall.h"
 #include "stowage/tile/CostModel.h"
 #include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "stowage/codegen/KernelCall.h"
+#include "stowage/lower/KernelCall.h"
 #include "stowage/ir/Op.h"
 #include "stowage/plan/CpuLayerCost.h"
 #include "stowage/plan/analysis/NodeTargets.h"

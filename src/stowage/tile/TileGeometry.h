@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "stowage/codegen/KernelCall.h"
+#include "stowage/lower/KernelCall.h"
 #include "stowage/ir/Graph.h"
 
 namespace stowage {

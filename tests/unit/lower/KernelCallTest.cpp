@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "TestGraphs.h"
-#include "stowage/codegen/KernelCall.h"
+#include "stowage/lower/KernelCall.h"
 
 namespace stowage {
 namespace {

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <limits>
 
-#include "stowage/codegen/KernelCall.h"
-#include "stowage/codegen/LoweringSupport.h"
+#include "stowage/lower/KernelCall.h"
+#include "stowage/lower/LoweringSupport.h"
 #include "stowage/pass/FuseQdq.h"
 
 namespace stowage {

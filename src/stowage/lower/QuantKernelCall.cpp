@@ -8,8 +8,8 @@
 #include <limits>
 
 #include "stowage/codegen/CNames.h"
-#include "stowage/codegen/KernelCall.h"
-#include "stowage/codegen/LoweringSupport.h"
+#include "stowage/lower/KernelCall.h"
+#include "stowage/lower/LoweringSupport.h"
 #include "stowage/plan/ProgramPlan.h"
 
 namespace stowage {

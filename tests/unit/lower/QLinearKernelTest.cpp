@@ -11,7 +11,7 @@
 #include <random>
 
 #include "TestGraphs.h"
-#include "stowage/codegen/KernelCall.h"
+#include "stowage/lower/KernelCall.h"
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
 

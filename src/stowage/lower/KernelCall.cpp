@@ -1,6 +1,6 @@
 // Kernel lowering (see KernelCall.h): per-op parameter computation and host execution of the C kernels.
-#include "stowage/codegen/KernelCall.h"
-#include "stowage/codegen/LoweringSupport.h"
+#include "stowage/lower/KernelCall.h"
+#include "stowage/lower/LoweringSupport.h"
 #include "stowage/codegen/CNames.h"
 #include "stowage/pass/FuseActivation.h"
 
