@@ -9,6 +9,7 @@
 #include "stowage/codegen/BoardKernelCode.h"
 #include "stowage/codegen/CNames.h"
 #include "stowage/codegen/GuardCode.h"
+#include "stowage/codegen/KernelParamsText.h"
 #include "stowage/lower/KernelCall.h"
 #include "stowage/codegen/PositionalIo.h"
 #include "stowage/codegen/TiledLayerEmitter.h"

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "stowage/codegen/BoardKernelCode.h"
+#include "stowage/codegen/KernelParamsText.h"
 #include "stowage/lower/KernelCall.h"
 #include "stowage/tile/CostModel.h"
 #include "stowage/tile/TileChoice.h"
