@@ -17,12 +17,6 @@ namespace stowage {
 
 namespace {
 
-TileKernel kernelOf(const std::string& intrinsic) {
-  for (TileKernel k : kAllTileKernels)
-    if (intrinsic == tileKernelIntrinsic(k)) return k;
-  return TileKernel::QConv2d;
-}
-
 /// An operand of the compute call besides input, weights and output (bias, multipliers, scales, zero points, C):
 /// read in place in main memory, at the tile's channel ('c') or row ('r') offset when it has one entry per
 /// channel / row.
@@ -252,7 +246,7 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
   bool cores = false;
   for (const OffloadedLayer& l : plan.offloaded) {
     cores = cores || l.mode == "cores";
-    const TileKernel k = kernelOf(l.kernel);
+    const TileKernel k = tileKernelOfIntrinsic(l.kernel).value_or(TileKernel::QConv2d);
     const std::string type = descType(syms, k);
     if (!done.insert(type).second) continue;
     out += fmt::format(

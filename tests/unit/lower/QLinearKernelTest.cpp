@@ -10,7 +10,7 @@
 #include <cstring>
 #include <random>
 
-#include "TestGraphs.h"
+#include "../codegen/TestGraphs.h"
 #include "stowage/lower/KernelCall.h"
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
