@@ -292,7 +292,8 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
 }
 
 Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, const OffloadedLayer& layer, const CSymbols& syms,
-                                      const std::vector<std::string>& callOperands, const std::string& nextWeights) {
+                                      const std::vector<std::string>& callOperands, const std::string& nextWeights,
+                                      const KernelOverride* boardKernel) {
   const Node& node = g.nodes[static_cast<size_t>(layer.step)];
   const LayerShapeResult shape = layerShapeOf(g, node);
   if (!shape.shape) return makeError(fmt::format("node '{}'", node.name), "was offloaded but cannot be tiled: " + shape.whyNot);
@@ -367,7 +368,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   if (!engine) {
     for (const auto& def : defaultIntrinsics())
       if (def.intrinsic == tileKernelIntrinsic(k)) portable.args = def.args;
-    code.boardKernel = boardKernelFor(g, plan.board, layer.target, tileKernelFunction(k), firstTensorOf(s.call));
+    code.boardKernel = boardKernel;
     if (code.boardKernel) portable.name = code.boardKernel->function;
   }
   auto halves = [&](int op, const std::string& core) {
