@@ -1,6 +1,6 @@
 // report.json names the kernel and the kernel variant of each layer (docs/report.md): `stowage compile` of a one-layer
-// int8 model (TfliteTestModels.h) for a Cortex-M4, a Cortex-M55 and the host, and with `--kernels portable`, whose
-// firmware project then builds the kernels with STOWAGE_NO_SIMD.
+// int8 model (TfliteTestModels.h) for a Cortex-M4, a Cortex-M55, the host and a board with its own kernels, and with
+// `--kernels portable`, whose firmware project then builds the kernels with STOWAGE_NO_SIMD.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -66,6 +66,15 @@ TEST_F(ReportKernelVariant, HostLayerIsPortable) {
   const nlohmann::json layer = compileLayer("");
   EXPECT_EQ(layer.value("kernel", ""), "stowage_qfully_connected_s8");
   EXPECT_EQ(layer.value("kernel_variant", ""), "portable");
+}
+
+TEST_F(ReportKernelVariant, BoardKernelIsNamedWithItsFunction) {
+  // examples/boards/cortex-m7-kernels.toml replaces stowage_qfully_connected_s8 on its cpu (docs/kernels.md).
+  const nlohmann::json layer = compileLayer(board("cortex-m7-kernels.toml"));
+  EXPECT_EQ(layer.value("kernel", ""), "board_qfully_connected_s8");
+  EXPECT_EQ(layer.value("kernel_variant", ""), "board");
+  // --kernels portable leaves the board's kernels out and turns off the Cortex-M7's DSP path too.
+  EXPECT_EQ(compileLayer(board("cortex-m7-kernels.toml") + " --kernels portable").value("kernel_variant", ""), "portable");
 }
 
 TEST_F(ReportKernelVariant, KernelsPortableOnCortexM4IsPortableInTheReportAndTheBuild) {
