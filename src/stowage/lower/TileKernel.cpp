@@ -28,29 +28,7 @@ const char* tileKernelIntrinsic(TileKernel k) {
   return "";
 }
 
-const char* tileKernelFunction(TileKernel k) {
-  switch (k) {
-    case TileKernel::QConv2d: return "stowage_qconv2d_s8";
-    case TileKernel::QDepthwiseConv2d: return "stowage_qdepthwise_conv2d_s8";
-    case TileKernel::QFullyConnected: return "stowage_qfully_connected_s8";
-    case TileKernel::Conv2dF32: return "stowage_conv2d_f32";
-    case TileKernel::GemmF32: return "stowage_gemm_f32";
-    case TileKernel::MatMulF32: return "stowage_matmul_f32";
-    case TileKernel::QLinearConv: return "stowage_qlinear_conv";
-    case TileKernel::ConvInteger: return "stowage_conv_integer";
-    case TileKernel::QLinearMatMul: return "stowage_qlinear_matmul";
-    case TileKernel::MatMulInteger: return "stowage_matmul_integer";
-    case TileKernel::AddF32: return "stowage_add_f32";
-    case TileKernel::QAddS8: return "stowage_qadd_s8";
-    case TileKernel::AvgPoolF32: return "stowage_avgpool2d_f32";
-    case TileKernel::MaxPoolF32: return "stowage_maxpool2d_f32";
-    case TileKernel::QAvgPoolS8: return "stowage_qavgpool2d_s8";
-    case TileKernel::QMaxPoolS8: return "stowage_qmaxpool2d_s8";
-    case TileKernel::GlobalAvgPoolF32: return "stowage_global_avgpool2d_f32";
-    case TileKernel::GlobalMaxPoolF32: return "stowage_global_maxpool2d_f32";
-  }
-  return "";
-}
+std::string tileKernelFunction(TileKernel k) { return std::string("stowage_") + tileKernelIntrinsic(k); }
 
 bool isGlobalPool(TileKernel k) { return k == TileKernel::GlobalAvgPoolF32 || k == TileKernel::GlobalMaxPoolF32; }
 

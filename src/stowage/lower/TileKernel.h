@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace stowage {
@@ -44,8 +45,8 @@ inline constexpr TileKernel kAllTileKernels[] = {TileKernel::QConv2d,     TileKe
 /// "qlinear_conv", "conv_integer", "qlinear_matmul", "matmul_integer", "add_f32", "qadd_s8", "avgpool2d_f32",
 /// "maxpool2d_f32", "qavgpool2d_s8", "qmaxpool2d_s8", "global_avgpool2d_f32", "global_maxpool2d_f32".
 const char* tileKernelIntrinsic(TileKernel k);
-/// The portable kernel: "stowage_qconv2d_s8", ...
-const char* tileKernelFunction(TileKernel k);
+/// The portable kernel its tiles call on an accelerator's cores: "stowage_" + the intrinsic ("stowage_qconv2d_s8", ...).
+std::string tileKernelFunction(TileKernel k);
 /// The parameter struct: "stowage_qconv_params", ...
 const char* tileKernelParamsType(TileKernel k);
 /// The engine data type the kernel needs (a board's `engine_dtypes`): "int8" (int8 and uint8 operands) or "float32".
