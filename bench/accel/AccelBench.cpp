@@ -4,8 +4,10 @@
 // tiles), the same layer with --no-double-buffer, and ResNet-8's conv layers on each cluster board with 1 core
 // against 4, every model as a whole (all layers, CPU ones included) with and without Relu/Clip fusion and weight
 // prefetch, and for the layers above the ratio target the tiling space the tile search saw (what meeting the target
-// would cost). Prints markdown tables for bench/RESULTS.md ("## Accelerators").
-// A plain executable: built by `make build`, not run by ctest. Usage: stowage_bench_accel [SHARED_DIR].
+// would cost). First, every model as a whole against the whole-model bound (tile/WholeModelCycles.h), the MLPerf
+// Tiny int8 models KWS, VWW and ToyCar included. Prints markdown tables for bench/RESULTS.md ("## Accelerators").
+// A plain executable: built by `make build`, not run by ctest.
+// Usage: stowage_bench_accel [--whole-model] [SHARED_DIR] (--whole-model: the first table only).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -25,6 +27,7 @@
 #include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"
 #include "stowage/tile/WeightPrefetch.h"
+#include "stowage/tile/WholeModelCycles.h"
 #include "stowage/zoo/ZooGraph.h"
 #include "stowage/zoo/ZooModels.h"
 
@@ -232,6 +235,46 @@ Result<ModelCycles> measureModel(const ModelCase& m, const Board& board, bool fu
   return c;
 }
 
+/// A whole model against its bound: the simulator's cycles and DMA bytes, the compiler's estimate and bound.
+struct WholeModelRow {
+  uint64_t simulated = 0, simulatedCpu = 0, simulatedDmaBytes = 0;
+  WholeModelCycles compiler;
+  /// The CPU layers plus, over the offloaded layers as tiled, the busiest core's (engine's) compute (layerBounds), and
+  /// plus each layer's max(compute, DMA) bound: what running the layers one after another with these tiles costs at
+  /// the least.
+  uint64_t tiledCompute = 0, layerByLayer = 0;
+  size_t offloaded = 0, layers = 0;
+  double ratio() const { return compiler.bound > 0 ? static_cast<double>(simulated) / static_cast<double>(compiler.bound) : 0.0; }
+};
+
+Result<WholeModelRow> measureWholeModel(const ModelCase& m, const Board& board) {
+  STOWAGE_ASSIGN_OR_RETURN(SimulatedRun simulated, compileAndSimulate(m, board, true, true));
+  const CompileResult& compiled = simulated.compiled;
+  WholeModelRow r;
+  r.simulated = simulated.sim.totalCycles();
+  if (r.simulated == 0) return makeError(m.label, "the simulator printed no total");
+  r.simulatedDmaBytes = simulated.sim.dmaBytes();
+  const std::set<std::string> offloaded = offloadedNames(compiled);
+  for (const auto& span : simulated.sim.layerSpans())
+    if (offloaded.count(span.first) == 0) r.simulatedCpu += span.second;
+  r.compiler = wholeModelCycles(compiled.graph, compiled.plan);
+  r.tiledCompute = r.layerByLayer = r.compiler.cpuCycles;
+  for (size_t i = 0; i < compiled.plan.offloaded.size(); ++i) {
+    const LayerBounds b = offloadedLayerBounds(compiled.graph, compiled.plan.board, compiled.plan.offloaded, i);
+    r.tiledCompute += b.compute;
+    r.layerByLayer += std::max(b.compute, b.dma);
+  }
+  r.offloaded = compiled.plan.offloaded.size();
+  r.layers = compiled.graph.nodes.size();
+  return r;
+}
+
+/// The MLPerf Tiny int8 models besides ResNet-8 (file under SHARED_DIR/models/mlperf-tiny, label).
+const std::vector<std::pair<std::string, std::string>> kMoreMlperfTiny = {
+    {"kws_ref_model.tflite", "MLPerf Tiny KWS DS-CNN int8"},
+    {"vww_96_int8.tflite", "MLPerf Tiny VWW int8"},
+    {"model_ToyCar_quant_fullint_micro.tflite", "MLPerf Tiny ToyCar AD int8"}};
+
 /// One tiling the tile search tried for a layer (TileSearchObserver), standalone (no weights across layers): its
 /// estimate against its own bounds.
 struct SearchedTiling {
@@ -343,7 +386,12 @@ bool isConv(const Node& n) { return n.op == OpKind::Conv || n.op == OpKind::QCon
 }  // namespace
 
 int main(int argc, char** argv) {
-  const fs::path shared = argc > 1 ? fs::path(argv[1]) : fs::path(STOWAGE_SHARED_DIR);
+  fs::path shared = STOWAGE_SHARED_DIR;
+  bool wholeModelOnly = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--whole-model") wholeModelOnly = true;
+    else shared = argv[i];
+  }
   std::vector<ModelCase> models;
   for (const zoo::ZooModelInfo& info : zoo::zooModels()) {
     auto graph = zoo::zooGraph(info.name, 1);
@@ -382,6 +430,54 @@ int main(int argc, char** argv) {
     }
     boards.emplace(b, std::move(*board));
   }
+
+  // Table 0: every model as a whole against the whole-model bound; the other MLPerf Tiny int8 models join here.
+  std::vector<ModelCase> wholeModels;
+  for (const ModelCase& m : models) wholeModels.push_back(ModelCase{m.label, m.graph, m.inputs});
+  for (const auto& [file, label] : kMoreMlperfTiny) {
+    const fs::path path = shared / "models/mlperf-tiny" / file;
+    if (!fs::exists(path)) {
+      std::printf("(skipped %s: %s not found)\n\n", label.c_str(), path.string().c_str());
+      continue;
+    }
+    auto graph = importTfliteFile(path.string());
+    if (!graph.ok()) {
+      std::fprintf(stderr, "%s\n", graph.error().render().c_str());
+      return 2;
+    }
+    ModelCase m{label, std::move(*graph), {}};
+    m.inputs = deterministicInputs(m.graph);
+    wholeModels.push_back(std::move(m));
+  }
+  std::printf("Whole models against the whole-model bound (docs/accelerators.md, \"Whole-model bound\"):\n\n");
+  std::printf("| model | board | layers (offloaded) | simulated | bound | set by | ratio | CPU layers | tiled compute | layer by "
+              "layer | DMA bytes moved | DMA bytes at least | moved / least |\n|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  int wholeOver = 0, wholeRows = 0, wholeOff = 0;
+  for (const ModelCase& m : wholeModels)
+    for (const std::string& b : kBoards) {
+      auto row = measureWholeModel(m, boards.at(b));
+      if (!row.ok()) {
+        std::printf("| %s | %s | does not compile: %s |||||||||\n", m.label.c_str(), b.c_str(), row.error().message.c_str());
+        continue;
+      }
+      const WholeModelRow& r = *row;
+      const uint64_t least = r.compiler.dmaBytesMinimum.total();
+      ++wholeRows;
+      if (r.ratio() > kRatioTarget) ++wholeOver;
+      const bool off = r.simulated != r.compiler.estimate || r.simulatedCpu != r.compiler.cpuCycles;
+      if (off) ++wholeOff;
+      std::printf("| %s | %s | %zu (%zu) | %s%s | %s | %s | %.3f%s | %s | %s | %s | %s | %s | %s |\n", m.label.c_str(), b.c_str(), r.layers,
+                  r.offloaded, num(r.simulated).c_str(), off ? fmt::format(" (estimate {})", num(r.compiler.estimate)).c_str() : "",
+                  num(r.compiler.bound).c_str(), r.compiler.boundUnit.c_str(), r.ratio(), r.ratio() > kRatioTarget ? " **" : "",
+                  num(r.simulatedCpu).c_str(), num(r.tiledCompute).c_str(), num(r.layerByLayer).c_str(), num(r.simulatedDmaBytes).c_str(),
+                  num(least).c_str(),
+                  least > 0 ? fmt::format("{:.2f}", static_cast<double>(r.simulatedDmaBytes) / static_cast<double>(least)).c_str() : "-");
+      std::fflush(stdout);
+    }
+  std::printf("\n%d model / board pairs; %d above the %.2f target (marked **); %d where the simulator differs from the "
+              "compiler's whole-model estimate\n\n",
+              wholeRows, wholeOver, kRatioTarget, wholeOff);
+  if (wholeModelOnly) return 0;
 
   // Table 1: every offloaded layer, double-buffered against the bounds and against one buffer per tile.
   std::printf("| model | board | layer | mode | tiles (rows x ch, cores) | compute bound | DMA bound | simulated | ratio | "

@@ -92,8 +92,10 @@ void stowage_sim_dma(int target, int channels, double bytes_per_cycle, double se
 void stowage_sim_pool(const char* name, uintptr_t base, size_t bytes, size_t per_core_stride, int cores);
 /* The calling core spends `cycles` computing (a kernel the compiler costed); `what` names it in the trace. */
 void stowage_sim_compute(const char* what, uint64_t cycles);
-/* Marks the start and end of layer `name` (the simulator prints each layer's cycles). */
+/* Marks the start and end of layer `name` (the simulator prints each layer's cycles): an offloaded (tiled) layer
+ * begins with stowage_sim_layer_begin, a layer the CPU runs untiled with stowage_sim_cpu_layer_begin. */
 void stowage_sim_layer_begin(const char* name);
+void stowage_sim_cpu_layer_begin(const char* name);
 void stowage_sim_layer_end(const char* name);
 #define STOWAGE_SIM_COMPUTE(what, cycles) stowage_sim_compute((what), (uint64_t)(cycles))
 #else

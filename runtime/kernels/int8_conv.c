@@ -11,6 +11,14 @@
 #include "int8_dot.h"
 #include "int8_fixedpoint.h"
 
+/* The reference loops: the only kernels with STOWAGE_SMALL_KERNELS; otherwise fallbacks for shapes the fast paths do
+ * not take (grouped convolutions, dilated window rows, 2^31-element tensors), kept out of line and compiled for size. */
+#if !defined(STOWAGE_SMALL_KERNELS) && defined(__GNUC__)
+#define STOWAGE_FALLBACK __attribute__((cold, noinline))
+#else
+#define STOWAGE_FALLBACK
+#endif
+
 int32_t stowage_requantize_s32(int32_t acc, int32_t multiplier, int32_t shift) {
   return stowage_fx_requant(acc, multiplier, shift);
 }
@@ -18,7 +26,7 @@ int32_t stowage_requantize_s32(int32_t acc, int32_t multiplier, int32_t shift) {
 /* Output row `k` of `p->oh` in the kernel's row order: ascending, or descending with a negative row_band. */
 static int32_t row_at(const stowage_qconv_params* p, int32_t k) { return p->row_band < 0 ? p->oh - 1 - k : k; }
 
-static int8_t finish(int32_t acc, const int32_t* bias, const int32_t* multiplier, const int32_t* shift, int32_t ch,
+STOWAGE_FALLBACK static int8_t finish(int32_t acc, const int32_t* bias, const int32_t* multiplier, const int32_t* shift, int32_t ch,
                      int32_t per_channel, int32_t output_offset, int32_t act_min, int32_t act_max) {
   const int32_t q = per_channel ? ch : 0;
   if (bias != NULL) acc = stowage_fx_wrap((int64_t)acc + bias[ch]);
@@ -27,7 +35,7 @@ static int8_t finish(int32_t acc, const int32_t* bias, const int32_t* multiplier
   return (int8_t)stowage_fx_clamp(acc, act_min, act_max);
 }
 
-static void qconv2d_ref(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+STOWAGE_FALLBACK static void qconv2d_ref(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                         const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
   const int32_t groups = p->c / p->kc;
   const int32_t per_group = p->m / groups;
@@ -59,7 +67,7 @@ static void qconv2d_ref(const int8_t* x, const int8_t* w, const int32_t* bias, c
         }
 }
 
-static void qdepthwise_ref(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+STOWAGE_FALLBACK static void qdepthwise_ref(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
   const int64_t pixel_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m;
   int32_t b, k, oy, ox, ic, dm, fy, fx;
@@ -87,7 +95,7 @@ static void qdepthwise_ref(const int8_t* x, const int8_t* w, const int32_t* bias
           }
 }
 
-static void qfully_connected_ref(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+STOWAGE_FALLBACK static void qfully_connected_ref(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                  const int32_t* shift, int8_t* y, const stowage_qfc_params* p) {
   int32_t b, o, d;
   for (b = 0; b < p->batches; ++b)
@@ -105,8 +113,9 @@ static void qfully_connected_ref(const int8_t* x, const int8_t* w, const int32_t
 /* ---- Fast paths ---- */
 
 /* Requantizes an accumulator that holds the bias already, adds the output offset, clamps. */
-static inline int8_t out_s8(int32_t acc, const stowage_rq* q, int32_t output_offset, int32_t lo, int32_t hi) {
-  const int32_t v = (int32_t)((uint32_t)stowage_rq_apply(acc, q) + (uint32_t)output_offset);
+static inline int8_t out_s8(int32_t acc, const stowage_rq* q, int32_t output_offset, int32_t lo, int32_t hi, int narrow) {
+  const int32_t v =
+      (int32_t)((uint32_t)(narrow ? stowage_rq_apply_narrow(acc, q) : stowage_rq_apply(acc, q)) + (uint32_t)output_offset);
   return (int8_t)(v < lo ? lo : (v > hi ? hi : v));
 }
 
@@ -114,6 +123,25 @@ static inline int8_t out_s8(int32_t acc, const stowage_rq* q, int32_t output_off
 static inline int32_t folded_bias(const int32_t* bias, int32_t ch, int32_t input_offset, const int8_t* w, int32_t n) {
   const uint32_t b = bias != NULL ? (uint32_t)bias[ch] : 0u;
   return (int32_t)(b + (uint32_t)input_offset * (uint32_t)stowage_sum_s8(w, n));
+}
+
+/* Whether every accumulator of a layer stays in stowage_rq_apply_narrow's range for every channel's requantization: an
+ * accumulator is bias + sum over `taps` products (x + input_offset) * w, |x + input_offset| <= 128 + |input_offset| and
+ * |w| <= 128. nbias channels of bias (NULL: none), nq of multiplier/shift (1 for one quantization). */
+__attribute__((noinline)) static int acc_is_narrow(const int32_t* bias, int32_t nbias, const int32_t* shift, int32_t nq, int32_t input_offset, int64_t taps) {
+  const int64_t off = input_offset < 0 ? -(int64_t)input_offset : input_offset;
+  int64_t most = (128 + off) * 128 * taps, bound = INT64_MAX;
+  int32_t i, bias_max = 0;
+  for (i = 0; bias != NULL && i < nbias; ++i) {
+    const int32_t v = bias[i] < 0 ? (bias[i] == INT32_MIN ? INT32_MAX : -bias[i]) : bias[i];
+    if (v > bias_max) bias_max = v;
+  }
+  for (i = 0; i < nq; ++i) {
+    const int64_t b = stowage_rq_narrow_bound(shift[i]);
+    if (b < bound) bound = b;
+  }
+  most += bias_max;
+  return most <= bound;
 }
 
 /* First output index >= 0 whose window starts inside the input, and one past the last whose window ends inside. */
@@ -172,23 +200,29 @@ static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8
     n -= i;
   }
 #endif
-  if (q->left == 0 && q->right > 0) {
-    const int32_t mult = q->multiplier, right = q->right, mask = q->mask;
+  if (q->narrow && q->right > 0) {
+    /* stowage_rq_apply_narrow with its constants in registers, the rounding's -1 for negative values unconditional. */
+    const int32_t mult = q->multiplier, up = q->left + 1, right = q->right;
     const uint32_t half = (uint32_t)q->half;
     for (i = 0; i < n; ++i, y += stride) {
-      const int32_t x = (int32_t)(((int64_t)acc[i] * mult + ((int64_t)1 << 30)) >> 31);
-      int32_t v = (x >> right) + (int32_t)(((uint32_t)(x & mask) + half + (uint32_t)(x >> 31)) >> right);
+      const int32_t x = stowage_fx_smmulr((int32_t)((uint32_t)acc[i] << up), mult);
+      int32_t v = (int32_t)((uint32_t)x + half + (uint32_t)(x >> 31)) >> right;
       v = (int32_t)((uint32_t)v + (uint32_t)output_offset);
       *y = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
     }
     return;
   }
-  for (i = 0; i < n; ++i, y += stride) *y = out_s8(acc[i], q, output_offset, lo, hi);
+  for (i = 0; i < n; ++i, y += stride) *y = out_s8(acc[i], q, output_offset, lo, hi, 0);
 }
 
 /* Output channels whose zero-point correction a banded convolution computes once (the rest once per band): 256 bytes
  * of stack in the fast convolution and depthwise kernels. */
 #define STOWAGE_CORR_CACHE 64
+
+/* Window elements (kernel height x the multiple-of-4 part of kernel width x channels) up to which a convolution widens
+ * each filter pair once per band (4 bytes each on the stack: STOWAGE_CONV_FILTER_STACK_BYTES); larger windows take the
+ * byte-wise loop. */
+#define STOWAGE_CONV_WIDE_TAPS (STOWAGE_CONV_FILTER_STACK_BYTES / 4)
 
 /* Output rows per band (stowage_qconv_params.row_band): the whole output when the layer asks for no band order. */
 static int32_t row_band_of(const stowage_qconv_params* p) {
@@ -218,6 +252,12 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
   /* Bands visit every output channel once per band: the first channels' corrections are computed once. */
   const int32_t cached = band < p->oh ? (p->m < STOWAGE_CORR_CACHE ? p->m : STOWAGE_CORR_CACHE) : 0;
   int32_t corr_cache[STOWAGE_CORR_CACHE];
+  const int narrow = acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, K);
+#if defined(STOWAGE_DOT_WIDENED)
+  /* A filter pair widened once per band (every window row's multiple-of-4 part), for every interior pixel pair. */
+  int32_t ww[STOWAGE_CONV_WIDE_TAPS];
+  const int32_t seg4 = seg & ~3, widened = seg4 > 0 && kh * seg4 <= STOWAGE_CONV_WIDE_TAPS;
+#endif
   int32_t b, kb;
   for (oc = 0; oc < cached; ++oc) corr_cache[oc] = folded_bias(bias, oc, p->input_offset, w + (int32_t)oc * K, K);
   interior_range(p->oh, p->h, kh, p->stride_h, p->dil_h, p->pad_top, &oy_lo, &oy_hi);
@@ -232,11 +272,18 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
         const int8_t* w0 = w + (int32_t)oc * K;
         const int8_t* w1 = w + (int32_t)oc1 * K;
         const int32_t q0 = p->per_channel ? oc : 0, q1 = p->per_channel ? oc1 : 0;
-        const stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
+        stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
+        r0.narrow = r1.narrow = narrow;
         const int32_t b0 = bias != NULL ? bias[oc] : 0, b1 = bias != NULL ? bias[oc1] : 0;
         const int32_t corr0 = oc < cached ? corr_cache[oc] : folded_bias(bias, oc, p->input_offset, w0, K);
         const int32_t corr1 = oc1 < cached ? corr_cache[oc1] : folded_bias(bias, oc1, p->input_offset, w1, K);
         int32_t oy, ox0;
+#if defined(STOWAGE_DOT_WIDENED)
+        if (widened) {
+          int32_t fy;
+          for (fy = 0; fy < kh; ++fy) stowage_widen_pair(w0 + fy * seg, w1 + fy * seg, seg4, ww + fy * seg4);
+        }
+#endif
         for (oy = oy0; oy < oy_end; ++oy) {
           const int32_t iy0 = oy * p->stride_h - p->pad_top;
           const int32_t row_inside = oy >= oy_lo && oy < oy_hi;
@@ -253,7 +300,24 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
                 const int8_t* xa = x_row + ix0 * c;
                 acc[0] = acc[1] = corr0;
                 acc[2] = acc[3] = corr1;
-                dot_2x2_rows(xa, xa + step_bytes, w0, w1, seg, kh, krow_bytes, acc);
+#if defined(STOWAGE_DOT_WIDENED)
+                if (widened) {
+                  int32_t fy, e;
+                  for (fy = 0; fy < kh; ++fy) {
+                    const int8_t* xr = xa + fy * krow_bytes;
+                    const int8_t* w0r = w0 + fy * seg;
+                    const int8_t* w1r = w1 + fy * seg;
+                    stowage_dot_2x2_wfilters(xr, step_bytes, ww + fy * seg4, seg4, acc);
+                    for (e = seg4; e < seg; ++e) {
+                      acc[0] += xr[e] * w0r[e];
+                      acc[1] += xr[step_bytes + e] * w0r[e];
+                      acc[2] += xr[e] * w1r[e];
+                      acc[3] += xr[step_bytes + e] * w1r[e];
+                    }
+                  }
+                } else
+#endif
+                  dot_2x2_rows(xa, xa + step_bytes, w0, w1, seg, kh, krow_bytes, acc);
                 acc0[i] = acc[0];
                 acc0[i + 1] = acc[1];
                 acc1[i] = acc[2];
@@ -307,6 +371,7 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
   const int32_t per_chunk = per_chunk0 < STOWAGE_ROW_CHUNK ? per_chunk0 : STOWAGE_ROW_CHUNK;
   int8_t cols[STOWAGE_IM2COL_BYTES];
   int32_t acc0[STOWAGE_ROW_CHUNK], acc1[STOWAGE_ROW_CHUNK];
+  const int narrow = acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, K);
   int32_t b, k, ox0;
   for (b = 0; b < p->n; ++b)
     for (k = 0; k < p->oh; ++k) {
@@ -343,7 +408,8 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
           const int8_t* w0 = w + (int32_t)oc * K;
           const int8_t* w1 = w + (int32_t)oc1 * K;
           const int32_t q0 = p->per_channel ? oc : 0, q1 = p->per_channel ? oc1 : 0;
-          const stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
+          stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
+          r0.narrow = r1.narrow = narrow;
           const int32_t corr0 = folded_bias(bias, oc, p->input_offset, w0, K);
           const int32_t corr1 = folded_bias(bias, oc1, p->input_offset, w1, K);
           int8_t* yp = y_row + ox0 * pix_stride + oc;
@@ -370,6 +436,113 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
         }
       }
     }
+}
+
+/* Output channels a pointwise convolution requantizes at a time (the accumulators of two pixels wait on the stack). */
+#define STOWAGE_PW_CHUNK 32
+
+/* Input channels up to which a pointwise convolution widens each pixel pair's inputs once (stowage_widen_pair: 4 bytes
+ * per channel on the stack) for every filter pair; more take the byte-wise loop. */
+#define STOWAGE_PW_WIDE_K 128
+
+/* Output channels up to which a pointwise convolution keeps every channel's folded correction and two pixels' outputs
+ * on the stack (STOWAGE_POINTWISE_STACK_BYTES) and runs pixel pair after pixel pair (qconv2d_pointwise); wider layers
+ * take qconv2d_fast. */
+#define STOWAGE_PW_CHANNELS ((STOWAGE_POINTWISE_STACK_BYTES - 8 * STOWAGE_PW_CHUNK - 4 * STOWAGE_PW_WIDE_K) / 6)
+
+/* out_a[i], out_b[i] = the two pixels' accumulators acc_a[i], acc_b[i] requantized (narrow range) with channel i's
+ * multiplier and shift (one quantization when per_channel is 0), offset and clamped, for i < n. */
+static void requant_pair(const int32_t* acc_a, const int32_t* acc_b, int32_t n, const int32_t* multiplier,
+                         const int32_t* shift, int per_channel, int8_t* out_a, int8_t* out_b, int32_t output_offset,
+                         int32_t lo, int32_t hi) {
+  int32_t i, mult = multiplier[0], up = 0, right = 0, half = 0, neg = 0;
+  for (i = 0; i < n; ++i) {
+    int32_t x, v;
+    if (per_channel || i == 0) {
+      const int32_t s = shift[per_channel ? i : 0];
+      mult = multiplier[per_channel ? i : 0];
+      up = (s > 0 ? s : 0) + 1;
+      right = s < 0 ? -s : 0;
+      half = (int32_t)(((uint32_t)1 << right) >> 1);
+      neg = right > 0 ? -1 : 0;
+    }
+    x = stowage_fx_smmulr((int32_t)((uint32_t)acc_a[i] << up), mult);
+    v = ((int32_t)((uint32_t)x + (uint32_t)half + (uint32_t)((x >> 31) & neg)) >> right) + output_offset;
+    out_a[i] = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+    x = stowage_fx_smmulr((int32_t)((uint32_t)acc_b[i] << up), mult);
+    v = ((int32_t)((uint32_t)x + (uint32_t)half + (uint32_t)((x >> 31) & neg)) >> right) + output_offset;
+    out_b[i] = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+  }
+}
+
+/* Pointwise convolution (1x1, stride 1, unpadded) whose accumulators stay in the narrow requantization's range and
+ * whose output channels fit STOWAGE_PW_CHANNELS: every pixel of the batch is one long row, run two pixels at a time
+ * (ascending, or descending with a negative row_band), each pair through every pair of filters; the sums of
+ * STOWAGE_PW_CHUNK channels are requantized at a time into a two-pixel buffer that is copied out after the pair's last
+ * filter. Each pair's input is read in full before its outputs are written, in pixel order: finer than any band
+ * order, so an output placed over its input (plan/analysis/RowOverlap.h) is safe in every band, also for a pair
+ * whose pixels lie in two bands. */
+static void qconv2d_pointwise(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                              const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
+  const int32_t K = p->c, M = p->m, pixels = p->n * p->h * p->w;
+  const int32_t pix_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : M;
+  const int descending = p->row_band < 0, per_channel = p->per_channel;
+  int32_t corr[STOWAGE_PW_CHANNELS];
+  int32_t acc_a[STOWAGE_PW_CHUNK], acc_b[STOWAGE_PW_CHUNK];
+  int8_t out[2][STOWAGE_PW_CHANNELS];
+#if defined(STOWAGE_DOT_WIDENED)
+  int32_t xw[STOWAGE_PW_WIDE_K];
+  const int32_t K4 = K & ~3; /* at least 4, at most STOWAGE_PW_WIDE_K (pointwise_fits) */
+#endif
+  int32_t oc, k;
+  if (M <= 0 || M > STOWAGE_PW_CHANNELS) return;
+  for (oc = 0; oc < M; ++oc) corr[oc] = folded_bias(bias, oc, p->input_offset, w + oc * K, K);
+  for (k = 0; k < pixels; k += 2) {
+    const int32_t two_pixels = k + 1 < pixels;
+    /* The pair (pa, pa + 1): from the first pixels up, or from the last down; a lone last pixel is paired with itself
+     * and only its first copy is stored. */
+    const int32_t pa = descending ? (two_pixels ? pixels - 2 - k : 0) : k;
+    const int8_t* xa = x + pa * K;
+    const int32_t ystep = two_pixels ? K : 0;
+    int32_t oc0;
+#if defined(STOWAGE_DOT_WIDENED)
+    stowage_widen_pair(xa, xa + ystep, K4, xw);
+#endif
+    for (oc0 = 0; oc0 < M; oc0 += STOWAGE_PW_CHUNK) {
+      const int32_t n = M - oc0 < STOWAGE_PW_CHUNK ? M - oc0 : STOWAGE_PW_CHUNK;
+      const int8_t* w0 = w + oc0 * K;
+      int32_t i;
+      for (i = 0; i < n; i += 2, w0 += 2 * K) {
+        const int32_t two = i + 1 < n;
+        const int8_t* w1 = two ? w0 + K : w0;
+        int32_t acc[4];
+        acc[0] = acc[1] = corr[oc0 + i];
+        acc[2] = acc[3] = corr[oc0 + i + two];
+#if defined(STOWAGE_DOT_WIDENED)
+        {
+          int32_t e;
+          stowage_dot_2x2_widened(xw, w0, (int32_t)(w1 - w0), K4, acc);
+          for (e = K4; e < K; ++e) {
+            acc[0] += xa[e] * w0[e];
+            acc[1] += xa[ystep + e] * w0[e];
+            acc[2] += xa[e] * w1[e];
+            acc[3] += xa[ystep + e] * w1[e];
+          }
+        }
+#else
+        dot_2x2_rows(xa, xa + ystep, w0, w1, K, 1, 0, acc);
+#endif
+        acc_a[i] = acc[0];
+        acc_b[i] = acc[1];
+        acc_a[i + 1] = acc[2];
+        acc_b[i + 1] = acc[3];
+      }
+      requant_pair(acc_a, acc_b, n, multiplier + (per_channel ? oc0 : 0), shift + (per_channel ? oc0 : 0), per_channel,
+                   out[0] + oc0, out[1] + oc0, p->output_offset, p->act_min, p->act_max);
+    }
+    memcpy(y + pa * pix_stride, out[0], (size_t)M);
+    if (two_pixels) memcpy(y + (pa + 1) * pix_stride, out[1], (size_t)M);
+  }
 }
 
 #if defined(__GNUC__)
@@ -493,6 +666,7 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
   /* Bands visit every channel block once per band: the first channels' tap sums are computed once. */
   const int32_t cached = band < p->oh ? (c < STOWAGE_CORR_CACHE ? c : STOWAGE_CORR_CACHE) : 0;
   uint32_t sum_cache[STOWAGE_CORR_CACHE];
+  const int narrow = acc_is_narrow(bias, c, shift, p->per_channel ? c : 1, p->input_offset, taps);
   int32_t b, kb;
   for (ch0 = 0; ch0 < cached; ++ch0) {
     uint32_t s = 0;
@@ -522,6 +696,7 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
           bs[j] = bias != NULL ? bias[ch] : 0;
           corr[j] = (int32_t)((uint32_t)bs[j] + (uint32_t)p->input_offset * s);
           rq[j] = stowage_rq_make(multiplier[q], shift[q]);
+          rq[j].narrow = narrow;
         }
         for (oy = oy0; oy < oy_end; ++oy) {
           const int32_t iy0 = oy * p->stride_h - p->pad_top;
@@ -569,6 +744,12 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
       }
 }
 
+/* stowage_dot_1x2_offset out of line: inlined into the fully connected kernel, its loop found too few registers (with
+ * the DSP extension GCC spilled its pointers; Helium's version ran 23% more instructions inline on ToyCar). */
+__attribute__((noinline)) static void fc_dot_pair(const int8_t* x, const int8_t* w0, const int8_t* w1, int32_t k, int32_t offset, int32_t* acc) {
+  stowage_dot_1x2_offset(x, w0, w1, k, offset, acc);
+}
+
 /* Fully connected: output rows two at a time, the input offset added as the input is read. With one quantization for
  * every output, a chunk of outputs is requantized in one loop. */
 static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
@@ -576,8 +757,10 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
   const int32_t k = p->k;
   int32_t o, b;
   if (!p->per_channel) {
-    const stowage_rq r = stowage_rq_make(multiplier[0], shift[0]);
+    /* The narrow flag travels in r: one more register live across the dot products made GCC spill their pointers. */
+    stowage_rq r = stowage_rq_make(multiplier[0], shift[0]);
     int32_t accs[STOWAGE_ROW_CHUNK];
+    r.narrow = acc_is_narrow(bias, p->m, shift, 1, p->input_offset, k);
     for (b = 0; b < p->batches; ++b) {
       int32_t o0;
       for (o0 = 0; o0 < p->m; o0 += STOWAGE_ROW_CHUNK) {
@@ -588,7 +771,7 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
           int32_t acc[2];
           acc[0] = bias != NULL ? bias[o0 + i] : 0;
           acc[1] = bias != NULL ? bias[o1] : 0;
-          stowage_dot_1x2_offset(x + b * k, w + (o0 + i) * k, w + o1 * k, k, p->input_offset, acc);
+          fc_dot_pair(x + b * k, w + (o0 + i) * k, w + o1 * k, k, p->input_offset, acc);
           accs[i] = acc[0];
           if (i + 1 < n) accs[i + 1] = acc[1];
         }
@@ -597,6 +780,7 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
     }
     return;
   }
+  const int narrow = acc_is_narrow(bias, p->m, shift, p->m, p->input_offset, k);
   for (o = 0; o < p->m; o += 2) {
     const int32_t two = o + 1 < p->m;
     const int32_t o1 = two ? o + 1 : o;
@@ -605,9 +789,9 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
       int32_t acc[2];
       acc[0] = bias != NULL ? bias[o] : 0;
       acc[1] = bias != NULL ? bias[o1] : 0;
-      stowage_dot_1x2_offset(x + b * k, w + o * k, w + o1 * k, k, p->input_offset, acc);
-      y[b * p->m + o] = out_s8(acc[0], &r0, p->output_offset, p->act_min, p->act_max);
-      if (two) y[b * p->m + o1] = out_s8(acc[1], &r1, p->output_offset, p->act_min, p->act_max);
+      fc_dot_pair(x + b * k, w + o * k, w + o1 * k, k, p->input_offset, acc);
+      y[b * p->m + o] = out_s8(acc[0], &r0, p->output_offset, p->act_min, p->act_max, narrow);
+      if (two) y[b * p->m + o1] = out_s8(acc[1], &r1, p->output_offset, p->act_min, p->act_max, narrow);
     }
   }
 }
@@ -630,6 +814,20 @@ static int qconv_is_pointwise(const stowage_qconv_params* p) {
          p->oh == p->h && p->ow == p->w;
 }
 
+/* Whether a pointwise `p` runs through qconv2d_pointwise: its output channels fit the buffers, with the DSP extension
+ * its input channels too (4 to STOWAGE_PW_WIDE_K, widened per pixel pair). */
+static int pointwise_fits(const stowage_qconv_params* p) {
+#if defined(STOWAGE_DOT_WIDENED)
+  if (p->c < 4 || p->c > STOWAGE_PW_WIDE_K) return 0;
+#elif defined(STOWAGE_DOT_MVE)
+  /* Helium requantizes a whole row chunk of one channel four outputs at a time in qconv2d_fast; pixel pairs only paid
+   * where a band order cut the rows short and the dot products were long (on mps3-an547: KWS's 64-channel layers
+   * 15% fewer instructions, VWW's 8- and 32-channel ones 45% and 26% more). */
+  if (p->row_band == 0 || p->c < 64) return 0;
+#endif
+  return p->m <= STOWAGE_PW_CHANNELS;
+}
+
 /* Whether stowage_qconv2d_s8 runs `p` through the im2col buffer: a fast-path conv, not pointwise, whose window rows
  * are shorter than 16 bytes and whose two windows fit the buffer. */
 static int qconv_uses_im2col(const stowage_qconv_params* p) {
@@ -643,7 +841,10 @@ int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p) {
   (void)p;
   return 0;
 #else
-  return qconv_uses_im2col(p) ? STOWAGE_IM2COL_BYTES : 0;
+  if (!qconv_is_fast(p)) return 0;
+  if (qconv_is_pointwise(p)) return p->m <= STOWAGE_PW_CHANNELS && p->c <= STOWAGE_PW_WIDE_K ? STOWAGE_POINTWISE_STACK_BYTES : 0;
+  if (qconv_uses_im2col(p)) return STOWAGE_IM2COL_BYTES;
+  return (int64_t)p->kh * (p->kw * p->c & ~3) <= STOWAGE_CONV_WIDE_TAPS && p->kw * p->c >= 4 ? STOWAGE_CONV_FILTER_STACK_BYTES : 0;
 #endif
 }
 
@@ -652,6 +853,10 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
 #if !defined(STOWAGE_SMALL_KERNELS)
   if (qconv_is_fast(p)) {
     if (qconv_is_pointwise(p)) {
+      if (pointwise_fits(p) && acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, p->c)) {
+        qconv2d_pointwise(x, w, bias, multiplier, shift, y, p);
+        return;
+      }
       /* Inputs and outputs are both pixel after pixel: the batch is one row, or with a band order each band is one
        * row (a band that does not divide the rows keeps the rows as they are). */
       stowage_qconv_params flat = *p;

@@ -130,6 +130,148 @@ __attribute__((noinline)) static void stowage_dot_2x2_rows_dsp(const int8_t* xa,
 }
 #endif
 
+#if defined(STOWAGE_DOT_DSP) && !defined(STOWAGE_DOT_MVE)
+#define STOWAGE_DOT_WIDENED 1
+/* Two inputs' first n4 elements (n4 a multiple of 4) widened once for stowage_dot_2x2_widened: per 4 elements, four
+ * words: xa's bytes 0 and 2 as two halfwords (SXTB16), xa's bytes 1 and 3 (SXTB16 ROR 8), the same two of xb. A
+ * kernel widens a pair of output pixels' inputs once and runs every filter pair over them, so that only the filters
+ * are widened in the inner loop (CMSIS-NN's im2col to int16, interleaved for two pixels). */
+static inline void stowage_widen_pair(const int8_t* xa, const int8_t* xb, int32_t n4, int32_t* xw) {
+  int32_t i;
+  for (i = 0; i < n4; i += 4, xw += 4) {
+    const int32_t va = stowage_load4(xa + i), vb = stowage_load4(xb + i);
+    xw[0] = __sxtb16(va);
+    xw[1] = stowage_sxtb16_odd(va);
+    xw[2] = __sxtb16(vb);
+    xw[3] = stowage_sxtb16_odd(vb);
+  }
+}
+
+/* acc[0] += xa.w0, acc[1] += xb.w0, acc[2] += xa.w1, acc[3] += xb.w1 over n4 elements (a multiple of 4, at least 4),
+ * the inputs widened by stowage_widen_pair, w1 = w0 + wstep: 18 instructions per 16 multiply-accumulates in the
+ * hand-allocated loop (2 LDRD of the widened inputs, 2 filter words, 4 SXTB16, 8 SMLAD, 2 loop). */
+#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && defined(__OPTIMIZE__)
+__attribute__((noinline)) static void stowage_dot_2x2_widened(const int32_t* xw, const int8_t* w0, int32_t wstep, int32_t n4,
+                                                              int32_t* acc) {
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], x0, x1, x2, x3, t0, te;
+  const int32_t* xp = xw;
+  const int8_t* wp = w0;
+  const int8_t* end = w0 + n4;
+  const int32_t ws = wstep - 4;
+  __asm__ volatile(
+      "1:\n\t"
+      "ldrd   %[x0], %[x1], [%[xp]], #8\n\t"
+      "ldrd   %[x2], %[x3], [%[xp]], #8\n\t"
+      "ldr    %[t0], [%[wp]], #4\n\t"
+      "sxtb16 %[te], %[t0]\n\t"
+      "sxtb16 %[t0], %[t0], ror #8\n\t"
+      "smlad  %[a0], %[x0], %[te], %[a0]\n\t"
+      "smlad  %[a0], %[x1], %[t0], %[a0]\n\t"
+      "smlad  %[a1], %[x2], %[te], %[a1]\n\t"
+      "smlad  %[a1], %[x3], %[t0], %[a1]\n\t"
+      "ldr    %[t0], [%[wp], %[ws]]\n\t"
+      "sxtb16 %[te], %[t0]\n\t"
+      "sxtb16 %[t0], %[t0], ror #8\n\t"
+      "smlad  %[a2], %[x0], %[te], %[a2]\n\t"
+      "smlad  %[a2], %[x1], %[t0], %[a2]\n\t"
+      "smlad  %[a3], %[x2], %[te], %[a3]\n\t"
+      "smlad  %[a3], %[x3], %[t0], %[a3]\n\t"
+      "cmp    %[wp], %[end]\n\t"
+      "bne    1b\n\t"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [xp] "+r"(xp), [wp] "+r"(wp), [x0] "=&r"(x0),
+        [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [t0] "=&r"(t0), [te] "=&r"(te)
+      : [ws] "r"(ws), [end] "r"(end)
+      : "cc", "memory");
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
+
+/* acc[0] += xa.w0, acc[1] += xb.w0, acc[2] += xa.w1, acc[3] += xb.w1 over n4 elements (a multiple of 4, at least 4),
+ * xb = xa + ystep, the filters widened beforehand (stowage_widen_pair(w0, w1, ...): per 4 elements, w0's even and odd
+ * halfword pairs, then w1's): the filter pair is widened once and serves every pixel pair of a row. 18 instructions
+ * per 16 multiply-accumulates (2 input words, 4 SXTB16, 2 LDRD of the widened filters, 8 SMLAD, 2 loop). */
+__attribute__((noinline)) static void stowage_dot_2x2_wfilters(const int8_t* xa, int32_t ystep, const int32_t* ww,
+                                                               int32_t n4, int32_t* acc) {
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], xe, xo, ye, yo, we, wo;
+  const int8_t* xp = xa;
+  const int32_t* wp = ww;
+  const int8_t* end = xa + n4;
+  __asm__ volatile(
+      "1:\n\t"
+      "ldr    %[yo], [%[xp], %[ys]]\n\t"
+      "ldr    %[xo], [%[xp]], #4\n\t"
+      "sxtb16 %[ye], %[yo]\n\t"
+      "sxtb16 %[yo], %[yo], ror #8\n\t"
+      "sxtb16 %[xe], %[xo]\n\t"
+      "sxtb16 %[xo], %[xo], ror #8\n\t"
+      "ldrd   %[we], %[wo], [%[wp]], #8\n\t"
+      "smlad  %[a0], %[xe], %[we], %[a0]\n\t"
+      "smlad  %[a0], %[xo], %[wo], %[a0]\n\t"
+      "smlad  %[a1], %[ye], %[we], %[a1]\n\t"
+      "smlad  %[a1], %[yo], %[wo], %[a1]\n\t"
+      "ldrd   %[we], %[wo], [%[wp]], #8\n\t"
+      "smlad  %[a2], %[xe], %[we], %[a2]\n\t"
+      "smlad  %[a2], %[xo], %[wo], %[a2]\n\t"
+      "smlad  %[a3], %[ye], %[we], %[a3]\n\t"
+      "smlad  %[a3], %[yo], %[wo], %[a3]\n\t"
+      "cmp    %[xp], %[end]\n\t"
+      "bne    1b\n\t"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [xp] "+r"(xp), [wp] "+r"(wp), [xe] "=&r"(xe),
+        [xo] "=&r"(xo), [ye] "=&r"(ye), [yo] "=&r"(yo), [we] "=&r"(we), [wo] "=&r"(wo)
+      : [ys] "r"(ystep), [end] "r"(end)
+      : "cc", "memory");
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
+#else
+static inline void stowage_dot_2x2_widened(const int32_t* xw, const int8_t* w0, int32_t wstep, int32_t n4, int32_t* acc) {
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], i;
+  for (i = 0; i < n4; i += 4, xw += 4) {
+    int32_t w = stowage_load4(w0 + i), we = __sxtb16(w), wo = stowage_sxtb16_odd(w);
+    a0 = __smlad(xw[0], we, a0);
+    a0 = __smlad(xw[1], wo, a0);
+    a1 = __smlad(xw[2], we, a1);
+    a1 = __smlad(xw[3], wo, a1);
+    w = stowage_load4(w0 + wstep + i);
+    we = __sxtb16(w);
+    wo = stowage_sxtb16_odd(w);
+    a2 = __smlad(xw[0], we, a2);
+    a2 = __smlad(xw[1], wo, a2);
+    a3 = __smlad(xw[2], we, a3);
+    a3 = __smlad(xw[3], wo, a3);
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
+
+static inline void stowage_dot_2x2_wfilters(const int8_t* xa, int32_t ystep, const int32_t* ww, int32_t n4, int32_t* acc) {
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], i;
+  for (i = 0; i < n4; i += 4, ww += 4) {
+    const int32_t x = stowage_load4(xa + i), y = stowage_load4(xa + ystep + i);
+    const int32_t xe = __sxtb16(x), xo = stowage_sxtb16_odd(x), ye = __sxtb16(y), yo = stowage_sxtb16_odd(y);
+    a0 = __smlad(xe, ww[0], a0);
+    a0 = __smlad(xo, ww[1], a0);
+    a1 = __smlad(ye, ww[0], a1);
+    a1 = __smlad(yo, ww[1], a1);
+    a2 = __smlad(xe, ww[2], a2);
+    a2 = __smlad(xo, ww[3], a2);
+    a3 = __smlad(ye, ww[2], a3);
+    a3 = __smlad(yo, ww[3], a3);
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
+#endif
+#endif
+
 /* acc[0] += xa.w0, acc[1] += xb.w0, acc[2] += xa.w1, acc[3] += xb.w1 over n elements (Helium, C, or the DSP
  * extension in C; where the hand-allocated loop exists, int8_conv.c calls stowage_dot_2x2_rows_dsp instead). */
 static inline void stowage_dot_2x2(const int8_t* xa, const int8_t* xb, const int8_t* w0, const int8_t* w1, int32_t n,

@@ -26,6 +26,29 @@ static inline int8_t add_one(int32_t a, int32_t b, const stowage_qbinary_params*
   return (int8_t)stowage_fx_clamp(out, p->act_min, p->act_max);
 }
 
+/* add_one when binary_is_narrow holds: the three requantizations in their narrow form, the 20-bit left shift of the
+ * operands folded into the one before the rounding high multiply. */
+static inline int8_t add_one_narrow(int32_t a, int32_t b, const stowage_qbinary_params* p, const binary_rq* q, int subtract) {
+  const int32_t xa = stowage_fx_smmulr((int32_t)((uint32_t)(a + p->a_offset) << (p->left_shift + q->a.left + 1)), q->a.multiplier);
+  const int32_t xb = stowage_fx_smmulr((int32_t)((uint32_t)(b + p->b_offset) << (p->left_shift + q->b.left + 1)), q->b.multiplier);
+  const int32_t ra = (int32_t)((uint32_t)xa + (uint32_t)q->a.half + (uint32_t)((xa >> 31) & q->a.neg)) >> q->a.right;
+  const int32_t rb = (int32_t)((uint32_t)xb + (uint32_t)q->b.half + (uint32_t)((xb >> 31) & q->b.neg)) >> q->b.right;
+  const int32_t out = stowage_rq_apply_narrow(subtract ? ra - rb : ra + rb, &q->out) + p->output_offset;
+  return (int8_t)stowage_fx_clamp(out, p->act_min, p->act_max);
+}
+
+/* Whether every step of add_one stays in the narrow requantizations' range: |operand + offset| <= 128 + |offset|
+ * shifted by left_shift within each input's bound, the rescaled operands (at most their input times 2^shift for a
+ * positive shift, plus one for the rounding) summed within the output's. */
+static int binary_is_narrow(const stowage_qbinary_params* p) {
+  const int64_t ma = (int64_t)(128 + (p->a_offset < 0 ? -(int64_t)p->a_offset : p->a_offset)) << p->left_shift;
+  const int64_t mb = (int64_t)(128 + (p->b_offset < 0 ? -(int64_t)p->b_offset : p->b_offset)) << p->left_shift;
+  const int64_t ra = (ma << (p->a_shift > 0 ? p->a_shift : 0)) + 1, rb = (mb << (p->b_shift > 0 ? p->b_shift : 0)) + 1;
+  if (p->left_shift < 0 || p->left_shift > 30 || p->a_shift > 30 || p->b_shift > 30) return 0;
+  return ma <= stowage_rq_narrow_bound(p->a_shift) && mb <= stowage_rq_narrow_bound(p->b_shift) &&
+         ra + rb <= stowage_rq_narrow_bound(p->output_shift);
+}
+
 static inline int8_t mul_one(int32_t a, int32_t b, const stowage_qbinary_params* p, const binary_rq* q) {
   const int32_t prod = (a + p->a_offset) * (b + p->b_offset);
   const int32_t out = wrap_add(stowage_rq_apply(prod, &q->out), p->output_offset);
@@ -43,9 +66,11 @@ static void binary(const int8_t* a, const int8_t* b, int8_t* y, const stowage_qb
   const int32_t inner = p->rank > 0 ? p->shape[last] : 1;
   const int64_t as = p->rank > 0 ? p->a_stride[last] : 0, bs = p->rank > 0 ? p->b_stride[last] : 0;
   binary_rq q;
+  int narrow;
   q.a = stowage_rq_make(p->a_multiplier, p->a_shift);
   q.b = stowage_rq_make(p->b_multiplier, p->b_shift);
   q.out = stowage_rq_make(p->output_multiplier, p->output_shift);
+  narrow = (op == OP_ADD || op == OP_SUB) && binary_is_narrow(p);
   for (d = 0; d < last; ++d) {
     idx[d] = 0;
     rows *= p->shape[d];
@@ -58,10 +83,16 @@ static void binary(const int8_t* a, const int8_t* b, int8_t* y, const stowage_qb
     int32_t i;
     switch (op) {
       case OP_ADD:
-        for (i = 0; i < inner; ++i) yp[i] = add_one(ap[i * as], bp[i * bs], p, &q, 0);
+        if (narrow)
+          for (i = 0; i < inner; ++i) yp[i] = add_one_narrow(ap[i * as], bp[i * bs], p, &q, 0);
+        else
+          for (i = 0; i < inner; ++i) yp[i] = add_one(ap[i * as], bp[i * bs], p, &q, 0);
         break;
       case OP_SUB:
-        for (i = 0; i < inner; ++i) yp[i] = add_one(ap[i * as], bp[i * bs], p, &q, 1);
+        if (narrow)
+          for (i = 0; i < inner; ++i) yp[i] = add_one_narrow(ap[i * as], bp[i * bs], p, &q, 1);
+        else
+          for (i = 0; i < inner; ++i) yp[i] = add_one(ap[i * as], bp[i * bs], p, &q, 1);
         break;
       case OP_MUL:
         for (i = 0; i < inner; ++i) yp[i] = mul_one(ap[i * as], bp[i * bs], p, &q);

@@ -52,7 +52,8 @@ static inline int32_t stowage_fx_sat_shl(int32_t x, int e) {
  * >> e) with half = 2^(e-1): the second term is 1 exactly when the remainder exceeds gemmlowp's threshold (half for
  * negative x, half - 1 for the others); summed as unsigned, it stays below 2^32 for every e <= 31. */
 typedef struct {
-  int32_t multiplier, left, right, mask, half;
+  int32_t multiplier, left, right, mask, half, neg; /* neg: -1 with a right shift (stowage_rq_apply_narrow), else 0 */
+  int32_t narrow; /* set by a kernel that proved its accumulators within stowage_rq_narrow_bound: 0 from stowage_rq_make */
 } stowage_rq;
 
 static inline stowage_rq stowage_rq_make(int32_t multiplier, int32_t shift) {
@@ -62,6 +63,8 @@ static inline stowage_rq stowage_rq_make(int32_t multiplier, int32_t shift) {
   q.right = shift < 0 ? -shift : 0;
   q.mask = (int32_t)(((uint32_t)1 << q.right) - 1u);
   q.half = q.right > 0 ? (int32_t)((uint32_t)1 << (q.right - 1)) : 0;
+  q.neg = q.right > 0 ? -1 : 0;
+  q.narrow = 0;
   return q;
 }
 
@@ -71,6 +74,34 @@ static inline int32_t stowage_rq_apply(int32_t acc, const stowage_rq* q) {
   x = (int32_t)(((int64_t)acc * q->multiplier + ((int64_t)1 << 30)) >> 31);
   if (q->right == 0) return x;
   return (x >> q->right) + (int32_t)(((uint32_t)(x & q->mask) + (uint32_t)q->half + (uint32_t)(x >> 31)) >> q->right);
+}
+
+/* round(a * b / 2^32), ties up: one SMMULR on cores with the DSP extension, the 64-bit product elsewhere. */
+static inline int32_t stowage_fx_smmulr(int32_t a, int32_t b) {
+#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__)
+  int32_t r;
+  __asm__("smmulr %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+#else
+  return (int32_t)(((int64_t)a * b + ((int64_t)1 << 31)) >> 32);
+#endif
+}
+
+/* stowage_rq_apply for an accumulator with |acc| < 2^(30 - left) (stowage_rq_narrow_bound), in about six instructions:
+ * with acc * 2^(left + 1) exact in 32 bits, the doubling high multiply (acc * 2^left * m + 2^30) >> 31 is the rounding
+ * high multiply of acc * 2^(left + 1) by m; with |x| < 2^30, the rounding shift is (x + half - (x < 0)) >> right, with
+ * no overflow (ties away from zero as gemmlowp's RoundingDivideByPOT; `neg` is 0 when right is 0). Loops should pass
+ * a local copy of q: through a pointer, every int8 store may alias it and its fields are loaded again. */
+static inline int32_t stowage_rq_apply_narrow(int32_t acc, const stowage_rq* q) {
+  const int32_t x = stowage_fx_smmulr((int32_t)((uint32_t)acc << (q->left + 1)), q->multiplier);
+  return (int32_t)((uint32_t)x + (uint32_t)q->half + (uint32_t)((x >> 31) & q->neg)) >> q->right;
+}
+
+/* The largest |acc| stowage_rq_apply_narrow takes for a requantization with this shift: 2^(30 - left) - 1 (0 when the
+ * left shift is 30 or more). */
+static inline int64_t stowage_rq_narrow_bound(int32_t shift) {
+  const int32_t left = shift > 0 ? shift : 0;
+  return left >= 30 ? 0 : ((int64_t)1 << (30 - left)) - 1;
 }
 
 /* acc * multiplier * 2^shift, as TFLite's MultiplyByQuantizedMultiplier: a left shift (shift > 0) before the

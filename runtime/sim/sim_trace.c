@@ -1,6 +1,7 @@
-/* Host simulator trace: timed events per core, DMA channel and engine queue, collected in a fixed order and
- * written as a Chrome trace (trace.json: "traceEvents" of complete events, "ph":"X", one process per target and
- * one thread per track, named by metadata events; 1 microsecond in the viewer is 1 simulated cycle). Host code. */
+/* Host simulator trace: timed events per core, DMA channel and engine queue, collected in a fixed order, and the
+ * layer spans on two tracks of target 0 (CPU layers, offloaded layers), written as a Chrome trace (trace.json:
+ * "traceEvents" of complete events, "ph":"X", one process per target and one thread per track, named by metadata
+ * events; 1 microsecond in the viewer is 1 simulated cycle). Host code. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,10 +86,14 @@ static void write_string(FILE* f, const char* s) {
 
 static const char* const queue_names[SIM_QUEUES] = {"engine load (mvin)", "engine execute", "engine store (mvout)"};
 
+/* The layer tracks of target 0's process: spans of the layers the CPU runs untiled, and of the offloaded ones. */
+enum { SIM_TRACK_LAYERS = 3, TRACK_CPU_LAYERS = 20000, TRACK_OFFLOADED_LAYERS = 20001 };
+
 static void write_thread_name(FILE* f, int* first, int target, int track_type, int core, int lane) {
   char name[96];
-  const int tid = track_id(track_type, core, lane);
-  if (track_type == SIM_TRACK_ENGINE) snprintf(name, sizeof name, "%s", queue_names[lane]);
+  const int tid = track_type == SIM_TRACK_LAYERS ? (lane ? TRACK_CPU_LAYERS : TRACK_OFFLOADED_LAYERS) : track_id(track_type, core, lane);
+  if (track_type == SIM_TRACK_LAYERS) snprintf(name, sizeof name, "%s", lane ? "CPU layers" : "offloaded layers");
+  else if (track_type == SIM_TRACK_ENGINE) snprintf(name, sizeof name, "%s", queue_names[lane]);
   else if (track_type == SIM_TRACK_DMA) snprintf(name, sizeof name, "core %d DMA channel %d", core, lane);
   else snprintf(name, sizeof name, "core %d", core);
   fprintf(f, "%s\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":", *first ? "" : ",",
@@ -101,9 +106,9 @@ static void write_thread_name(FILE* f, int* first, int target, int track_type, i
 
 int stowage_sim_write_trace(const char* path) {
   FILE* f = fopen(path, "w");
-  size_t count = 0, i;
+  size_t count = 0, i, layers = stowage_sim_layer_count();
   sim_event* events;
-  int first = 1, t, k, ok;
+  int first = 1, t, k, ok, cpu_layers = 0, offloaded_layers = 0;
   if (f == NULL) {
     fprintf(stderr, "stowage sim: cannot create the trace file %s\n", path);
     return 0;
@@ -119,6 +124,7 @@ int stowage_sim_write_trace(const char* path) {
       if (sim_targets[t].core[k] != NULL && sim_targets[t].core[k]->used) used = 1;
     for (i = 0; i < count && !used; ++i)
       if (events[i].target == t) used = 1;
+    if (t == 0 && layers > 0u) used = 1;
     if (!used) continue;
     fprintf(f, "%s\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":", first ? "" : ",",
             t + 1);
@@ -136,6 +142,12 @@ int stowage_sim_write_trace(const char* path) {
                       e->core != events[i - 1].core || e->lane != events[i - 1].lane;
     if (fresh && e->track_type != SIM_TRACK_CORE) write_thread_name(f, &first, e->target, e->track_type, e->core, e->lane);
   }
+  for (i = 0; i < layers; ++i) {
+    if (stowage_sim_layer_on_cpu(i)) cpu_layers = 1;
+    else offloaded_layers = 1;
+  }
+  if (cpu_layers) write_thread_name(f, &first, 0, SIM_TRACK_LAYERS, 0, 1);
+  if (offloaded_layers) write_thread_name(f, &first, 0, SIM_TRACK_LAYERS, 0, 0);
   for (i = 0; i < count; ++i) {
     const sim_event* e = &events[i];
     static const char* const categories[] = {"compute", "dma", "wait"};
@@ -146,6 +158,15 @@ int stowage_sim_write_trace(const char* path) {
             (unsigned long long)(e->end - e->start));
     if (e->kind == SIM_KIND_DMA) fprintf(f, ",\"args\":{\"bytes\":%llu}", (unsigned long long)e->bytes);
     fputc('}', f);
+    first = 0;
+  }
+  /* Layer spans, in the order they began (the host thread runs them one after another). */
+  for (i = 0; i < layers; ++i) {
+    fprintf(f, "%s\n{\"name\":", first ? "" : ",");
+    write_string(f, stowage_sim_layer_name(i));
+    fprintf(f, ",\"cat\":\"layer\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%llu,\"dur\":%llu}",
+            stowage_sim_layer_on_cpu(i) ? TRACK_CPU_LAYERS : TRACK_OFFLOADED_LAYERS, (unsigned long long)stowage_sim_layer_start(i),
+            (unsigned long long)stowage_sim_layer_cycles(i));
     first = 0;
   }
   fputs("\n]}\n", f);

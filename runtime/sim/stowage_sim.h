@@ -61,14 +61,18 @@ uint64_t stowage_sim_engine_cycles(int dim, uint64_t m, uint64_t n, uint64_t k);
 /* The name a target was described with ("host" for an undescribed target 0). */
 const char* stowage_sim_target_name(int target);
 
-/* Layer spans: generated code calls stowage_sim_layer_begin / _end (host thread) around each offloaded layer;
- * a span is the host clock from its begin to its end (the layer's fence or join included). In order of begin. */
+/* Layer spans: generated code calls stowage_sim_layer_begin / _end (host thread) around each offloaded (tiled)
+ * layer and stowage_sim_cpu_layer_begin / _end around each layer the CPU runs untiled; a span is the host clock
+ * from its begin to its end (the layer's fence or join included). In order of begin. The trace draws them on two
+ * tracks of target 0's process, "CPU layers" and "offloaded layers" (category "layer"). */
 void stowage_sim_layer_begin(const char* name);
+void stowage_sim_cpu_layer_begin(const char* name);
 void stowage_sim_layer_end(const char* name);
 size_t stowage_sim_layer_count(void);
 const char* stowage_sim_layer_name(size_t i); /* NULL past the end */
 uint64_t stowage_sim_layer_start(size_t i);
 uint64_t stowage_sim_layer_cycles(size_t i);
+int stowage_sim_layer_on_cpu(size_t i); /* 1 for a stowage_sim_cpu_layer_begin span, else 0 (and past the end) */
 
 /* Human-readable statistics: total cycles, busy and stall cycles per core and engine queue, DMA bytes, overlap,
  * then one line per layer span ("  layer 'NAME': N cycles from S"). */

@@ -608,7 +608,7 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const LoweredP
     // (nothing on a device).
     const uint64_t cpuCycles =
         lowered.empty() || step >= plan.nodeTargets.size() ? 0 : cpuLayerCycles(g, n, plan, plan.nodeTargets[step]);
-    if (cpuCycles > 0) calls += fmt::format("#if defined(STOWAGE_HOST_SIM)\nstowage_sim_layer_begin(\"{}\");\n#endif\n", cStringText(n.name));
+    if (cpuCycles > 0) calls += fmt::format("#if defined(STOWAGE_HOST_SIM)\nstowage_sim_cpu_layer_begin(\"{}\");\n#endif\n", cStringText(n.name));
     for (size_t k = 0; k < lowered.size(); ++k) {
       const KernelCall& call = lowered[k];
       const std::string paramsName = fmt::format("{}_p{}", p, numCalls);

@@ -47,6 +47,12 @@ uint64_t HostSimReport::totalCycles() const {
   return at == std::string::npos ? 0 : std::stoull(stats.substr(at + key.size()));
 }
 
+uint64_t HostSimReport::dmaBytes() const {
+  const std::string key = "\n  DMA ";
+  const size_t at = stats.find(key);
+  return at == std::string::npos ? 0 : std::stoull(stats.substr(at + key.size()));
+}
+
 namespace fs = std::filesystem;
 
 namespace {

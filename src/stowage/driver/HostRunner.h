@@ -22,6 +22,9 @@ struct HostSimReport {
   std::vector<std::pair<std::string, uint64_t>> layerSpans() const;
   /// The run's total ("simulated: N cycles"), 0 when `stats` has none.
   uint64_t totalCycles() const;
+  /// Bytes the run's transfers moved (the "  DMA N bytes in M transfers" line: core DMA and engine mvin / mvout), 0
+  /// when `stats` has none.
+  uint64_t dmaBytes() const;
 };
 
 struct HostRunOptions {

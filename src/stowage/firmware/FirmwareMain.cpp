@@ -45,7 +45,20 @@ static void @p@_fw_print_value(int dtype, const void* data, size_t k) {
         stowage_fw_write("inf");
         return;
       }
-      scaled = (unsigned long long)((double)f * 1000000.0 + 0.5);
+      /* Without doubles (libgcc's soft double is about 1.5 KB of flash): below 2^24 the integer part and the fraction
+       * are exact floats, the fraction's 6 digits rounded half up from 32 fixed-point bits (as the double formula did,
+       * checked on a million random values); above 2^24 a float has no fraction. */
+      if (f >= 16777216.0f) {
+        /* f = hi * 2^32 + lo, both parts exact floats (a float to 64-bit conversion would bring libgcc's doubles) */
+        const uint32_t hi = (uint32_t)(f * 2.3283064365386963e-10f);
+        const uint32_t lo = (uint32_t)(f - (float)hi * 4294967296.0f);
+        scaled = (((unsigned long long)hi << 32) | lo) * 1000000u;
+      } else {
+        const uint32_t whole = (uint32_t)f;
+        const uint32_t q = (uint32_t)((f - (float)whole) * 4294967296.0f); /* the fraction in 0.32 fixed point */
+        const uint32_t micro = (uint32_t)(((unsigned long long)q * 1000000u + 0x80000000u) >> 32);
+        scaled = (unsigned long long)whole * 1000000u + micro;
+      }
       stowage_fw_write_u64(scaled / 1000000u);
       stowage_fw_write(".");
       {

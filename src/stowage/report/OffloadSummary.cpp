@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "stowage/tile/TileChoice.h"
+#include "stowage/tile/WholeModelCycles.h"
 
 namespace stowage {
 
@@ -27,6 +28,18 @@ std::string offloadSummary(const Graph& g, const ProgramPlan& plan) {
     total += l.totalCycles;
   }
   out += fmt::format("  estimated cycles of the offloaded layers: {}\n", total);
+  out += wholeModelText(wholeModelCycles(g, plan));
+  return out;
+}
+
+std::string wholeModelText(const WholeModelCycles& w) {
+  std::string out = fmt::format("whole model: estimated {} cycles ({} of them CPU layers), bound {} cycles set by {}, ratio {:.3f}\n",
+                                w.estimate, w.cpuCycles, w.bound, w.boundUnit, w.ratio());
+  for (const UnitBound& u : w.units)
+    out += fmt::format("  {}: at least {} cycles busy ({} with the CPU layers)\n", u.unit, u.offloadedCycles, u.cycles);
+  const MinimumDmaBytes& m = w.dmaBytesMinimum;
+  out += fmt::format("  DMA bytes: {} planned, at least {} (weights {}, graph inputs {}, graph outputs {}, other activations {})\n",
+                     w.dmaBytesPlanned, m.total(), m.weights, m.graphInputs, m.graphOutputs, m.activations);
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include "stowage/ir/Graph.h"
 #include "stowage/plan/ProgramPlan.h"
+#include "stowage/tile/WholeModelCycles.h"
 
 namespace stowage {
 
@@ -13,7 +14,11 @@ namespace stowage {
 /// for nullptr (a CPU step).
 std::string offloadText(const OffloadedLayer* layer);
 
-/// The text summary's table of offloaded layers ("" when none).
+/// The text summary's table of offloaded layers followed by wholeModelText ("" when none).
 std::string offloadSummary(const Graph& g, const ProgramPlan& plan);
+
+/// "whole model: estimated N cycles (C of them CPU layers), bound B cycles set by UNIT, ratio R", one line per unit
+/// (its least busy cycles, then with the CPU layers) and one of DMA bytes (planned against the least).
+std::string wholeModelText(const WholeModelCycles& w);
 
 }  // namespace stowage

@@ -10,6 +10,7 @@
 #include "stowage/ir/Op.h"
 #include "stowage/plan/CpuLayerCost.h"
 #include "stowage/plan/analysis/NodeTargets.h"
+#include "stowage/tile/WholeModelCycles.h"
 
 namespace stowage {
 
@@ -157,6 +158,22 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
     layers.push_back(std::move(j));
   }
   r["layers"] = std::move(layers);
+  // The whole model under the cost model: the estimate of one run and its bound (tile/WholeModelCycles.h).
+  const WholeModelCycles whole = wholeModelCycles(g, plan);
+  json units = json::array();
+  for (const UnitBound& u : whole.units)
+    units.push_back({{"unit", u.unit}, {"kind", u.kind}, {"target", u.target >= 0 ? json(board.targets[static_cast<size_t>(u.target)].name) : json(nullptr)},
+                     {"offloaded_cycles", u.offloadedCycles}, {"cycles", u.cycles}});
+  const MinimumDmaBytes& least = whole.dmaBytesMinimum;
+  r["whole_model"] = {{"estimated_cycles", whole.estimate},
+                      {"cpu_cycles", whole.cpuCycles},
+                      {"bound_cycles", whole.bound},
+                      {"bound_unit", whole.boundUnit},
+                      {"ratio", whole.ratio()},
+                      {"units", std::move(units)},
+                      {"dma_bytes", whole.dmaBytesPlanned},
+                      {"dma_bytes_minimum", {{"total", least.total()}, {"weights", least.weights}, {"graph_inputs", least.graphInputs},
+                                             {"graph_outputs", least.graphOutputs}, {"activations", least.activations}}}};
   r["kernel_stack_bytes"] = stackByStep.empty() ? 0 : *std::max_element(stackByStep.begin(), stackByStep.end());
   r["planner"] = {{"algorithm", plan.algorithm}, {"seconds", plan.seconds}};
   r["remarks"] = plan.remarks;

@@ -12,7 +12,7 @@
 #include <tuple>
 
 #include "stowage/lower/KernelCall.h"
-#include "stowage/plan/CpuLayerCost.h"
+#include "stowage/tile/WholeModelCycles.h"
 #include "stowage/plan/MemoryPlan.h"
 #include "stowage/tile/ResidentTensors.h"
 #include "stowage/tile/TileChoice.h"
@@ -572,12 +572,7 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
 
 void settlePrefetchArrivals(const Graph& g, ProgramPlan& plan) {
   if (std::none_of(plan.offloaded.begin(), plan.offloaded.end(), [](const OffloadedLayer& L) { return L.prefetchNext >= 0; })) return;
-  LayerTimeline timeline(g, plan.board, plan.offloaded, [&](size_t step) -> uint64_t {
-    const Node& n = g.nodes[step];
-    const auto lowered = lowerNode(g, n);
-    if (!lowered.ok() || lowered->empty() || step >= plan.nodeTargets.size()) return 0;
-    return cpuLayerCycles(g, n, plan, plan.nodeTargets[step]);
-  });
+  LayerTimeline timeline(g, plan.board, plan.offloaded, [&](size_t step) { return cpuStepCycles(g, plan, step); });
   timeline.apply(timeline.run().first);
 }
 

@@ -21,3 +21,12 @@ int32_t stowage_emu_rq_apply(int32_t acc, int32_t multiplier, int32_t shift) {
   const stowage_rq q = stowage_rq_make(multiplier, shift);
   return stowage_rq_apply(acc, &q);
 }
+
+int32_t stowage_emu_rq_apply_narrow(int32_t acc, int32_t multiplier, int32_t shift);
+int32_t stowage_emu_rq_apply_narrow(int32_t acc, int32_t multiplier, int32_t shift) {
+  const stowage_rq q = stowage_rq_make(multiplier, shift);
+  return stowage_rq_apply_narrow(acc, &q);
+}
+
+int64_t stowage_emu_rq_narrow_bound(int32_t shift);
+int64_t stowage_emu_rq_narrow_bound(int32_t shift) { return stowage_rq_narrow_bound(shift); }

@@ -4,7 +4,9 @@
 // DSP instructions emulated (Int8DspEmulation.c), and the cheap requantization against gemmlowp's literal steps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <vector>
 
@@ -19,6 +21,8 @@ void stowage_emu_dsp_qfully_connected_s8(const int8_t*, const int8_t*, const int
                                          int8_t*, const stowage_qfc_params*);
 int32_t stowage_emu_requant_gemmlowp(int32_t acc, int32_t multiplier, int32_t shift);
 int32_t stowage_emu_rq_apply(int32_t acc, int32_t multiplier, int32_t shift);
+int32_t stowage_emu_rq_apply_narrow(int32_t acc, int32_t multiplier, int32_t shift);
+int64_t stowage_emu_rq_narrow_bound(int32_t shift);
 }
 
 namespace stowage {
@@ -76,10 +80,13 @@ Drawn draw(std::mt19937& rng, bool depthwise) {
   for (auto& v : d.x) v = static_cast<int8_t>(s8(rng));
   d.w.resize(static_cast<size_t>(depthwise ? p.kh * p.kw * p.m : p.m * p.kh * p.kw * p.c));
   for (auto& v : d.w) v = static_cast<int8_t>(w8(rng));
+  // One draw in eight has a bias near 2^29 (accumulators outside the narrow requantization's range: the exact wide
+  // path), one in eight left shifts (positive exponents, as TFLite gives a scale ratio above 1).
+  const bool wide = pick(1, 8) == 1, left = pick(1, 8) == 1;
   for (int i = 0; i < p.m; ++i) {
-    d.bias.push_back(pick(-30000, 30000));
+    d.bias.push_back(wide ? pick(-(1 << 29), 1 << 29) : pick(-30000, 30000));
     d.mult.push_back((1 << 30) + pick(0, (1 << 30) - 1));
-    d.shift.push_back(-pick(5, 12));
+    d.shift.push_back(left ? pick(-1, 4) : -pick(5, 12));
   }
   // Half of the single-image draws ask for the band order of an overlapping layer (stowage_qconv_params.row_band),
   // ascending or descending.
@@ -136,16 +143,52 @@ TEST(Int8FastKernels, ConvOnRandomShapesMatchesDirectLoops) {
   }
 }
 
-TEST(Int8FastKernels, StackBytesNameTheIm2colBufferOfShortWindowRowsOnly) {
+// Pointwise layers take their own kernel (pixel pairs through every filter pair, inputs widened once per pair with the
+// DSP extension): channel counts around its limits (widened up to 128 input channels, buffered up to 213 output
+// channels), band orders, channel-slice outputs, and accumulators outside the narrow requantization's range.
+TEST(Int8FastKernels, PointwiseOnRandomShapesMatchesDirectLoops) {
+  std::mt19937 rng(505);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int t = 0; t < 150; ++t) {
+    Drawn d = draw(rng, false);
+    stowage_qconv_params& p = d.p;
+    p.kh = p.kw = p.stride_h = p.stride_w = p.dil_h = p.dil_w = 1;
+    p.pad_top = p.pad_left = 0;
+    p.oh = p.h;
+    p.ow = p.w;
+    p.c = p.kc = pick(1, 3) == 1 ? pick(120, 140) : pick(1, 70);
+    const int m = pick(1, 6) == 1 ? pick(205, 220) : pick(1, 40);
+    d.bias.resize(static_cast<size_t>(m), d.bias.empty() ? 0 : d.bias.back());
+    d.mult.resize(static_cast<size_t>(m), d.mult.back());
+    d.shift.resize(static_cast<size_t>(m), d.shift.back());
+    p.m = m;
+    if (p.out_pixel_stride > 0) p.out_pixel_stride = m + pick(1, 3);
+    if (p.row_band != 0) p.row_band = pick(1, p.oh) * (p.row_band > 0 ? 1 : -1);
+    d.x.resize(static_cast<size_t>(p.n * p.h * p.w * p.c));
+    for (auto& v : d.x) v = static_cast<int8_t>(pick(-128, 127));
+    d.w.resize(static_cast<size_t>(p.m * p.c));
+    for (auto& v : d.w) v = static_cast<int8_t>(pick(-127, 127));
+    expectSame(d, stowage_qconv2d_s8, "host", t);
+    expectSame(d, stowage_emu_dsp_qconv2d_s8, "dsp", t);
+  }
+}
+
+TEST(Int8FastKernels, StackBytesNameTheBuffersOfEachPath) {
   stowage_qconv_params p{};
   p.n = 1, p.h = p.w = p.oh = p.ow = 16, p.m = 8, p.kh = p.kw = 3, p.stride_h = p.stride_w = p.dil_h = p.dil_w = 1;
   p.pad_top = p.pad_left = 1;
   p.c = p.kc = 1;  // a first layer: 3-byte window rows
   EXPECT_EQ(stowage_qconv2d_s8_stack_bytes(&p), STOWAGE_IM2COL_BYTES);
-  p.c = p.kc = 16;  // 48-byte rows: the direct loops
+  p.c = p.kc = 16;  // 48-byte rows: the direct loops over a widened filter pair (3 x 48 = 144 window elements)
+  EXPECT_EQ(stowage_qconv2d_s8_stack_bytes(&p), STOWAGE_CONV_FILTER_STACK_BYTES);
+  p.c = p.kc = 160;  // 3 x 480 window elements: more than the widened pair holds, the byte-wise loop
   EXPECT_EQ(stowage_qconv2d_s8_stack_bytes(&p), 0);
-  p.c = p.kc = 1, p.kh = p.kw = 1, p.pad_top = p.pad_left = 0;  // pointwise: one long row, no copy
+  p.c = p.kc = 16;
+  p.c = p.kc = 1, p.kh = p.kw = 1, p.pad_top = p.pad_left = 0;  // pointwise: folded biases and two pixels' outputs
+  EXPECT_EQ(stowage_qconv2d_s8_stack_bytes(&p), STOWAGE_POINTWISE_STACK_BYTES);
+  p.m = 214;  // more channels than that buffer holds: the filter-pair loops, no buffer
   EXPECT_EQ(stowage_qconv2d_s8_stack_bytes(&p), 0);
+  p.m = 8;
   p.kh = p.kw = 3, p.pad_top = p.pad_left = 1, p.dil_w = 2;  // dilated across the row: the reference loops
   EXPECT_EQ(stowage_qconv2d_s8_stack_bytes(&p), 0);
 }
@@ -207,6 +250,23 @@ TEST(Int8FastKernels, CheapRequantizationEqualsTflitesDoubleRounding) {
     ASSERT_EQ(stowage_emu_requant_gemmlowp(a, m, s), stowage_requantize_s32(a, m, s)) << a << " " << m << " " << s;
     ASSERT_EQ(stowage_emu_rq_apply(a, m, s), stowage_requantize_s32(a, m, s)) << a << " " << m << " " << s;
   }
+  // The narrow form, on every accumulator within its bound: random ones, the bound itself, ties.
+  for (int i = 0; i < 200000; ++i) {
+    const int32_t m = mult(rng), s = i % 10 == 0 ? lshift(rng) : shift(rng);
+    const int64_t bound = stowage_emu_rq_narrow_bound(s);
+    const int32_t a = static_cast<int32_t>(std::uniform_int_distribution<int64_t>(-bound, bound)(rng));
+    ASSERT_EQ(stowage_emu_rq_apply_narrow(a, m, s), stowage_requantize_s32(a, m, s)) << a << " " << m << " " << s;
+  }
+  for (int32_t s : {0, -1, -2, -7, -31, 1, 3, 29}) {
+    const int32_t b = static_cast<int32_t>(stowage_emu_rq_narrow_bound(s));
+    EXPECT_EQ(stowage_emu_rq_narrow_bound(s), (int64_t{1} << (30 - std::max(s, 0))) - 1);
+    for (int32_t a : {b, -b, b - 1, -b + 1, 3, -3, 1, -1, 5, -5, 0})
+      for (int32_t m : {1 << 30, INT32_MAX, 0, 1518500250})
+        if (std::abs(int64_t{a}) <= b) {
+          EXPECT_EQ(stowage_emu_rq_apply_narrow(a, m, s), stowage_requantize_s32(a, m, s)) << a << " " << m << " " << s;
+        }
+  }
+  EXPECT_EQ(stowage_emu_rq_narrow_bound(30), 0);
   // Ties of the high multiply and of the shift, both signs, and a zero multiplier.
   for (int32_t a : {3, -3, 1, -1, 5, -5, INT32_MIN, INT32_MAX, 0})
     for (int32_t s : {0, -1, -2, -31, 1})

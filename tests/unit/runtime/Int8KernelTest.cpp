@@ -187,6 +187,41 @@ TEST(Int8Kernels, AddAndMulBroadcastInTfliteSteps) {
       }
 }
 
+// ADD and SUB on random quantizations: offsets, multipliers, input and output shifts (positive ones too) and left
+// shifts up to 30, so that both the narrow requantizations and TFLite's wrapping steps (too wide for them) run.
+TEST(Int8Kernels, AddAndSubOnRandomQuantizationsFollowTflitesSteps) {
+  std::mt19937 rng(71);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto wrap = [](int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); };
+  for (int t = 0; t < 400; ++t) {
+    const int n = pick(1, 40);
+    auto a = randomS8(n, 1000 + t), b = randomS8(n, 2000 + t);
+    stowage_qbinary_params p{};
+    p.rank = 1;
+    p.shape[0] = n, p.a_stride[0] = 1, p.b_stride[0] = 1;
+    p.a_offset = pick(-127, 128), p.b_offset = pick(-127, 128), p.output_offset = pick(-128, 127);
+    p.left_shift = t % 4 == 0 ? pick(0, 30) : 20;
+    p.a_multiplier = (1 << 30) + pick(0, (1 << 30) - 1), p.b_multiplier = (1 << 30) + pick(0, (1 << 30) - 1);
+    p.output_multiplier = (1 << 30) + pick(0, (1 << 30) - 1);
+    p.a_shift = t % 5 == 0 ? pick(1, 3) : -pick(0, 10), p.b_shift = -pick(0, 10);
+    p.output_shift = t % 7 == 0 ? pick(0, 2) : -pick(10, 24);
+    p.act_min = pick(-128, -20), p.act_max = pick(20, 127);
+    for (int subtract = 0; subtract < 2; ++subtract) {
+      std::vector<int8_t> y(static_cast<size_t>(n));
+      (subtract ? stowage_qsub_s8 : stowage_qadd_s8)(a.data(), b.data(), y.data(), &p);
+      for (int i = 0; i < n; ++i) {
+        const int32_t sa = wrap(int64_t{a[static_cast<size_t>(i)] + p.a_offset} * (int64_t{1} << p.left_shift));
+        const int32_t sb = wrap(int64_t{b[static_cast<size_t>(i)] + p.b_offset} * (int64_t{1} << p.left_shift));
+        const int32_t ra = refRequant(sa, p.a_multiplier, p.a_shift), rb = refRequant(sb, p.b_multiplier, p.b_shift);
+        const int32_t sum = wrap(subtract ? int64_t{ra} - rb : int64_t{ra} + rb);
+        const int32_t want = clampS8(wrap(int64_t{refRequant(sum, p.output_multiplier, p.output_shift)} + p.output_offset),
+                                     p.act_min, p.act_max);
+        ASSERT_EQ(y[static_cast<size_t>(i)], want) << "trial " << t << (subtract ? " sub" : " add") << " element " << i;
+      }
+    }
+  }
+}
+
 TEST(Int8Kernels, SoftmaxWithinOneStepOfFloatSoftmax) {
   // Input scale 0.1, beta 1: multiplier/left shift as TFLite derives them (0.1 * 2^26 -> Q0.31 * 2^shift).
   const double real = 0.1 * static_cast<double>(1 << 26);

@@ -57,9 +57,14 @@ std::string runProgram(const fs::path& path) {
   stowage_sim_pool("spad", spadBase, 2048, 0, 1);
   ClusterWork w;
   w.l1 = static_cast<uint8_t*>(STOWAGE_FIXED_ADDRESS(l1Base, 3 * 2048 + 1024));
+  stowage_sim_cpu_layer_begin("prologue");
   STOWAGE_SIM_COMPUTE("host prologue", 25);
+  stowage_sim_layer_end("prologue");
+  stowage_sim_layer_begin("cluster layer");
   stowage_run_on_cores(1, 4, clusterKernel, &w);
+  stowage_sim_layer_end("cluster layer");
   EXPECT_EQ(w.dst, w.src);
+  stowage_sim_layer_begin("engine layer");
   auto* spad = static_cast<float*>(STOWAGE_FIXED_ADDRESS(spadBase, 2048));
   std::vector<float> a(16 * 8, 1.0f), b(8 * 8, 0.5f), y(16 * 8);
   stowage_accel_mvin(a.data(), spad, 16, 32, 32);
@@ -72,6 +77,7 @@ std::string runProgram(const fs::path& path) {
   stowage_accel_gemm_f32(spad, spad + 128, nullptr, spad + 192, &p);
   stowage_accel_mvout(y.data(), spad + 192, 16, 32, 32);
   stowage_accel_fence();
+  stowage_sim_layer_end("engine layer");
   EXPECT_EQ(y, std::vector<float>(16 * 8, 4.0f));
   EXPECT_EQ(stowage_sim_write_trace(path.c_str()), 1);
   std::ifstream in(path);
@@ -112,6 +118,36 @@ TEST_F(SimTrace, ValidJsonWithNamedTracks) {
   for (const auto& track : tracksWithEvents) EXPECT_TRUE(threads.count(track)) << "unnamed track " << track.second;
   // Host prologue, 4 cores x (8 transfers + 4 computes + 8 DMA waits at most + barrier), 4 engine operations.
   EXPECT_GE(complete, 1 + 4 * 12 + 4);
+}
+
+TEST_F(SimTrace, LayersOnTracksOfTheirOwn) {
+  // CPU layers and offloaded layers each get a track of target 0's process, apart from the cores' compute and the DMA
+  // channels' transfers; each span runs from its begin to its end on the host clock.
+  const fs::path path = fs::temp_directory_path() / ("stowage_sim_trace_l_" + std::to_string(::getpid()) + ".json");
+  const nlohmann::json trace = nlohmann::json::parse(runProgram(path));
+  fs::remove(path);
+  std::map<int, std::string> hostThreads;
+  for (const auto& e : trace["traceEvents"])
+    if (e.at("ph") == "M" && e.at("name") == "thread_name" && e.at("pid") == 1) hostThreads[e.at("tid").get<int>()] = e.at("args").at("name").get<std::string>();
+  std::map<std::string, std::vector<std::string>> byTrack;  // track name -> event names
+  std::map<std::string, uint64_t> duration;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e.at("ph") != "X" || e.at("pid") != 1) continue;
+    const std::string track = hostThreads[e.at("tid").get<int>()];
+    byTrack[track].push_back(e.at("name").get<std::string>());
+    if (e.at("cat") == "layer") duration[e.at("name").get<std::string>()] = e.at("dur").get<uint64_t>();
+  }
+  EXPECT_EQ(byTrack["CPU layers"], (std::vector<std::string>{"prologue"}));
+  EXPECT_EQ(byTrack["offloaded layers"], (std::vector<std::string>{"cluster layer", "engine layer"}));
+  EXPECT_EQ(duration["prologue"], 25u);
+  ASSERT_EQ(stowage_sim_layer_count(), 3u);
+  EXPECT_EQ(stowage_sim_layer_on_cpu(0), 1);
+  EXPECT_EQ(stowage_sim_layer_on_cpu(1), 0);
+  EXPECT_EQ(duration["cluster layer"], stowage_sim_layer_cycles(1));
+  EXPECT_EQ(duration["engine layer"], stowage_sim_layer_cycles(2));
+  EXPECT_GT(stowage_sim_layer_cycles(2), 0u);
+  // The host core's own track keeps the compute and waits, not the spans.
+  for (const std::string& name : byTrack["core 0"]) EXPECT_NE(name, "prologue");
 }
 
 TEST_F(SimTrace, SameProgramSameTraceAndCycles) {

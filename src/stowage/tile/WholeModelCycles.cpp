@@ -1,0 +1,198 @@
+// A whole model's estimated cycles and its bound (see WholeModelCycles.h).
+#include "stowage/tile/WholeModelCycles.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "stowage/lower/KernelCall.h"
+#include "stowage/ir/Op.h"
+#include "stowage/plan/CpuLayerCost.h"
+#include "stowage/tile/CostModel.h"
+#include "stowage/tile/CpuStreaming.h"
+#include "stowage/tile/TileChoice.h"
+#include "stowage/tile/TileGeometry.h"
+#include "stowage/tile/TileProgram.h"
+
+namespace stowage {
+
+namespace {
+
+uint64_t ceilDiv(uint64_t a, uint64_t b) { return b == 0 ? a : (a + b - 1) / b; }
+
+/// One transfer of `bytes` bytes on `target`'s DMA: setup + ceil(bytes / rate).
+uint64_t transferCycles(const Target& target, uint64_t bytes) {
+  TileCopy copy;
+  copy.rows = 1;
+  copy.rowBytes = copy.stride = static_cast<size_t>(bytes);
+  return dmaCycles(target, copy);
+}
+
+/// Tensors seen through views: a Reshape's output is its input's bytes (the planner aliases it, or it is a copy
+/// the CPU makes: either way no transfer has to move it again), so a tensor and the views of it form one group.
+class ViewGroups {
+ public:
+  explicit ViewGroups(const Graph& g) : g_(g), producer_(g.producers()), readers_(g.tensors.size()) {
+    for (size_t step = 0; step < g.nodes.size(); ++step)
+      for (TensorId t : g.nodes[step].inputs)
+        if (t != kNoTensor) readers_[static_cast<size_t>(t)].push_back(static_cast<int>(step));
+    for (TensorId t : g.inputs) graphInput_.insert(t);
+    for (TensorId t : g.outputs) graphOutput_.insert(t);
+  }
+
+  /// The tensor whose bytes `t` views (itself when its producer is no view).
+  TensorId root(TensorId t) const {
+    for (int p = producer_[static_cast<size_t>(t)]; p >= 0 && isView(g_.nodes[static_cast<size_t>(p)]);
+         p = producer_[static_cast<size_t>(t)])
+      t = g_.nodes[static_cast<size_t>(p)].inputs[0];
+    return t;
+  }
+  int producer(TensorId t) const { return producer_[static_cast<size_t>(root(t))]; }
+  /// The steps that read the group of `t` other than through views, and whether the group holds a graph input or
+  /// output.
+  struct Uses {
+    std::vector<int> readers;
+    bool graphInput = false, graphOutput = false;
+  };
+  Uses uses(TensorId t) const {
+    Uses u;
+    std::vector<TensorId> group = {root(t)};
+    for (size_t k = 0; k < group.size(); ++k) {
+      const TensorId m = group[k];
+      u.graphInput = u.graphInput || graphInput_.count(m) != 0;
+      u.graphOutput = u.graphOutput || graphOutput_.count(m) != 0;
+      for (int r : readers_[static_cast<size_t>(m)]) {
+        const Node& n = g_.nodes[static_cast<size_t>(r)];
+        if (isView(n) && !n.outputs.empty() && n.outputs[0] != kNoTensor) group.push_back(n.outputs[0]);
+        else u.readers.push_back(r);
+      }
+    }
+    return u;
+  }
+
+ private:
+  static bool isView(const Node& n) { return n.op == OpKind::Reshape && !n.inputs.empty() && n.inputs[0] != kNoTensor; }
+  const Graph& g_;
+  std::vector<int> producer_;
+  std::vector<std::vector<int>> readers_;
+  std::set<TensorId> graphInput_, graphOutput_;
+};
+
+/// What one target that tiles layers needs at the least.
+struct TargetWork {
+  uint64_t compute = 0;                  ///< every tiled layer's compute as one tile, summed
+  std::set<TensorId> loads, stores;      ///< tensors (group roots) moved in / out once
+  uint64_t localCapacity = 0;            ///< bytes of the largest scratch pool of its tiled layers
+};
+
+}  // namespace
+
+uint64_t cpuStepCycles(const Graph& g, const ProgramPlan& plan, size_t step) {
+  if (step >= g.nodes.size() || step >= plan.nodeTargets.size() || plan.offloadedAt(static_cast<int>(step)) != nullptr) return 0;
+  const Node& n = g.nodes[step];
+  const auto lowered = lowerNode(g, n);
+  if (!lowered.ok() || lowered->empty()) return 0;
+  return cpuLayerCycles(g, n, plan, plan.nodeTargets[step]);
+}
+
+WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan) {
+  WholeModelCycles w;
+  const Board& board = plan.board;
+  for (size_t step = 0; step < g.nodes.size(); ++step) {
+    if (const OffloadedLayer* L = plan.offloadedAt(static_cast<int>(step))) {
+      w.estimate += L->totalCycles;
+      continue;
+    }
+    const uint64_t c = cpuStepCycles(g, plan, step);
+    w.cpuCycles += c;
+    w.estimate += c;
+  }
+
+  // Per target: its tiled layers' least compute, the bytes they move as planned, and their local pools.
+  std::map<int, TargetWork> work;
+  std::vector<std::optional<LayerShape>> shapeAt(g.nodes.size());
+  for (const OffloadedLayer& L : plan.offloaded) {
+    const Node& node = g.nodes[static_cast<size_t>(L.step)];
+    const Target& target = board.targets[static_cast<size_t>(L.target)];
+    shapeAt[static_cast<size_t>(L.step)] = layerShapeOf(g, node).shape;
+    const std::optional<LayerShape>& s = shapeAt[static_cast<size_t>(L.step)];
+    if (!s) continue;
+    TargetWork& t = work[L.target];
+    for (const TileDesc& tile : scheduleTiles(*s, s->rows, s->channels, 1, true).tiles) t.compute += tileComputeCycles(target, *s, tile);
+    for (const TileDesc& tile : offloadedSchedule(*s, L).tiles)
+      w.dmaBytesPlanned += (tile.loadX ? tile.x.bytes() : 0) + (tile.loadW ? tile.w.bytes() : 0) + (tile.storeY ? tile.y.bytes() : 0);
+    const std::vector<int> pools = target.kind == TargetKind::Cpu ? cpuStreamPools(board, L.target, node) : scratchPoolsFor(board, L.target, node);
+    for (int p : pools)
+      t.localCapacity = std::max<uint64_t>(t.localCapacity, board.pools[static_cast<size_t>(p)].sizeBytes.value_or(0));
+  }
+
+  // The bytes that must move: weights once, activations that leave their target or do not fit its local pools.
+  const ViewGroups groups(g);
+  auto targetOf = [&](int step) { return step >= 0 && static_cast<size_t>(step) < plan.nodeTargets.size() ? plan.nodeTargets[static_cast<size_t>(step)] : -1; };
+  auto staysLocal = [&](TensorId t, int target) {
+    const ViewGroups::Uses u = groups.uses(t);
+    if (u.graphInput || u.graphOutput || targetOf(groups.producer(t)) != target) return false;
+    if (std::any_of(u.readers.begin(), u.readers.end(), [&](int r) { return targetOf(r) != target; })) return false;
+    return g.tensor(groups.root(t)).byteSize() <= work.at(target).localCapacity;
+  };
+  for (const OffloadedLayer& L : plan.offloaded) {
+    const std::optional<LayerShape>& s = shapeAt[static_cast<size_t>(L.step)];
+    if (!s) continue;
+    TargetWork& t = work[L.target];
+    std::vector<TensorId> reads;
+    if (!s->call.inputs.empty()) reads.push_back(s->call.inputs[0]);
+    if (!isPoolTileKernel(s->kernel) && s->call.inputs.size() > 1) reads.push_back(s->call.inputs[1]);
+    for (TensorId in : reads) {
+      if (in == kNoTensor) continue;
+      if (g.tensor(in).isConstant()) {
+        if (t.loads.insert(in).second) w.dmaBytesMinimum.weights += g.tensor(in).byteSize();
+        continue;
+      }
+      if (staysLocal(in, L.target)) continue;
+      const TensorId root = groups.root(in);
+      if (!t.loads.insert(root).second) continue;
+      (groups.uses(root).graphInput ? w.dmaBytesMinimum.graphInputs : w.dmaBytesMinimum.activations) += g.tensor(root).byteSize();
+    }
+    const TensorId out = s->call.output;
+    if (out == kNoTensor || staysLocal(out, L.target)) continue;
+    const TensorId root = groups.root(out);
+    if (!t.stores.insert(root).second) continue;
+    (groups.uses(root).graphOutput ? w.dmaBytesMinimum.graphOutputs : w.dmaBytesMinimum.activations) += g.tensor(root).byteSize();
+  }
+
+  // The units, each busy at least its share of its target's work, plus the CPU layers.
+  auto add = [&](std::string unit, const char* kind, int target, uint64_t offloaded) {
+    w.units.push_back(UnitBound{std::move(unit), kind, target, offloaded, offloaded + w.cpuCycles});
+  };
+  for (const auto& [index, t] : work) {
+    const Target& target = board.targets[static_cast<size_t>(index)];
+    uint64_t loads = 0, stores = 0;
+    for (TensorId id : t.loads) loads += transferCycles(target, g.tensor(id).byteSize());
+    for (TensorId id : t.stores) stores += transferCycles(target, g.tensor(id).byteSize());
+    if (target.engineDim > 0) {
+      add(fmt::format("'{}' engine execute", target.name), "compute", index, t.compute);
+      add(fmt::format("'{}' engine load (mvin)", target.name), "dma", index, loads);
+      add(fmt::format("'{}' engine store (mvout)", target.name), "dma", index, stores);
+      continue;
+    }
+    // A CPU streams on one core (CpuStreaming.h); an accelerator's layers may use all of its cores.
+    const int cores = target.kind == TargetKind::Cpu ? 1 : std::max(1, target.cores);
+    const int queues = cores * std::max(1, target.dmaChannels);
+    add(cores == 1 ? fmt::format("'{}' core", target.name) : fmt::format("'{}' each of {} cores", target.name, cores), "compute", index,
+        ceilDiv(t.compute, static_cast<uint64_t>(cores)));
+    add(queues == 1 ? fmt::format("'{}' DMA channel", target.name) : fmt::format("'{}' DMA (each of {} channels)", target.name, queues), "dma",
+        index, ceilDiv(loads + stores, static_cast<uint64_t>(queues)));
+  }
+  if (w.units.empty()) add("cpu", "cpu", -1, 0);
+  for (const UnitBound& u : w.units)
+    if (u.cycles > w.bound || w.boundUnit.empty()) {
+      w.bound = u.cycles;
+      w.boundUnit = u.unit;
+    }
+  return w;
+}
+
+}  // namespace stowage

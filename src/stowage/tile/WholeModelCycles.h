@@ -1,0 +1,63 @@
+// A whole model's cycles under the cost model, after planning: the compiler's estimate of one run (every step as the
+// host simulator charges it) and the whole-model bound, the least busy time of the busiest unit (docs/accelerators.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "stowage/ir/Graph.h"
+#include "stowage/plan/ProgramPlan.h"
+
+namespace stowage {
+
+/// One unit of the board that offloaded work keeps busy: a target's matrix engine (its execute queue) or each of
+/// its cores, a DMA queue (an engine's load or store queue, or each of a target's cores x channels DMA channels).
+struct UnitBound {
+  std::string unit;             ///< "'gemmini' engine execute", "'hvx' each of 4 cores", "'hvx' DMA (each of 8 channels)", "cpu"
+  std::string kind;             ///< "compute" or "dma" ("cpu": the CPU layers alone, when nothing is offloaded)
+  int target = -1;              ///< index into Board::targets (-1 for "cpu", the CPU layers alone)
+  uint64_t offloadedCycles = 0; ///< the least busy cycles the model's offloaded work needs on this unit
+  uint64_t cycles = 0;          ///< offloadedCycles + the CPU layers' cycles (they run between offloaded layers)
+};
+
+/// The DMA bytes that must move at the least, summed over the targets that tile layers (each moved once, as one
+/// transfer per tensor and direction).
+struct MinimumDmaBytes {
+  uint64_t weights = 0;       ///< constant weight operands of tiled layers, loaded once per target
+  uint64_t graphInputs = 0;   ///< graph inputs read by tiled layers, loaded once
+  uint64_t graphOutputs = 0;  ///< graph outputs made by tiled layers, stored once
+  /// Activations that cross between a tiled layer and a layer on another target (stored by one, loaded by the other),
+  /// or that do not fit the local pools of their target (stored once and loaded once).
+  uint64_t activations = 0;
+  uint64_t total() const { return weights + graphInputs + graphOutputs + activations; }
+};
+
+struct WholeModelCycles {
+  /// The compiler's estimate of one run: the sum over steps of each offloaded layer's estimate (after
+  /// settlePrefetchArrivals) and each CPU step's cycles (cpuStepCycles). The simulator measures the same total.
+  uint64_t estimate = 0;
+  uint64_t cpuCycles = 0;        ///< the CPU steps' part of `estimate` (untiled layers on CPU targets)
+  std::vector<UnitBound> units;  ///< every unit offloaded work uses, board order; the CPU alone when none
+  uint64_t bound = 0;            ///< max over units of UnitBound::cycles
+  std::string boundUnit;         ///< the unit setting it (the first such unit in `units`)
+  uint64_t dmaBytesPlanned = 0;  ///< bytes the tiled layers' transfers move as planned (every tile's loads and stores)
+  MinimumDmaBytes dmaBytesMinimum;
+  double ratio() const { return bound > 0 ? static_cast<double>(estimate) / static_cast<double>(bound) : 0.0; }
+};
+
+/// Cycles the host simulator charges step `step` when a CPU runs it untiled: cpuLayerCycles of the node on its
+/// target (0 for a node that emits no kernel call, an offloaded step or a step past the plan's targets).
+uint64_t cpuStepCycles(const Graph& g, const ProgramPlan& plan, size_t step);
+
+/// The estimate and the whole-model bound of `g` as `plan` runs it. Per target that tiles layers (an accelerator, or a
+/// CPU streaming through its fast pool): compute = the sum over its tiled layers of the layer's compute as one tile
+/// (the least any tiling costs: engine ceil(N/dim) * ceil(K/dim) * (M + dim), cores ceil(MACs / macs_per_cycle)),
+/// divided evenly over the target's cores (ceil; a CPU streams on one core); DMA = one transfer per tensor and
+/// direction of the MinimumDmaBytes (setup + ceil(bytes / dma_bytes_per_cycle)), on an engine's load queue (loads) and
+/// store queue (stores), on cores divided evenly over every core's channels (ceil). An activation stays local (moves
+/// nothing) when it is no graph input or output, its producer and every reader (through views) run on the same
+/// target, and its bytes fit the largest scratch pool of that target's tiled layers. Each unit's bound adds cpuCycles.
+WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan);
+
+}  // namespace stowage
