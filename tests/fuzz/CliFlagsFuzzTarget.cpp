@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "FuzzTarget.h"
-#include "stowage/support/ShapeParse.h"
+#include "stowage/ir/ShapeParse.h"
 #include "stowage/target/Board.h"
 
 STOWAGE_FUZZ_TARGET(cli_flags) {

@@ -13,7 +13,7 @@
 #include "stowage/frontend/OnnxInspect.h"
 #include "stowage/frontend/TfliteImporter.h"
 #include "stowage/frontend/TfliteReader.h"
-#include "stowage/support/ShapeParse.h"
+#include "stowage/ir/ShapeParse.h"
 
 namespace stowage::cli {
 

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "stowage/io/TensorFile.h"
-#include "stowage/support/ShapeParse.h"
+#include "stowage/ir/ShapeParse.h"
 
 namespace stowage::cli {
 

@@ -11,19 +11,6 @@
 
 namespace stowage {
 
-TensorId firstTensorOf(const KernelCall& call) {
-  for (TensorId id : call.inputs)
-    if (id != kNoTensor) return id;
-  return kNoTensor;
-}
-
-const KernelOverride* boardKernelFor(const Graph& g, const Board& board, int target, const std::string& function,
-                                     TensorId firstTensor) {
-  if (board.kernels.empty() || target < 0 || static_cast<size_t>(target) >= board.targets.size() || firstTensor == kNoTensor)
-    return nullptr;
-  return board.findKernel(function, kernelDtypeName(g.tensor(firstTensor).dtype), board.targets[static_cast<size_t>(target)]);
-}
-
 BoardKernelCall boardKernelCall(const Graph& g, const Board& board, int step, int target, const KernelOverride& k) {
   BoardKernelCall c;
   c.step = step;

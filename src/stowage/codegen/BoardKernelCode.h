@@ -1,5 +1,5 @@
-// The C of a board's own kernels ([[kernels]], target/KernelOverride.h): which calls of the generated code go to a
-// board function instead of a portable kernel, and the #include lines and signature checks <name>.c starts with.
+// The C of a board's own kernels ([[kernels]], target/KernelOverride.h; which calls go to them is decided in
+// lower/KernelVariant.h): the record of each call, and the #include lines and signature checks <name>.c starts with.
 // Used by the C emitter and the tiled-layer emitter. Docs: docs/kernels.md.
 #pragma once
 
@@ -7,17 +7,11 @@
 #include <vector>
 
 #include "stowage/codegen/CEmitter.h"
-#include "stowage/codegen/KernelCall.h"
+#include "stowage/lower/KernelCall.h"
+#include "stowage/lower/KernelVariant.h"
 #include "stowage/plan/ProgramPlan.h"
 
 namespace stowage {
-
-/// The board kernel that replaces portable kernel `function` for a call whose first tensor argument is `firstTensor`,
-/// made by target `target` (Board::targets index), or null when the portable kernel is called.
-const KernelOverride* boardKernelFor(const Graph& g, const Board& board, int target, const std::string& function,
-                                     TensorId firstTensor);
-/// The first tensor a call reads (kNoTensor when it reads none).
-TensorId firstTensorOf(const KernelCall& call);
 
 /// Records that step `step` calls board kernel `k` (an element of board.kernels) in place of `kernel` on `target`.
 BoardKernelCall boardKernelCall(const Graph& g, const Board& board, int step, int target, const KernelOverride& k);

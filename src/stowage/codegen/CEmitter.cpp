@@ -9,13 +9,15 @@
 #include "stowage/codegen/BoardKernelCode.h"
 #include "stowage/codegen/CNames.h"
 #include "stowage/codegen/GuardCode.h"
-#include "stowage/codegen/KernelCall.h"
+#include "stowage/codegen/KernelParamsText.h"
+#include "stowage/lower/KernelCall.h"
+#include "stowage/lower/LowerProgram.h"
 #include "stowage/codegen/PositionalIo.h"
 #include "stowage/codegen/TiledLayerEmitter.h"
 #include "stowage/ir/Op.h"
 #include "stowage/plan/CpuLayerCost.h"
 #include "stowage/codegen/WeightsEmitter.h"
-#include "stowage/codegen/LoweringSupport.h"
+#include "stowage/lower/LoweringSupport.h"
 
 #ifndef STOWAGE_VERSION
 #define STOWAGE_VERSION "0.0.0"
@@ -542,6 +544,13 @@ Status checkEmitOptions(const Graph& g, const ProgramPlan& plan, const EmitOptio
 
 Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::string& name, const EmitOptions& options) {
   STOWAGE_TRY(validateModelName(name));
+  STOWAGE_ASSIGN_OR_RETURN(LoweredProgram program, lowerProgram(g, plan, kernelIsaFor(plan.board, false)));
+  return emitC(g, plan, program, name, options);
+}
+
+Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const LoweredProgram& program, const std::string& name,
+                         const EmitOptions& options) {
+  STOWAGE_TRY(validateModelName(name));
   STOWAGE_TRY(checkEmitOptions(g, plan, options));
   std::vector<std::string> poolNames;
   for (const MemoryPool& pool : plan.board.pools) poolNames.push_back(pool.name);
@@ -555,7 +564,7 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
   const std::vector<PoolCode> pools = poolCode(plan, syms, options.weights);
   SourceWriter writer(g, syms, plan, pools);
 
-  // Lower every node first: the parameter structs go at file scope, the calls inside <name>_run.
+  // Print every lowered node: the parameter structs go at file scope, the calls inside <name>_run.
   std::string params, calls;
   size_t numCalls = 0;
   std::vector<BoardKernelCall> boardCalls;
@@ -563,29 +572,8 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
   const GuardLayout guard = guardLayout(g, plan);
   for (size_t step = 0; step < g.nodes.size(); ++step) {
     const Node& n = g.nodes[step];
-    STOWAGE_ASSIGN_OR_RETURN(std::vector<KernelCall> lowered, lowerNode(g, n));
-    // An output planned as a strided Concat slice (analysis/Aliasing.h): the kernel writes pixels that far apart.
-    if (const PlacedBuffer* out = n.outputs.size() == 1 ? writer.bufferOf(n.outputs[0]) : nullptr;
-        out != nullptr && out->aliasRunBytes != 0) {
-      const size_t elem = dtypeSize(g.tensor(n.outputs[0]).dtype);
-      if (plan.offloadedAt(static_cast<int>(step)) != nullptr || lowered.size() != 1 || elem == 0 ||
-          out->aliasStrideBytes % elem != 0 || !setOutputPixelStride(lowered[0], static_cast<int64_t>(out->aliasStrideBytes / elem),
-                                                                       static_cast<int64_t>(out->aliasRunBytes / elem)))
-        return makeError(fmt::format("node '{}' ({})", n.name, opName(n.op)),
-                         fmt::format("its output '{}' is planned as a strided slice of '{}', but its kernel cannot write with "
-                                     "an output pixel stride here (an internal planner error)",
-                                     g.tensor(n.outputs[0]).name, g.tensor(out->aliasOf).name));
-    }
-    // An overlapping layer (plan/analysis/RowOverlap.h): its output shares bytes with its input as far as the
-    // kernel's band order allows, so the kernel must run in that order.
-    if (const PlacedBuffer* out = n.outputs.size() == 1 ? writer.bufferOf(n.outputs[0]) : nullptr;
-        out != nullptr && out->overlapsInput != kNoTensor && out->rowBand != 0) {
-      if (plan.offloadedAt(static_cast<int>(step)) != nullptr || lowered.size() != 1 || !setRowBand(lowered[0], out->rowBand))
-        return makeError(fmt::format("node '{}' ({})", n.name, opName(n.op)),
-                         fmt::format("its output '{}' is planned over its input in bands of {} rows, but its kernel cannot run "
-                                     "in that order here (an internal planner error)",
-                                     g.tensor(n.outputs[0]).name, out->rowBand));
-    }
+    const LoweredLayer& layer = program.layers[step];
+    const std::vector<KernelCall>& lowered = layer.calls;
     calls += fmt::format("\n/* step {}: node '{}' ({}) */\n", step, commentText(n.name), opName(n.op));
     calls += guardBeforeStep(g, plan, guard, static_cast<int>(step), p);
     if (const OffloadedLayer* off = plan.offloadedAt(static_cast<int>(step)); off != nullptr && lowered.size() == 1) {
@@ -601,12 +589,13 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
       // The weights of the next layer on the target, when this layer's cores load its first weight tiles.
       std::string nextWeights;
       if (off->prefetchNext >= 0) {
-        STOWAGE_ASSIGN_OR_RETURN(std::vector<KernelCall> nextLowered, lowerNode(g, g.nodes[static_cast<size_t>(off->prefetchNext)]));
+        const std::vector<KernelCall>& nextLowered = program.layers[static_cast<size_t>(off->prefetchNext)].calls;
         if (nextLowered.size() != 1 || nextLowered[0].inputs.size() < 2)
           return makeError(fmt::format("node '{}'", n.name), "prefetches the weights of a layer with no weights (an internal tiler error)");
         STOWAGE_ASSIGN_OR_RETURN(nextWeights, writer.pointer(nextLowered[0].inputs[1], true));
       }
-      STOWAGE_ASSIGN_OR_RETURN(TiledLayerCode tiled, emitTiledLayer(g, plan, *off, syms, operands, nextWeights));
+      STOWAGE_ASSIGN_OR_RETURN(TiledLayerCode tiled, emitTiledLayer(g, plan, *off, syms, operands, nextWeights,
+                                                                        layer.boardKernels.empty() ? nullptr : layer.boardKernels[0]));
       if (tiled.boardKernel) boardCalls.push_back(boardKernelCall(g, plan.board, static_cast<int>(step), off->target, *tiled.boardKernel));
       params += tiled.definitions;
       calls += tiled.statements;
@@ -629,7 +618,7 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const std::str
                               opName(n.op), type, paramsName, paramsInitializer(call));
       // A board kernel ([[kernels]]) for this call on the target running the node, else the portable kernel.
       const int target = step < plan.nodeTargets.size() ? plan.nodeTargets[step] : -1;
-      const KernelOverride* own = boardKernelFor(g, plan.board, target, kernelFunctionName(call), firstTensorOf(call));
+      const KernelOverride* own = layer.boardKernels[k];
       if (own) boardCalls.push_back(boardKernelCall(g, plan.board, static_cast<int>(step), target, *own));
       STOWAGE_ASSIGN_OR_RETURN(std::string stmt, writer.statement(call, paramsName, own ? own->function : ""));
       calls += stmt + "\n";

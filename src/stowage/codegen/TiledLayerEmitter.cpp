@@ -6,7 +6,8 @@
 #include <set>
 
 #include "stowage/codegen/BoardKernelCode.h"
-#include "stowage/codegen/KernelCall.h"
+#include "stowage/codegen/KernelParamsText.h"
+#include "stowage/lower/KernelCall.h"
 #include "stowage/tile/CostModel.h"
 #include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"
@@ -15,12 +16,6 @@
 namespace stowage {
 
 namespace {
-
-TileKernel kernelOf(const std::string& intrinsic) {
-  for (TileKernel k : kAllTileKernels)
-    if (intrinsic == tileKernelIntrinsic(k)) return k;
-  return TileKernel::QConv2d;
-}
 
 /// An operand of the compute call besides input, weights and output (bias, multipliers, scales, zero points, C):
 /// read in place in main memory, at the tile's channel ('c') or row ('r') offset when it has one entry per
@@ -251,7 +246,7 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
   bool cores = false;
   for (const OffloadedLayer& l : plan.offloaded) {
     cores = cores || l.mode == "cores";
-    const TileKernel k = kernelOf(l.kernel);
+    const TileKernel k = tileKernelOfIntrinsic(l.kernel).value_or(TileKernel::QConv2d);
     const std::string type = descType(syms, k);
     if (!done.insert(type).second) continue;
     out += fmt::format(
@@ -297,7 +292,8 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
 }
 
 Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, const OffloadedLayer& layer, const CSymbols& syms,
-                                      const std::vector<std::string>& callOperands, const std::string& nextWeights) {
+                                      const std::vector<std::string>& callOperands, const std::string& nextWeights,
+                                      const KernelOverride* boardKernel) {
   const Node& node = g.nodes[static_cast<size_t>(layer.step)];
   const LayerShapeResult shape = layerShapeOf(g, node);
   if (!shape.shape) return makeError(fmt::format("node '{}'", node.name), "was offloaded but cannot be tiled: " + shape.whyNot);
@@ -372,7 +368,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   if (!engine) {
     for (const auto& def : defaultIntrinsics())
       if (def.intrinsic == tileKernelIntrinsic(k)) portable.args = def.args;
-    code.boardKernel = boardKernelFor(g, plan.board, layer.target, tileKernelFunction(k), firstTensorOf(s.call));
+    code.boardKernel = boardKernel;
     if (code.boardKernel) portable.name = code.boardKernel->function;
   }
   auto halves = [&](int op, const std::string& core) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "stowage/codegen/CEmitter.h"
+#include "stowage/lower/LayerKernels.h"
 #include "stowage/ir/Graph.h"
 #include "stowage/plan/PlanProgram.h"
 #include "stowage/plan/ProgramPlan.h"
@@ -72,6 +73,8 @@ struct CompileResult {
   int64_t macs = 0;            ///< multiply-accumulates of one run (sum of macCount over nodes)
   size_t weightBytes = 0;      ///< bytes of constant data (the weights file's arrays)
   std::vector<std::string> remarks;  ///< what the compiler changed on its own (e.g. memories moved for an emulated machine)
+  KernelIsa kernelIsa;         ///< the instruction-set paths the runtime kernels are built with (the board's CPU, --kernels)
+  std::vector<LayerKernel> layerKernels;  ///< per step: the kernel each layer calls and its variant
 };
 
 /// The board of `options`: resolveBoard, then mapped onto `options.emulate` when set (remarks say what moved).

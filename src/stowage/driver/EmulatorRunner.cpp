@@ -127,6 +127,7 @@ Result<std::vector<Tensor>> runOnEmulator(const CompileResult& compiled, const s
   FirmwareProjectOptions projectOptions;
   projectOptions.runtimeDir = runtimeSourceDir();
   projectOptions.machine = &machine;
+  projectOptions.noSimd = compiled.kernelIsa.noSimd;
   STOWAGE_ASSIGN_OR_RETURN(FirmwareProject fw, makeFirmwareProject(compiled.graph, compiled.plan, compiled.code, compiled.name, projectOptions));
   const Toolchain& tc = fw.toolchain;
   STOWAGE_ASSIGN_OR_RETURN(std::string cc, findProgram(tc.compiler, tc.debianPackages));
@@ -143,6 +144,7 @@ Result<std::vector<Tensor>> runOnEmulator(const CompileResult& compiled, const s
   if (board.device->cpu.isa == IsaFamily::Arm && board.device->cpu.name == "cortex-m0plus")
     defines.push_back("-DSTOWAGE_FW_TRAP_UNALIGNED");
   if (options.profileLayers) defines.push_back("-DSTOWAGE_PROFILE_LAYERS");
+  for (const std::string& d : fw.modelDefines) defines.push_back("-D" + d);
   const fs::path objDir = dir / "obj";
   fs::create_directories(objDir);
   auto compileArgs = [&](const std::string& src, size_t index) {

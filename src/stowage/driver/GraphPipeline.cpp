@@ -150,7 +150,11 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
   r.plan.remarks.insert(r.plan.remarks.end(), fusionRemarks.begin(), fusionRemarks.end());
   if (reordered.changed) r.plan.remarks.push_back(reordered.remark);
   if (std::string hybrid = hybridLayersRemark(graph); !hybrid.empty()) r.plan.remarks.push_back(std::move(hybrid));
-  STOWAGE_ASSIGN_OR_RETURN(r.code, timeStage(timings, "emit-c", [&] { return emitC(graph, r.plan, options.name, emit); }));
+  // Which kernel and which variant of it each layer runs: the board's CPU (DSP, Helium), its [[kernels]], `--kernels`.
+  r.kernelIsa = kernelIsaFor(board, options.portableKernels);
+  STOWAGE_ASSIGN_OR_RETURN(LoweredProgram lowered, timeStage(timings, "lower-kernels", [&] { return lowerProgram(graph, r.plan, r.kernelIsa); }));
+  for (const LoweredLayer& layer : lowered.layers) r.layerKernels.push_back(layer.kernel);
+  STOWAGE_ASSIGN_OR_RETURN(r.code, timeStage(timings, "emit-c", [&] { return emitC(graph, r.plan, lowered, options.name, emit); }));
   // The board's own kernels the code calls: their files go beside the generated C, remarks say which layers call them.
   STOWAGE_TRY(timeStage(timings, "board-kernels", [&] { return attachBoardKernels(graph, r.plan, r.code); }));
 

@@ -181,6 +181,7 @@ Result<FirmwareProject> makeFirmwareProject(const Graph& g, const ProgramPlan& p
   fw.sources.insert(fw.sources.end(), modelSources.begin(), modelSources.end());
   fw.includeDirs = {"model", "runtime/include", "runtime/firmware"};
 
+  if (options.noSimd) fw.modelDefines.push_back("STOWAGE_NO_SIMD");
   // CMake: the model as a library (stowage.cmake, also for existing firmware builds), the firmware around it.
   const std::string lib = name + "_model";
   std::string quotedModel;
@@ -197,8 +198,12 @@ Result<FirmwareProject> makeFirmwareProject(const Graph& g, const ProgramPlan& p
                    "# The weights are data only: no optimisation needed, and large models compile much faster.\n"
                    "set_source_files_properties(${{{3}_STOWAGE_DIR}}/{5} PROPERTIES COMPILE_OPTIONS -O0)\n"
                    "option(STOWAGE_SMALL_KERNELS \"Size over speed: the int8 convolutions run their reference loops only\" OFF)\n"
-                   "if(STOWAGE_SMALL_KERNELS)\n  target_compile_definitions({1} PRIVATE STOWAGE_SMALL_KERNELS)\nendif()\n",
-                   name, lib, stowageVersion(), upperIdentifier(name), quotedModel, fw.weightsSource)});
+                   "if(STOWAGE_SMALL_KERNELS)\n  target_compile_definitions({1} PRIVATE STOWAGE_SMALL_KERNELS)\nendif()\n{6}",
+                   name, lib, stowageVersion(), upperIdentifier(name), quotedModel, fw.weightsSource,
+                   fw.modelDefines.empty() ? std::string()
+                                           : fmt::format("# --kernels portable: the int8 kernels' portable loops, not the DSP or Helium ones.\n"
+                                                         "target_compile_definitions({} PRIVATE {})\n",
+                                                         lib, join(fw.modelDefines, " ")))});
   const std::string tcFile = "toolchain-" + fw.toolchain.triple + ".cmake";
   fw.files.push_back({tcFile, toolchainCmake(fw.toolchain, cpu)});
   std::string fwList;

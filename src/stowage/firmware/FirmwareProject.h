@@ -19,6 +19,9 @@ namespace stowage {
 struct FirmwareProjectOptions {
   std::string runtimeDir;                    ///< the runtime/ folder of the Stowage sources (include, kernels, firmware)
   const EmulatedMachine* machine = nullptr;  ///< the board was mapped onto this QEMU machine: `run` and `debug` targets
+  /// `--kernels portable` on a CPU with the DSP extension or Helium (lower/KernelVariant.h, KernelIsa::noSimd): the model
+  /// library is built with STOWAGE_NO_SIMD, so that the int8 kernels run their portable loops.
+  bool noSimd = false;
 };
 
 /// One file of the project, at a path relative to the project folder.
@@ -37,6 +40,7 @@ struct FirmwareProject {
   std::string linkerScript;               ///< relative
   std::vector<std::string> kernelFiles;   ///< the runtime kernels it ships ("kernels/int8_conv.c")
   std::vector<std::string> boardKernelFiles;  ///< the C sources of the board's own kernels ([[kernels]]), "model/my_conv.c"
+  std::vector<std::string> modelDefines;  ///< preprocessor symbols the model library is built with ("STOWAGE_NO_SIMD")
 };
 
 /// The project for model `name` (graph, plan and code as compileGraph made them; the plan's board must have a [device]

@@ -6,7 +6,7 @@
 namespace stowage {
 
 namespace {
-std::string nodeLoc(const Node& n) { return fmt::format("node '{}' ({})", n.name, opName(n.op)); }
+std::string verifierNodeLoc(const Node& n) { return fmt::format("node '{}' ({})", n.name, opName(n.op)); }
 }  // namespace
 
 Status verifyGraph(const Graph& g) {
@@ -38,27 +38,27 @@ Status verifyGraph(const Graph& g) {
     const OpInfo& info = opInfo(n.op);
     const int numIn = static_cast<int>(n.inputs.size());
     if (numIn < info.minInputs || (info.maxInputs >= 0 && numIn > info.maxInputs))
-      return makeError(nodeLoc(n), fmt::format("has {} inputs; {} takes {} to {}", numIn, info.name, info.minInputs,
+      return makeError(verifierNodeLoc(n), fmt::format("has {} inputs; {} takes {} to {}", numIn, info.name, info.minInputs,
                                                info.maxInputs < 0 ? std::string("any number") : std::to_string(info.maxInputs)));
     if (static_cast<int>(n.outputs.size()) != info.numOutputs)
-      return makeError(nodeLoc(n), fmt::format("has {} outputs; {} produces {}", n.outputs.size(), info.name, info.numOutputs));
+      return makeError(verifierNodeLoc(n), fmt::format("has {} outputs; {} produces {}", n.outputs.size(), info.name, info.numOutputs));
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       TensorId id = n.inputs[k];
       if (id == kNoTensor) {
-        if (static_cast<int>(k) < info.minInputs) return makeError(nodeLoc(n), fmt::format("required input {} is missing", k));
+        if (static_cast<int>(k) < info.minInputs) return makeError(verifierNodeLoc(n), fmt::format("required input {} is missing", k));
         continue;
       }
-      if (!valid(id)) return makeError(nodeLoc(n), fmt::format("input {} has invalid tensor id {}", k, id));
+      if (!valid(id)) return makeError(verifierNodeLoc(n), fmt::format("input {} has invalid tensor id {}", k, id));
       if (!available[static_cast<size_t>(id)])
-        return makeError(nodeLoc(n), fmt::format("reads tensor '{}' before any node produces it (schedule order broken)", g.tensor(id).name));
+        return makeError(verifierNodeLoc(n), fmt::format("reads tensor '{}' before any node produces it (schedule order broken)", g.tensor(id).name));
     }
     for (TensorId id : n.outputs) {
-      if (!valid(id)) return makeError(nodeLoc(n), fmt::format("output has invalid tensor id {}", id));
+      if (!valid(id)) return makeError(verifierNodeLoc(n), fmt::format("output has invalid tensor id {}", id));
       const Tensor& t = g.tensor(id);
       if (t.kind != TensorKind::Activation)
-        return makeError(nodeLoc(n), fmt::format("writes tensor '{}', which is a graph input or constant", t.name));
+        return makeError(verifierNodeLoc(n), fmt::format("writes tensor '{}', which is a graph input or constant", t.name));
       if (produced[static_cast<size_t>(id)])
-        return makeError(nodeLoc(n), fmt::format("writes tensor '{}', which another node already produces", t.name));
+        return makeError(verifierNodeLoc(n), fmt::format("writes tensor '{}', which another node already produces", t.name));
       produced[static_cast<size_t>(id)] = true;
       available[static_cast<size_t>(id)] = true;
     }
@@ -67,7 +67,7 @@ Status verifyGraph(const Graph& g) {
     for (size_t k = 0; k < n.outputs.size() && k < shapes->size(); ++k) {
       const Tensor& t = g.tensor(n.outputs[k]);
       if (t.shape != (*shapes)[k])
-        return makeError(nodeLoc(n), fmt::format("output '{}' has shape {} but the {} shape rule gives {}", t.name,
+        return makeError(verifierNodeLoc(n), fmt::format("output '{}' has shape {} but the {} shape rule gives {}", t.name,
                                                  shapeToString(t.shape), info.name, shapeToString((*shapes)[k])));
     }
   }

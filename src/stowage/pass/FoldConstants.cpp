@@ -1,7 +1,7 @@
 // Constant folding (see FoldConstants.h).
 #include "stowage/pass/FoldConstants.h"
 
-#include "stowage/codegen/KernelCall.h"
+#include "stowage/lower/KernelCall.h"
 
 namespace stowage {
 

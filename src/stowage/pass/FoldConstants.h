@@ -1,5 +1,5 @@
 // Constant folding pass: runs, at compile time, every node whose inputs are all constants, using the same
-// C kernels (through codegen/KernelCall) that the generated code calls, so folded values are bit-identical
+// C kernels (through lower/KernelCall) that the generated code calls, so folded values are bit-identical
 // to what the device would compute.
 #pragma once
 

@@ -6,16 +6,10 @@
 #include <vector>
 
 #include "stowage/ir/Graph.h"
+#include "stowage/ir/LoweringAttributes.h"
 #include "stowage/support/Diagnostic.h"
 
 namespace stowage {
-
-/// Attributes the pass sets on the QLinearConv / QLinearMatMul it makes (read by codegen/QLinearKernelCall):
-/// requantize with the product in float32 as ONNX Runtime's integer kernels do (int, 1), and the clamp in output
-/// units of an absorbed Relu or Clip (ints; either may be absent).
-inline constexpr const char* kQdqRequantF32Attr = "requant_f32";
-inline constexpr const char* kQdqOutputMinAttr = "y_min";
-inline constexpr const char* kQdqOutputMaxAttr = "y_max";
 
 /// Rewrites, where every scale and zero point is a constant and the quantized tensors are int8 or uint8:
 /// - `Q(Conv(DQ(x), DQ(w), DQ(b)?))` into QLinearConv(x, w, ..., b) with w kept int8 (per tensor or per output channel)

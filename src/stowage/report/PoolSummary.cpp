@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "stowage/codegen/KernelCall.h"
+#include "stowage/lower/KernelCall.h"
 #include "stowage/plan/PlanProgram.h"
 #include "stowage/report/OffloadSummary.h"
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "stowage/codegen/KernelCall.h"
+#include "stowage/lower/KernelCall.h"
 #include "stowage/ir/Op.h"
 #include "stowage/plan/CpuLayerCost.h"
 #include "stowage/plan/analysis/NodeTargets.h"
@@ -124,6 +124,11 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
     j["live_bytes"] = std::move(live);
     const OffloadedLayer* offloaded = plan.offloadedAt(static_cast<int>(step));
     j["estimated_cycles"] = offloaded != nullptr ? offloaded->totalCycles : cpuLayerCycles(g, n, plan, targets.targetOf[step]);
+    if (step < context.layerKernels.size() && !context.layerKernels[step].kernel.empty()) {
+      const LayerKernel& k = context.layerKernels[step];
+      j["kernel"] = k.function;
+      j["kernel_variant"] = kernelVariantName(k.variant);
+    }
     if (offloaded == nullptr) j["kernel_stack_bytes"] = stackByStep[step];
     if (const OffloadedLayer* o = offloaded) {
       json t;

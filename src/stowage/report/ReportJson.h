@@ -7,6 +7,7 @@
 #include <string>
 
 #include "stowage/ir/Graph.h"
+#include "stowage/lower/LayerKernels.h"
 #include "stowage/plan/ProgramPlan.h"
 
 namespace stowage {
@@ -15,6 +16,9 @@ namespace stowage {
 struct ReportContext {
   std::string modelPath;  ///< the model file compiled
   std::string name;       ///< the C symbol prefix (--name)
+  /// Per step: the kernel each layer calls and its variant (CompileResult::layerKernels); empty: the layers carry no
+  /// `kernel` and `kernel_variant` fields.
+  std::vector<LayerKernel> layerKernels;
 };
 
 /// The report as JSON (schema version 1). Deterministic: same graph and plan, same text.

@@ -11,7 +11,7 @@
 #include <optional>
 #include <tuple>
 
-#include "stowage/codegen/KernelCall.h"
+#include "stowage/lower/KernelCall.h"
 #include "stowage/tile/WholeModelCycles.h"
 #include "stowage/plan/MemoryPlan.h"
 #include "stowage/tile/ResidentTensors.h"

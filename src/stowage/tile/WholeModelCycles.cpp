@@ -8,7 +8,7 @@
 #include <optional>
 #include <set>
 
-#include "stowage/codegen/KernelCall.h"
+#include "stowage/lower/KernelCall.h"
 #include "stowage/ir/Op.h"
 #include "stowage/plan/CpuLayerCost.h"
 #include "stowage/tile/CostModel.h"

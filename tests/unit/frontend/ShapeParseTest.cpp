@@ -1,7 +1,7 @@
-// support/ShapeParse: the NAME=1x3x32x32 form of --shape.
+// ir/ShapeParse: the NAME=1x3x32x32 form of --shape.
 #include <gtest/gtest.h>
 
-#include "stowage/support/ShapeParse.h"
+#include "stowage/ir/ShapeParse.h"
 
 namespace stowage {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "TfliteTestModels.h"
-#include "stowage/codegen/KernelCall.h"
+#include "stowage/lower/KernelCall.h"
 #include "stowage/frontend/TfliteImporter.h"
 #include "stowage/frontend/TfliteQuant.h"
 #include "stowage/frontend/TfliteReader.h"

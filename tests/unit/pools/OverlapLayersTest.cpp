@@ -149,7 +149,7 @@ TEST(RowOverlap, LowersThePeakWithByteIdenticalOutputs) {
   EXPECT_GE(overlapping, 2);
   EXPECT_NE(on->code.source.text.find(".row_band = "), std::string::npos);
   EXPECT_EQ(off->code.source.text.find(".row_band"), std::string::npos);
-  const nlohmann::ordered_json report = buildReportJson(on->graph, on->plan, ReportContext{"chain.tflite", "net"});
+  const nlohmann::ordered_json report = buildReportJson(on->graph, on->plan, ReportContext{"chain.tflite", "net", on->layerKernels});
   int named = 0;
   for (const auto& b : report["buffers"])
     if (b.contains("overlaps")) {

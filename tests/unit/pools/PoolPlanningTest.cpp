@@ -250,7 +250,7 @@ TEST(Reports, TensorNamesThatAreNotUtf8DoNotBreakTheReports) {
   CompileOptions o;
   auto r = compileGraph(std::move(g), o);
   ASSERT_TRUE(r.ok()) << r.error().render();
-  const ReportContext context{"m.onnx", "net"};
+  const ReportContext context{"m.onnx", "net", r->layerKernels};
   std::string text;
   ASSERT_NO_THROW(text = reportJsonText(r->graph, r->plan, context));
   EXPECT_NE(text.find("r1\xef\xbf\xbd"), std::string::npos);  // U+FFFD

@@ -176,7 +176,7 @@ TEST(QLinearTiles, EngineCyclesOfATileAndDtypes) {
   EXPECT_STREQ(tileKernelDtype(TileKernel::QLinearMatMul), "int8");
   EXPECT_STREQ(tileKernelDtype(TileKernel::MatMulF32), "float32");
   EXPECT_STREQ(tileKernelIntrinsic(TileKernel::ConvInteger), "conv_integer");
-  EXPECT_STREQ(tileKernelFunction(TileKernel::QLinearConv), "stowage_qlinear_conv");
+  EXPECT_EQ(tileKernelFunction(TileKernel::QLinearConv), "stowage_qlinear_conv");
 }
 
 TEST(FloatTiles, GemmWithTransAGathersEachTilesColumnsOfA) {

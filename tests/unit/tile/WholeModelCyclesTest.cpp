@@ -101,7 +101,7 @@ TEST(WholeModelCycles, InTheSummaryAndReportJson) {
                                      w.estimate, w.bound, w.ratio())),
             std::string::npos)
       << summary;
-  const auto j = buildReportJson(r->graph, r->plan, ReportContext{"two_fc.onnx", "net"});
+  const auto j = buildReportJson(r->graph, r->plan, ReportContext{"two_fc.onnx", "net", r->layerKernels});
   ASSERT_TRUE(j.contains("whole_model"));
   const auto& wm = j["whole_model"];
   EXPECT_EQ(wm["estimated_cycles"].get<uint64_t>(), w.estimate);

@@ -1,8 +1,7 @@
 // Kernel lowering (see KernelCall.h): per-op parameter computation and host execution of the C kernels.
-#include "stowage/codegen/KernelCall.h"
-#include "stowage/codegen/LoweringSupport.h"
-#include "stowage/codegen/CNames.h"
-#include "stowage/pass/FuseActivation.h"
+#include "stowage/lower/KernelCall.h"
+#include "stowage/lower/LoweringSupport.h"
+#include "stowage/ir/LoweringAttributes.h"
 
 #include <fmt/format.h>
 
@@ -413,28 +412,6 @@ Result<std::vector<KernelCall>> lowerReduce(const Graph& g, const Node& n, stowa
 }
 
 }  // namespace
-
-namespace {
-
-std::string clampText(int32_t clamp, float lo, float hi) {
-  if (!clamp) return {};
-  return fmt::format(", .clamp = 1, .clamp_min = {}, .clamp_max = {}", floatLiteral(lo), floatLiteral(hi));
-}
-
-}  // namespace
-
-std::string clampFields(const stowage_conv2d_params& p) { return clampText(p.clamp, p.clamp_min, p.clamp_max); }
-std::string clampFields(const stowage_gemm_params& p) { return clampText(p.clamp, p.clamp_min, p.clamp_max); }
-std::string clampFields(const stowage_broadcast_params& p) { return clampText(p.clamp, p.clamp_min, p.clamp_max); }
-
-std::string poolParamsInitializer(const stowage_pool2d_params& p) {
-  return fmt::format(
-      ".n = {}, .c = {}, .h = {}, .w = {}, .oh = {}, .ow = {}, .kh = {}, .kw = {}, .stride_h = {}, .stride_w = {},\n"
-      "  .pad_top = {}, .pad_left = {}, .pad_bottom = {}, .pad_right = {}, .dil_h = {}, .dil_w = {},\n"
-      "  .count_include_pad = {}",
-      p.n, p.c, p.h, p.w, p.oh, p.ow, p.kh, p.kw, p.stride_h, p.stride_w, p.pad_top, p.pad_left, p.pad_bottom, p.pad_right, p.dil_h,
-      p.dil_w, p.count_include_pad);
-}
 
 std::string kernelFunctionName(const KernelCall& call) {
   return std::visit(Overloaded{

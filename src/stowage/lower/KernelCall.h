@@ -1,6 +1,7 @@
-// Kernel lowering: the one place that maps an IR node (canonical attributes, NCHW) to calls of the C
-// kernels in runtime/include/stowage_kernels.h, with their parameter structs filled. Constant folding
-// executes these calls on the host; the C emitter prints them. Neither re-derives any kernel parameter.
+// Kernel lowering (stage lower/, below pass/, tile/ and codegen/): the one place that maps an IR node (canonical
+// attributes, NCHW) to calls of the C kernels in runtime/include/stowage_kernels*.h, with their parameter structs
+// filled. Constant folding executes these calls on the host, the tiler reads them, the C emitter prints them
+// (codegen/KernelParamsText.h). None of them re-derives any kernel parameter.
 #pragma once
 
 #include <cstddef>
@@ -94,7 +95,7 @@ struct CopyCall {
 };
 
 /// One call of an int8 (TFLite-arithmetic, NHWC) kernel of stowage_kernels_int8.h: `fn(inputs..., y, &params)`.
-/// Lowered, printed and executed by QuantKernelCall.cpp.
+/// Lowered and executed by QuantKernelCall.cpp (printed by codegen/KernelParamsText.h).
 enum class QuantKernel { Conv2d, DepthwiseConv2d, FullyConnected, AvgPool2d, MaxPool2d, Add, Mul, Softmax, Quantize, Dequantize, Mean, Requantize,
                          Logistic, Tanh, HardSwish, Relu, Sub, Maximum, Minimum };
 struct QuantCall {
@@ -146,15 +147,8 @@ struct KernelCall {
   TensorId output = kNoTensor;
 };
 
-/// Designated-initializer body of a pooling call's stowage_pool2d_params (the CPU call's and a pooling tile's).
-std::string poolParamsInitializer(const stowage_pool2d_params& p);
 /// C function a call invokes ("stowage_conv2d_f32", ..., "memcpy").
 std::string kernelFunctionName(const KernelCall& call);
-/// ", .clamp = 1, .clamp_min = ..., .clamp_max = ..." for a conv, Gemm or binary op with a fused activation, else "" (for
-/// the designated initializers of their params).
-std::string clampFields(const stowage_conv2d_params& p);
-std::string clampFields(const stowage_gemm_params& p);
-std::string clampFields(const stowage_broadcast_params& p);
 /// C type of the call's parameter struct ("stowage_conv2d_params"), or "" when it takes scalars only.
 std::string kernelParamsTypeName(const KernelCall& call);
 
@@ -190,8 +184,6 @@ std::vector<size_t> kernelStackByStep(const Graph& g, const ProgramPlan& plan);
 std::string quantKernelFunctionName(const QuantCall& call);
 /// "stowage_qconv_params", ...
 std::string quantParamsTypeName(const QuantCall& call);
-/// Designated-initializer body of the call's parameter struct, for the C emitter.
-std::string quantParamsInitializer(const QuantCall& call);
 /// Runs the kernel on the host (constant folding); pointers as for executeKernelCall.
 void executeQuantCall(const QuantCall& call, const std::vector<const void*>& inputs, void* output);
 
@@ -199,7 +191,6 @@ void executeQuantCall(const QuantCall& call, const std::vector<const void*>& inp
 Result<std::vector<KernelCall>> lowerNhwcNode(const Graph& g, const Node& node);
 std::string nhwcKernelFunctionName(const NhwcCall& call);
 std::string nhwcParamsTypeName(const NhwcCall& call);
-std::string nhwcParamsInitializer(const NhwcCall& call);
 void executeNhwcCall(const NhwcCall& call, const std::vector<const void*>& inputs, void* output);
 
 /// The broadcast walk of binary op `n` (inputs 0 and 1, output 0) and the window of pool `n` (NCHW, kernel_shape, strides,
@@ -211,7 +202,6 @@ Result<stowage_pool2d_params> poolGeometry(const Graph& g, const Node& n);
 Result<std::vector<KernelCall>> lowerQLinearNode(const Graph& g, const Node& node);
 std::string qlinearKernelFunctionName(const QLinearCall& call);
 std::string qlinearParamsTypeName(const QLinearCall& call);
-std::string qlinearParamsInitializer(const QLinearCall& call);
 void executeQLinearCall(const QLinearCall& call, const std::vector<const void*>& inputs, void* output);
 
 }  // namespace stowage

@@ -10,8 +10,8 @@
 #include <cstring>
 #include <random>
 
-#include "TestGraphs.h"
-#include "stowage/codegen/KernelCall.h"
+#include "../codegen/TestGraphs.h"
+#include "stowage/lower/KernelCall.h"
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
 

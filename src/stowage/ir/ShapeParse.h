@@ -1,5 +1,5 @@
 // Parsing of `NAME=1x3x32x32` shape bindings, as taken by the `--shape` flag of `stowage info`, `compile`
-// and `run`. Support code: no knowledge of models.
+// and `run`, into the IR's Shape (ir/Tensor.h).
 #pragma once
 
 #include <string>

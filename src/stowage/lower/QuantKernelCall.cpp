@@ -7,9 +7,8 @@
 #include <cstring>
 #include <limits>
 
-#include "stowage/codegen/CNames.h"
-#include "stowage/codegen/KernelCall.h"
-#include "stowage/codegen/LoweringSupport.h"
+#include "stowage/lower/KernelCall.h"
+#include "stowage/lower/LoweringSupport.h"
 #include "stowage/plan/ProgramPlan.h"
 
 namespace stowage {
@@ -351,80 +350,6 @@ std::string quantParamsTypeName(const QuantCall& c) {
                         [](const stowage_qrelu_params&) -> std::string { return "stowage_qrelu_params"; },
                     },
                     c.params);
-}
-
-std::string quantParamsInitializer(const QuantCall& c) {
-  auto list = [](const auto* v, int32_t count) {
-    std::string s = "{";
-    for (int32_t i = 0; i < std::max(1, count); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "}";
-  };
-  return std::visit(
-      Overloaded{
-          [](const stowage_qconv_params& p) {
-            return fmt::format(
-                ".n = {}, .h = {}, .w = {}, .c = {}, .oh = {}, .ow = {}, .m = {}, .kh = {}, .kw = {}, .kc = {},\n"
-                "  .stride_h = {}, .stride_w = {}, .dil_h = {}, .dil_w = {}, .pad_top = {}, .pad_left = {},\n"
-                "  .depth_multiplier = {}, .per_channel = {}, .input_offset = {}, .output_offset = {}, .act_min = {}, .act_max = {}",
-                p.n, p.h, p.w, p.c, p.oh, p.ow, p.m, p.kh, p.kw, p.kc, p.stride_h, p.stride_w, p.dil_h, p.dil_w, p.pad_top,
-                p.pad_left, p.depth_multiplier, p.per_channel, p.input_offset, p.output_offset, p.act_min, p.act_max) +
-                   (p.out_pixel_stride != 0 ? fmt::format(",\n  .out_pixel_stride = {}", p.out_pixel_stride) : std::string()) +
-                   (p.row_band != 0 ? fmt::format(",\n  .row_band = {}", p.row_band) : std::string());
-          },
-          [](const stowage_qfc_params& p) {
-            return fmt::format(".batches = {}, .k = {}, .m = {}, .per_channel = {}, .input_offset = {}, .output_offset = {},\n"
-                               "  .act_min = {}, .act_max = {}",
-                               p.batches, p.k, p.m, p.per_channel, p.input_offset, p.output_offset, p.act_min, p.act_max);
-          },
-          [](const stowage_qpool_params& p) {
-            return fmt::format(".n = {}, .h = {}, .w = {}, .c = {}, .oh = {}, .ow = {}, .kh = {}, .kw = {},\n"
-                               "  .stride_h = {}, .stride_w = {}, .pad_top = {}, .pad_left = {}, .act_min = {}, .act_max = {}",
-                               p.n, p.h, p.w, p.c, p.oh, p.ow, p.kh, p.kw, p.stride_h, p.stride_w, p.pad_top, p.pad_left,
-                               p.act_min, p.act_max);
-          },
-          [&](const stowage_qbinary_params& p) {
-            return fmt::format(".rank = {}, .shape = {}, .a_stride = {}, .b_stride = {},\n"
-                               "  .a_offset = {}, .b_offset = {}, .output_offset = {}, .left_shift = {},\n"
-                               "  .a_multiplier = {}, .a_shift = {}, .b_multiplier = {}, .b_shift = {},\n"
-                               "  .output_multiplier = {}, .output_shift = {}, .act_min = {}, .act_max = {}",
-                               p.rank, list(p.shape, p.rank), list(p.a_stride, p.rank), list(p.b_stride, p.rank), p.a_offset,
-                               p.b_offset, p.output_offset, p.left_shift, p.a_multiplier, p.a_shift, p.b_multiplier, p.b_shift,
-                               p.output_multiplier, p.output_shift, p.act_min, p.act_max);
-          },
-          [](const stowage_qsoftmax_params& p) {
-            return fmt::format(".outer = {}, .depth = {}, .input_multiplier = {}, .input_left_shift = {}, .diff_min = {}", p.outer,
-                               p.depth, p.input_multiplier, p.input_left_shift, p.diff_min);
-          },
-          [](const stowage_quant_params& p) {
-            return fmt::format(".count = {}, .scale = {}, .zero_point = {}", p.count, floatLiteral(p.scale), p.zero_point);
-          },
-          [](const stowage_requant_params& p) {
-            return fmt::format(".count = {}, .input_zero_point = {}, .output_zero_point = {}, .multiplier = {}, .shift = {}", p.count,
-                               p.input_zero_point, p.output_zero_point, p.multiplier, p.shift);
-          },
-          [](const stowage_qmean_params& p) {
-            return fmt::format(".n = {}, .h = {}, .w = {}, .c = {}, .input_zero_point = {}, .output_zero_point = {},\n"
-                               "  .multiplier = {}, .shift = {}",
-                               p.n, p.h, p.w, p.c, p.input_zero_point, p.output_zero_point, p.multiplier, p.shift);
-          },
-          [](const stowage_qsigmoid_params& p) {
-            return fmt::format(".count = {}, .input_zero_point = {}, .input_multiplier = {}, .input_left_shift = {}, .input_range_radius = {}",
-                               p.count, p.input_zero_point, p.input_multiplier, p.input_left_shift, p.input_range_radius);
-          },
-          [](const stowage_qhardswish_params& p) {
-            return fmt::format(".count = {}, .input_zero_point = {}, .output_zero_point = {}, .output_multiplier = {}, .output_shift = {},\n"
-                               "  .reluish_multiplier = {}, .reluish_shift = {}",
-                               p.count, p.input_zero_point, p.output_zero_point, p.output_multiplier, p.output_shift, p.reluish_multiplier,
-                               p.reluish_shift);
-          },
-          [](const stowage_qrelu_params& p) {
-            return fmt::format(".count = {}, .input_zero_point = {}, .output_zero_point = {}, .multiplier = {}, .shift = {},\n"
-                               "  .alpha_multiplier = {}, .alpha_shift = {}, .act_min = {}, .act_max = {}",
-                               p.count, p.input_zero_point, p.output_zero_point, p.multiplier, p.shift, p.alpha_multiplier, p.alpha_shift,
-                               p.act_min, p.act_max);
-          },
-      },
-      c.params);
 }
 
 void executeQuantCall(const QuantCall& c, const std::vector<const void*>& in, void* out) {

@@ -8,9 +8,9 @@
 #include <cstring>
 #include <limits>
 
-#include "stowage/codegen/KernelCall.h"
-#include "stowage/codegen/LoweringSupport.h"
-#include "stowage/pass/FuseQdq.h"
+#include "stowage/lower/KernelCall.h"
+#include "stowage/lower/LoweringSupport.h"
+#include "stowage/ir/LoweringAttributes.h"
 
 namespace stowage {
 
@@ -299,21 +299,6 @@ Result<std::vector<KernelCall>> lowerQLinearPool(const Graph& g, const Node& n) 
   return std::vector<KernelCall>{single(kernel, p, {xId, n.inputs[1], n.inputs[2], n.inputs[3], n.inputs[4]}, yId)};
 }
 
-/// The requantization fields for a designated initializer; empty when they are ONNX's reference (all 0).
-template <typename Params>
-std::string requantModeText(const Params& p) {
-  if (!p.requant_f32 && !p.clamp) return "";
-  return fmt::format(",\n  .requant_f32 = {}, .clamp = {}, .y_min = {}, .y_max = {}", p.requant_f32, p.clamp, p.y_min, p.y_max);
-}
-
-const char* elemName(int32_t t) {
-  switch (t) {
-    case STOWAGE_ELEM_S8: return "STOWAGE_ELEM_S8";
-    case STOWAGE_ELEM_U8: return "STOWAGE_ELEM_U8";
-    default: return "STOWAGE_ELEM_S32";
-  }
-}
-
 }  // namespace
 
 Result<std::vector<KernelCall>> lowerQLinearNode(const Graph& g, const Node& n) {
@@ -357,48 +342,6 @@ std::string qlinearParamsTypeName(const QLinearCall& c) {
                         [](const stowage_qlinear_pool_params&) -> std::string { return "stowage_qlinear_pool_params"; },
                     },
                     c.params);
-}
-
-std::string qlinearParamsInitializer(const QLinearCall& c) {
-  return std::visit(
-      Overloaded{
-          [](const stowage_qlinear_quant_params& p) {
-            return fmt::format(".outer = {}, .axis_len = {}, .inner = {}, .q_type = {}", p.outer, p.axis_len, p.inner, elemName(p.q_type));
-          },
-          [](const stowage_qlinear_conv_params& p) {
-            return fmt::format(
-                ".n = {}, .c = {}, .h = {}, .w = {}, .m = {}, .oh = {}, .ow = {}, .kh = {}, .kw = {}, .group = {},\n"
-                "  .stride_h = {}, .stride_w = {}, .dil_h = {}, .dil_w = {}, .pad_top = {}, .pad_left = {},\n"
-                "  .x_type = {}, .w_type = {}, .y_type = {}, .w_quant_count = {}",
-                p.n, p.c, p.h, p.w, p.m, p.oh, p.ow, p.kh, p.kw, p.group, p.stride_h, p.stride_w, p.dil_h, p.dil_w, p.pad_top,
-                p.pad_left, elemName(p.x_type), elemName(p.w_type), elemName(p.y_type), p.w_quant_count) + requantModeText(p);
-          },
-          [](const stowage_qlinear_matmul_params& p) {
-            return fmt::format(".batch_rank = {}, .batch_shape = {}, .a_stride = {}, .b_stride = {},\n"
-                               "  .m = {}, .n = {}, .k = {}, .a_type = {}, .b_type = {}, .y_type = {},\n"
-                               "  .a_quant_count = {}, .b_quant_count = {}, .y_quant_count = {}",
-                               p.batch_rank, intList(p.batch_shape, std::max(1, p.batch_rank)), intList(p.a_stride, std::max(1, p.batch_rank)),
-                               intList(p.b_stride, std::max(1, p.batch_rank)), p.m, p.n, p.k, elemName(p.a_type), elemName(p.b_type),
-                               elemName(p.y_type), p.a_quant_count, p.b_quant_count, p.y_quant_count) + requantModeText(p);
-          },
-          [](const stowage_qlinear_binary_params& p) {
-            const int r = std::max(1, p.rank);
-            return fmt::format(".rank = {}, .shape = {}, .a_stride = {}, .b_stride = {},\n  .mul = {}, .a_type = {}, .b_type = {}, .y_type = {}",
-                               p.rank, intList(p.shape, r), intList(p.a_stride, r), intList(p.b_stride, r), p.mul, elemName(p.a_type),
-                               elemName(p.b_type), elemName(p.y_type)) +
-                   requantModeText(p);
-          },
-          [](const stowage_qlinear_pool_params& p) {
-            const stowage_pool2d_params& q = p.pool;
-            return fmt::format(".pool = {{.n = {}, .c = {}, .h = {}, .w = {}, .oh = {}, .ow = {}, .kh = {}, .kw = {},\n"
-                               "  .stride_h = {}, .stride_w = {}, .pad_top = {}, .pad_left = {}, .pad_bottom = {}, .pad_right = {},\n"
-                               "  .dil_h = {}, .dil_w = {}, .count_include_pad = {}}},\n  .x_type = {}, .y_type = {}",
-                               q.n, q.c, q.h, q.w, q.oh, q.ow, q.kh, q.kw, q.stride_h, q.stride_w, q.pad_top, q.pad_left, q.pad_bottom,
-                               q.pad_right, q.dil_h, q.dil_w, q.count_include_pad, elemName(p.x_type), elemName(p.y_type)) +
-                   requantModeText(p);
-          },
-      },
-      c.params);
 }
 
 void executeQLinearCall(const QLinearCall& c, const std::vector<const void*>& in, void* out) {

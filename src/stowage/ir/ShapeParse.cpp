@@ -1,5 +1,5 @@
 // `NAME=1x3x32x32` parsing (see ShapeParse.h).
-#include "stowage/support/ShapeParse.h"
+#include "stowage/ir/ShapeParse.h"
 
 #include <fmt/format.h>
 

@@ -6,9 +6,8 @@
 #include <cstring>
 #include <limits>
 
-#include "stowage/codegen/CNames.h"
-#include "stowage/codegen/KernelCall.h"
-#include "stowage/codegen/LoweringSupport.h"
+#include "stowage/lower/KernelCall.h"
+#include "stowage/lower/LoweringSupport.h"
 
 namespace stowage {
 
@@ -98,28 +97,6 @@ std::string nhwcKernelFunctionName(const NhwcCall& c) {
 
 std::string nhwcParamsTypeName(const NhwcCall& c) {
   return std::holds_alternative<stowage_nhwc_conv_params>(c.params) ? "stowage_nhwc_conv_params" : "stowage_nhwc_pool_params";
-}
-
-std::string nhwcParamsInitializer(const NhwcCall& c) {
-  return std::visit(
-      Overloaded{
-          [](const stowage_nhwc_conv_params& p) {
-            return fmt::format(
-                ".n = {}, .h = {}, .w = {}, .c = {}, .oh = {}, .ow = {}, .m = {}, .kh = {}, .kw = {}, .kc = {},\n"
-                "  .stride_h = {}, .stride_w = {}, .dil_h = {}, .dil_w = {}, .pad_top = {}, .pad_left = {},\n"
-                "  .depth_multiplier = {}, .act_min = {}, .act_max = {}",
-                p.n, p.h, p.w, p.c, p.oh, p.ow, p.m, p.kh, p.kw, p.kc, p.stride_h, p.stride_w, p.dil_h, p.dil_w, p.pad_top,
-                p.pad_left, p.depth_multiplier, floatLiteral(p.act_min), floatLiteral(p.act_max)) +
-                   (p.out_pixel_stride != 0 ? fmt::format(",\n  .out_pixel_stride = {}", p.out_pixel_stride) : std::string());
-          },
-          [](const stowage_nhwc_pool_params& p) {
-            return fmt::format(".n = {}, .h = {}, .w = {}, .c = {}, .oh = {}, .ow = {}, .kh = {}, .kw = {},\n"
-                               "  .stride_h = {}, .stride_w = {}, .pad_top = {}, .pad_left = {}, .act_min = {}, .act_max = {}",
-                               p.n, p.h, p.w, p.c, p.oh, p.ow, p.kh, p.kw, p.stride_h, p.stride_w, p.pad_top, p.pad_left,
-                               floatLiteral(p.act_min), floatLiteral(p.act_max));
-          },
-      },
-      c.params);
 }
 
 void executeNhwcCall(const NhwcCall& c, const std::vector<const void*>& in, void* out) {

@@ -1,8 +1,8 @@
 // Kernel lowering: the parameters KernelCall derives from canonical IR attributes, op by op.
 #include <gtest/gtest.h>
 
-#include "TestGraphs.h"
-#include "stowage/codegen/KernelCall.h"
+#include "../codegen/TestGraphs.h"
+#include "stowage/lower/KernelCall.h"
 
 namespace stowage {
 namespace {

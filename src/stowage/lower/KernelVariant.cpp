@@ -1,0 +1,90 @@
+// Variant selection (see KernelVariant.h).
+#include "stowage/lower/KernelVariant.h"
+
+#include <cstdint>
+
+namespace stowage {
+
+const char* kernelVariantName(KernelVariant v) {
+  switch (v) {
+    case KernelVariant::Portable: return "portable";
+    case KernelVariant::CortexMDsp: return "cortex-m-dsp";
+    case KernelVariant::HeliumMve: return "helium-mve";
+    case KernelVariant::Board: return "board";
+    case KernelVariant::Engine: return "engine";
+  }
+  return "portable";
+}
+
+KernelIsa kernelIsaFor(const Board& board, bool portableKernels) {
+  KernelIsa isa;
+  if (!board.device) return isa;
+  const CpuSpec& cpu = board.device->cpu;
+  isa.cpu = cpu.name;
+  const bool dsp = cpu.isa == IsaFamily::Arm && cpu.dsp;
+  const bool mve = cpu.isa == IsaFamily::Arm && !cpu.mve.empty();
+  if (portableKernels) {
+    isa.noSimd = dsp || mve;
+    return isa;
+  }
+  isa.dsp = dsp;
+  isa.mve = mve;
+  return isa;
+}
+
+TensorId firstTensorOf(const KernelCall& call) {
+  for (TensorId id : call.inputs)
+    if (id != kNoTensor) return id;
+  return kNoTensor;
+}
+
+const KernelOverride* boardKernelFor(const Graph& g, const Board& board, int target, const std::string& function,
+                                     TensorId firstTensor) {
+  if (board.kernels.empty() || target < 0 || static_cast<size_t>(target) >= board.targets.size() || firstTensor == kNoTensor)
+    return nullptr;
+  return board.findKernel(function, kernelDtypeName(g.tensor(firstTensor).dtype), board.targets[static_cast<size_t>(target)]);
+}
+
+namespace {
+
+/// The fast paths of runtime/kernels/int8_conv.c index with 32-bit arithmetic (its fits_32bit).
+bool fits32(int64_t elements) { return elements < (int64_t{1} << 31); }
+
+bool convFits32(const stowage_qconv_params& p) {
+  return fits32(int64_t{p.n} * p.h * p.w * p.c) &&
+         fits32(int64_t{p.n} * p.oh * p.ow * (p.out_pixel_stride > 0 ? p.out_pixel_stride : p.m)) &&
+         fits32(int64_t{p.m} * p.kh * p.kw * p.c);
+}
+
+/// Whether the int8 kernel of `q` runs its fast path, whose dot products have the DSP and Helium variants: the
+/// conditions of stowage_qconv2d_s8 (qconv_is_fast), stowage_qdepthwise_conv2d_s8 and stowage_qfully_connected_s8.
+bool takesFastPath(const QuantCall& q) {
+  switch (q.kernel) {
+    case QuantKernel::Conv2d: {
+      const auto& p = std::get<stowage_qconv_params>(q.params);
+      return p.kc == p.c && p.dil_w == 1 && convFits32(p);
+    }
+    case QuantKernel::DepthwiseConv2d: {
+      const auto& p = std::get<stowage_qconv_params>(q.params);
+      return p.depth_multiplier == 1 && p.m == p.c && convFits32(p);
+    }
+    case QuantKernel::FullyConnected: {
+      const auto& p = std::get<stowage_qfc_params>(q.params);
+      return fits32(int64_t{p.batches} * p.k) && fits32(int64_t{p.m} * p.k) && fits32(int64_t{p.batches} * p.m);
+    }
+    default: return false;
+  }
+}
+
+}  // namespace
+
+KernelVariant cpuKernelVariant(const Graph& g, const Board& board, int target, const KernelCall& call, const KernelIsa& isa) {
+  if (boardKernelFor(g, board, target, kernelFunctionName(call), firstTensorOf(call)) != nullptr) return KernelVariant::Board;
+  const auto* q = std::get_if<QuantCall>(&call.params);
+  if (q == nullptr || !takesFastPath(*q)) return KernelVariant::Portable;
+  if (isa.mve) return KernelVariant::HeliumMve;
+  if (isa.dsp) return KernelVariant::CortexMDsp;
+  return KernelVariant::Portable;
+}
+
+}  // namespace stowage

@@ -1,0 +1,99 @@
+// report.json names the kernel and the kernel variant of each layer (docs/report.md): `stowage compile` of a one-layer
+// int8 model (TfliteTestModels.h) for a Cortex-M4, a Cortex-M55, the host and a board with its own kernels, and with
+// `--kernels portable`, whose firmware project then builds the kernels with STOWAGE_NO_SIMD.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include <sys/wait.h>
+
+#include "../frontend/TfliteTestModels.h"
+
+namespace stowage {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ReportKernelVariant : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("stowage-report-variant-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    const std::vector<uint8_t> model = tflitetest::buildTinyFcModel();
+    std::ofstream(dir_ / "fc.tflite", std::ios::binary).write(reinterpret_cast<const char*>(model.data()), static_cast<std::streamsize>(model.size()));
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  /// Runs `stowage compile fc.tflite -o out <flags>` and returns the first layer of its report.json.
+  nlohmann::json compileLayer(const std::string& flags) {
+    const std::string cmd = std::string(STOWAGE_CLI) + " compile " + (dir_ / "fc.tflite").string() + " -o " + (dir_ / "out").string() +
+                            " " + flags + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    std::string output;
+    char buf[4096];
+    size_t n;
+    while (p != nullptr && (n = fread(buf, 1, sizeof buf, p)) > 0) output.append(buf, n);
+    const int status = p != nullptr ? pclose(p) : -1;
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd << "\n" << output;
+    std::ifstream in(dir_ / "out" / "report.json");
+    const nlohmann::json report = nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(in), {}), nullptr, false);
+    if (report.is_discarded() || report["layers"].empty()) return nlohmann::json::object();
+    return report["layers"][0];
+  }
+
+  static std::string board(const char* file) { return std::string(" --board ") + STOWAGE_SOURCE_DIR + "/examples/boards/" + file; }
+
+  fs::path dir_;
+};
+
+TEST_F(ReportKernelVariant, CortexM4LayerRunsTheDspPath) {
+  const nlohmann::json layer = compileLayer(board("mps2-an386.toml"));
+  EXPECT_EQ(layer.value("kernel", ""), "stowage_qfully_connected_s8");
+  EXPECT_EQ(layer.value("kernel_variant", ""), "cortex-m-dsp");
+}
+
+TEST_F(ReportKernelVariant, CortexM55LayerRunsTheHeliumPath) {
+  EXPECT_EQ(compileLayer(board("mps3-an547.toml")).value("kernel_variant", ""), "helium-mve");
+}
+
+TEST_F(ReportKernelVariant, HostLayerIsPortable) {
+  const nlohmann::json layer = compileLayer("");
+  EXPECT_EQ(layer.value("kernel", ""), "stowage_qfully_connected_s8");
+  EXPECT_EQ(layer.value("kernel_variant", ""), "portable");
+}
+
+TEST_F(ReportKernelVariant, BoardKernelIsNamedWithItsFunction) {
+  // examples/boards/cortex-m7-kernels.toml replaces stowage_qfully_connected_s8 on its cpu (docs/kernels.md).
+  const nlohmann::json layer = compileLayer(board("cortex-m7-kernels.toml"));
+  EXPECT_EQ(layer.value("kernel", ""), "board_qfully_connected_s8");
+  EXPECT_EQ(layer.value("kernel_variant", ""), "board");
+  // --kernels portable leaves the board's kernels out and turns off the Cortex-M7's DSP path too.
+  EXPECT_EQ(compileLayer(board("cortex-m7-kernels.toml") + " --kernels portable").value("kernel_variant", ""), "portable");
+}
+
+TEST_F(ReportKernelVariant, KernelsPortableOnCortexM4IsPortableInTheReportAndTheBuild) {
+  const fs::path project = dir_ / "fw";
+  EXPECT_EQ(compileLayer(board("mps2-an386.toml") + " --kernels portable --project " + project.string()).value("kernel_variant", ""), "portable");
+  std::ifstream in(project / "stowage.cmake");
+  const std::string cmake(std::istreambuf_iterator<char>(in), {});
+  EXPECT_NE(cmake.find("STOWAGE_NO_SIMD"), std::string::npos) << cmake;
+}
+
+TEST_F(ReportKernelVariant, CortexM4ProjectKeepsTheDspPath) {
+  // Without --kernels portable the project leaves the choice to the C compiler (__ARM_FEATURE_DSP).
+  const fs::path project = dir_ / "fw";
+  compileLayer(board("mps2-an386.toml") + " --project " + project.string());
+  std::ifstream in(project / "stowage.cmake");
+  const std::string cmake(std::istreambuf_iterator<char>(in), {});
+  EXPECT_NE(cmake.find("add_library"), std::string::npos);
+  EXPECT_EQ(cmake.find("STOWAGE_NO_SIMD"), std::string::npos) << cmake;
+}
+
+}  // namespace
+}  // namespace stowage
