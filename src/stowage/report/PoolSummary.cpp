@@ -76,7 +76,7 @@ std::string poolSummary(const Graph& g, const ProgramPlan& plan) {
     stackLayers += (stackLayers.empty() ? "" : ", ") + g.nodes[step].name;
   }
   if (stack > 0)
-    out += fmt::format("  kernel stack: {} bytes at most, on the stack beside the pools (im2col buffer of {})\n", stack, stackLayers);
+    out += fmt::format("  kernel stack: {} bytes at most, on the stack beside the pools (kernel buffers of {})\n", stack, stackLayers);
   for (const std::string& r : plan.remarks) out += "  remark: " + r + "\n";
   return out;
 }
