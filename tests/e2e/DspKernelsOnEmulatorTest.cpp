@@ -1,5 +1,5 @@
 // The int8 kernels' hand-written Arm paths (SMLAD loops over widened inputs or filters, the narrow requantization's
-// SMMULR, Helium's vector loops) against the portable C kernels, on shapes no shared model has: seeded random int8
+// SMMULR, Helium's vector loops) against the portable C kernels, on shapes no shared model has: four seeded random int8
 // chains (3x3 convolutions with odd channel counts, depthwise, pointwise layers whose input channels leave a tail of
 // 1-3 and exceed the widened buffer, stride 2, a residual ADD) built in-process, run once by the host build and once
 // on the emulated Cortex-M4 (DSP extension) and Cortex-M55 (Helium): the outputs must be byte-identical.
@@ -122,7 +122,7 @@ std::string runChain(const fs::path& dir, const std::string& machine) {
 TEST(DspKernelsOnEmulator, RandomInt8ChainsGiveTheHostsBytes) {
   for (const char* program : {"arm-none-eabi-gcc", "qemu-system-arm"})
     if (!onPath(program)) GTEST_SKIP() << program << " not found on PATH (Debian packages gcc-arm-none-eabi, qemu-system-arm); skipping";
-  for (uint32_t seed = 1; seed <= 6; ++seed) {
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const fs::path dir = scratchDir("dsp_kernels_" + std::to_string(seed));
     const Chain ch = randomChain(seed);
