@@ -57,6 +57,10 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
 #define STOWAGE_POINTWISE_STACK_BYTES 2048
 #define STOWAGE_CONV_FILTER_STACK_BYTES 1536
 int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p);
+/* 1 when the kernel runs its fast path for `p` (the loops with Arm DSP and Helium variants), 0 for the reference loops
+ * (grouped convolutions, dilated window rows, tensors of 2^31 elements or more, STOWAGE_SMALL_KERNELS). */
+int stowage_qconv2d_s8_is_fast(const stowage_qconv_params* p);
+int stowage_qdepthwise_conv2d_s8_is_fast(const stowage_qconv_params* p);
 void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, int8_t* y, const stowage_qconv_params* p);
 
@@ -69,6 +73,8 @@ typedef struct {
   int32_t act_min, act_max;
 } stowage_qfc_params;
 
+/* 1 when stowage_qfully_connected_s8 runs its fast path for `p` (see stowage_qconv2d_s8_is_fast). */
+int stowage_qfully_connected_s8_is_fast(const stowage_qfc_params* p);
 void stowage_qfully_connected_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                  const int32_t* shift, int8_t* y, const stowage_qfc_params* p);
 

@@ -476,7 +476,9 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
 #define STOWAGE_PW_CHANNELS ((STOWAGE_POINTWISE_STACK_BYTES - 8 * STOWAGE_PW_CHUNK - 4 * STOWAGE_PW_WIDE_K) / 6)
 
 /* out_a[i], out_b[i] = the two pixels' accumulators acc_a[i], acc_b[i] requantized (narrow range) with channel i's
- * multiplier and shift (one quantization when per_channel is 0), offset and clamped, for i < n. */
+ * multiplier and shift (one quantization when per_channel is 0), offset and clamped, for i < n. The constants of
+ * stowage_rq_make / stowage_rq_apply_narrow derived inline per channel: through stowage_rq_make, KWS and VWW took 0.2%
+ * more instructions on the M4. */
 static void requant_pair(const int32_t* acc_a, const int32_t* acc_b, int32_t n, const int32_t* multiplier,
                          const int32_t* shift, int per_channel, int8_t* out_a, int8_t* out_b, int32_t output_offset,
                          int32_t lo, int32_t hi) {
@@ -846,8 +848,8 @@ static int pointwise_fits(const stowage_qconv_params* p) {
   if (p->c < 4 || p->c > STOWAGE_PW_WIDE_K) return 0;
 #elif defined(STOWAGE_DOT_MVE)
   /* Helium requantizes a whole row chunk of one channel four outputs at a time in qconv2d_fast; pixel pairs only paid
-   * where a band order cut the rows short and the dot products were long (on mps3-an547: KWS's 64-channel layers
-   * 15% fewer instructions, VWW's 8- and 32-channel ones 45% and 26% more). */
+   * where a band order cut the rows short and the dot products were long (on mps3-an547: KWS, 64-channel layers, 15%
+   * fewer instructions in all; VWW's 8- and 32-channel layers 45% and 26% more). */
   if (p->row_band == 0 || p->c < 64) return 0;
 #endif
   return p->m <= STOWAGE_PW_CHANNELS;
@@ -860,6 +862,35 @@ static int qconv_uses_im2col(const stowage_qconv_params* p) {
          2 * (int64_t)p->kh * p->kw * p->c <= STOWAGE_IM2COL_BYTES;
 }
 #endif
+
+/* Whether each kernel takes its fast path (the loops with DSP and Helium variants) for `p`: what the dispatchers below
+ * test, also asked by the compiler (lower/KernelVariant) to name each layer's variant. */
+int stowage_qconv2d_s8_is_fast(const stowage_qconv_params* p) {
+#if defined(STOWAGE_SMALL_KERNELS)
+  (void)p;
+  return 0;
+#else
+  return qconv_is_fast(p);
+#endif
+}
+
+int stowage_qdepthwise_conv2d_s8_is_fast(const stowage_qconv_params* p) {
+#if defined(STOWAGE_SMALL_KERNELS)
+  (void)p;
+  return 0;
+#else
+  return p->depth_multiplier == 1 && p->m == p->c && conv_fits_32bit(p);
+#endif
+}
+
+int stowage_qfully_connected_s8_is_fast(const stowage_qfc_params* p) {
+#if defined(STOWAGE_SMALL_KERNELS)
+  (void)p;
+  return 0;
+#else
+  return fits_32bit((int64_t)p->batches * p->k) && fits_32bit((int64_t)p->m * p->k) && fits_32bit((int64_t)p->batches * p->m);
+#endif
+}
 
 int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p) {
 #if defined(STOWAGE_SMALL_KERNELS)
@@ -907,7 +938,7 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
 void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
 #if !defined(STOWAGE_SMALL_KERNELS)
-  if (p->depth_multiplier == 1 && p->m == p->c && conv_fits_32bit(p)) {
+  if (stowage_qdepthwise_conv2d_s8_is_fast(p)) {
     qdepthwise_fast(x, w, bias, multiplier, shift, y, p);
     return;
   }
@@ -918,7 +949,7 @@ void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_
 void stowage_qfully_connected_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                  const int32_t* shift, int8_t* y, const stowage_qfc_params* p) {
 #if !defined(STOWAGE_SMALL_KERNELS)
-  if (fits_32bit((int64_t)p->batches * p->k) && fits_32bit((int64_t)p->m * p->k) && fits_32bit((int64_t)p->batches * p->m)) {
+  if (stowage_qfully_connected_s8_is_fast(p)) {
     qfully_connected_fast(x, w, bias, multiplier, shift, y, p);
     return;
   }

@@ -47,31 +47,14 @@ const KernelOverride* boardKernelFor(const Graph& g, const Board& board, int tar
 
 namespace {
 
-/// The fast paths of runtime/kernels/int8_conv.c index with 32-bit arithmetic (its fits_32bit).
-bool fits32(int64_t elements) { return elements < (int64_t{1} << 31); }
-
-bool convFits32(const stowage_qconv_params& p) {
-  return fits32(int64_t{p.n} * p.h * p.w * p.c) &&
-         fits32(int64_t{p.n} * p.oh * p.ow * (p.out_pixel_stride > 0 ? p.out_pixel_stride : p.m)) &&
-         fits32(int64_t{p.m} * p.kh * p.kw * p.c);
-}
-
-/// Whether the int8 kernel of `q` runs its fast path, whose dot products have the DSP and Helium variants: the
-/// conditions of stowage_qconv2d_s8 (qconv_is_fast), stowage_qdepthwise_conv2d_s8 and stowage_qfully_connected_s8.
+/// Whether the int8 kernel of `q` runs its fast path, whose dot products have the DSP and Helium variants: asked of
+/// the runtime kernels themselves (stowage_kernels_int8.h), so the report cannot drift from what runs.
 bool takesFastPath(const QuantCall& q) {
   switch (q.kernel) {
-    case QuantKernel::Conv2d: {
-      const auto& p = std::get<stowage_qconv_params>(q.params);
-      return p.kc == p.c && p.dil_w == 1 && convFits32(p);
-    }
-    case QuantKernel::DepthwiseConv2d: {
-      const auto& p = std::get<stowage_qconv_params>(q.params);
-      return p.depth_multiplier == 1 && p.m == p.c && convFits32(p);
-    }
-    case QuantKernel::FullyConnected: {
-      const auto& p = std::get<stowage_qfc_params>(q.params);
-      return fits32(int64_t{p.batches} * p.k) && fits32(int64_t{p.m} * p.k) && fits32(int64_t{p.batches} * p.m);
-    }
+    case QuantKernel::Conv2d: return stowage_qconv2d_s8_is_fast(&std::get<stowage_qconv_params>(q.params)) != 0;
+    case QuantKernel::DepthwiseConv2d:
+      return stowage_qdepthwise_conv2d_s8_is_fast(&std::get<stowage_qconv_params>(q.params)) != 0;
+    case QuantKernel::FullyConnected: return stowage_qfully_connected_s8_is_fast(&std::get<stowage_qfc_params>(q.params)) != 0;
     default: return false;
   }
 }
