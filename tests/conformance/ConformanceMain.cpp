@@ -9,7 +9,8 @@
 // --accel-flags FLAGS compiles every passing data set with FLAGS (an accelerator board; repeat the option for
 // several boards, which share the one CPU run): a case counts as offloaded on that board when report.json shows at
 // least one offloaded layer, and such a case is run with FLAGS: its outputs must be byte-identical to the CPU run's; --only-ops limits the suite to models using those ops and --min-offloaded fails the
-// run when fewer cases were offloaded on any one board.
+// run when fewer cases were offloaded on any one board. --accel-ops runs the boards only on the cases whose models use
+// those ops while every case still runs on the CPU (and in guard mode): one CPU run per case serves all checks.
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -53,6 +54,8 @@ struct Options {
   std::vector<std::string> accelFlags;
   /// Only cases whose model has a node of one of these ONNX op types (empty: all).
   std::vector<std::string> onlyOps;
+  /// With accelFlags: only cases whose model has a node of one of these op types run on the boards (empty: all).
+  std::vector<std::string> accelOps;
   /// Fails the run when fewer cases were offloaded on any one board (with --accel-flags).
   size_t minOffloaded = 0;
 };
@@ -193,7 +196,8 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
     }
     r.offloadedLayers.resize(opt.accelFlags.size(), -1);
     std::vector<bool> accelRan(opt.accelFlags.size(), false);
-    for (size_t b = 0; b < opt.accelFlags.size(); ++b) {
+    const bool onBoards = opt.accelOps.empty() || usesAnyOp(model, opt.accelOps);
+    for (size_t b = 0; onBoards && b < opt.accelFlags.size(); ++b) {
       const std::string& flags = opt.accelFlags[b];
       // The compile's report says which layers the board offloads; a case that offloads nothing on this board runs
       // only on its CPU there, which the guard-board run of the main suite already checks, so it is not run again.
@@ -239,11 +243,23 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
   return r;
 }
 
+/// "Conv,Gemm" -> {"Conv", "Gemm"}.
+std::vector<std::string> splitOps(const std::string& list) {
+  std::vector<std::string> ops;
+  for (size_t start = 0; start <= list.size();) {
+    const size_t end = std::min(list.find(',', start), list.size());
+    if (end > start) ops.push_back(list.substr(start, end - start));
+    start = end + 1;
+  }
+  return ops;
+}
+
 int usage() {
   std::fprintf(stderr,
                "usage: stowage_conformance --data DIR --work DIR --cli PATH [--suite NAME]... [--filter TEXT]\n"
                "                           [--jobs N] [--rtol X] [--atol X] [--min-passed N] [--guard-flags FLAGS]\n"
-               "                           [--accel-flags FLAGS] [--only-ops OP,OP,...] [--min-offloaded N] [--verbose]\n"
+               "                           [--accel-flags FLAGS] [--only-ops OP,OP,...] [--accel-ops OP,OP,...]\n"
+               "                           [--min-offloaded N] [--verbose]\n"
                "Runs ONNX backend test cases (DIR/<suite>/<case>/model.onnx) through `stowage run`.\n");
   return 2;
 }
@@ -268,14 +284,8 @@ int main(int argc, char** argv) {
     else if (a == "--guard-flags") opt.guardFlags = next();
     else if (a == "--accel-flags") opt.accelFlags.push_back(next());
     else if (a == "--min-offloaded") opt.minOffloaded = static_cast<size_t>(std::atol(next().c_str()));
-    else if (a == "--only-ops") {
-      const std::string list = next();
-      for (size_t start = 0; start <= list.size();) {
-        const size_t end = std::min(list.find(',', start), list.size());
-        if (end > start) opt.onlyOps.push_back(list.substr(start, end - start));
-        start = end + 1;
-      }
-    }
+    else if (a == "--only-ops") opt.onlyOps = splitOps(next());
+    else if (a == "--accel-ops") opt.accelOps = splitOps(next());
     else if (a == "--suite") {
       if (!suitesGiven) opt.suites.clear();
       suitesGiven = true;
@@ -329,6 +339,7 @@ int main(int argc, char** argv) {
         std::string boards;
         for (size_t b = 0; b < opt.accelFlags.size(); ++b) {
           const int layers = b < r.offloadedLayers.size() ? r.offloadedLayers[b] : -1;
+          if (layers < 0) continue;  // not tried on the boards (--accel-ops)
           if (layers > 0) ++offloaded[b];
           boards += std::string(b ? "; " : " (") + "board " + std::to_string(b + 1) + ": " +
                     (layers > 0 ? "bit-identical, " + std::to_string(layers) + " layer(s) offloaded"
@@ -345,8 +356,8 @@ int main(int argc, char** argv) {
     std::printf("FAIL suite: only %zu cases passed; at least %zu are expected (--min-passed)\n", passed, opt.minPassed);
   bool offloadedEnough = true;
   for (size_t b = 0; b < opt.accelFlags.size(); ++b) {
-    std::printf("board %zu (%s): %zu of %zu passing cases ran at least one layer on the accelerator, bit-identical to the CPU run\n", b + 1,
-                opt.accelFlags[b].c_str(), offloaded[b], passed);
+    std::printf("board %zu (%s): %zu of the %zu passing cases ran at least one layer on the accelerator, bit-identical to the CPU run%s\n",
+                b + 1, opt.accelFlags[b].c_str(), offloaded[b], passed, opt.accelOps.empty() ? "" : " (cases with --accel-ops ops tried)");
     if (offloaded[b] < opt.minOffloaded) {
       offloadedEnough = false;
       std::printf("FAIL suite: only %zu cases were offloaded on board %zu; at least %zu are expected (--min-offloaded)\n", offloaded[b], b + 1,
