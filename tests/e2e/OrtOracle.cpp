@@ -10,6 +10,7 @@
 
 #include "E2eSupport.h"
 #include "stowage/frontend/OnnxImporter.h"
+#include "stowage/io/FileBytes.h"
 #include "stowage/io/TensorFile.h"
 #include "stowage/zoo/OnnxGraphBuilder.h"
 
@@ -69,44 +70,67 @@ bool ortOracleAvailable(std::string* why) {
 
 ModelRun runOrtOracle(const fs::path& model, const std::vector<Tensor>& inputs, const fs::path& work,
                       const std::string& level, bool dumpIntermediates) {
-  ModelRun run;
-  fs::create_directories(work);
-  std::vector<std::string> files = ortWriteInputs(inputs, work, "ort_input_", &run.error);
-  if (!run.error.empty()) return run;
-  fs::path out = work / "ort_out";
-  fs::remove_all(out);
-  std::string cmd = "node " + shellQuote(ortOracleDir() + "/run.js") + " --model " + shellQuote(model.string()) +
-                    " --out " + shellQuote(out.string()) + " --level " + shellQuote(level);
-  if (dumpIntermediates) cmd += " --dump-intermediates";
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    cmd += " --input " + shellQuote(inputs[i].name.empty() ? files[i] : inputs[i].name + "=" + files[i]);
+  return runOrtOracleBatch({OrtJob{model, inputs, work, level, dumpIntermediates}}, work / "ort_batch.json").front();
+}
+
+std::vector<ModelRun> runOrtOracleBatch(const std::vector<OrtJob>& jobs, const fs::path& batchFile) {
+  std::vector<ModelRun> runs(jobs.size());
+  nlohmann::json list = nlohmann::json::array();
+  std::vector<size_t> jobOfEntry;  // list index -> jobs index (jobs whose inputs could not be written are left out)
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const OrtJob& job = jobs[j];
+    fs::create_directories(job.work);
+    std::vector<std::string> files = ortWriteInputs(job.inputs, job.work, "ort_input_", &runs[j].error);
+    if (!runs[j].error.empty()) continue;
+    const fs::path out = job.work / "ort_out";
+    fs::remove_all(out);
+    nlohmann::json specs = nlohmann::json::array();
+    for (size_t i = 0; i < job.inputs.size(); ++i) specs.push_back(job.inputs[i].name.empty() ? files[i] : job.inputs[i].name + "=" + files[i]);
+    list.push_back({{"model", job.model.string()}, {"out", out.string()}, {"level", job.level}, {"inputs", specs},
+                    {"dumpIntermediates", job.dumpIntermediates}});
+    jobOfEntry.push_back(j);
   }
-  CommandResult r = runCommand(cmd);
-  if (r.exitCode != 0) {
-    run.error = ortCommandFailure("ONNX Runtime (" + cmd + ")", r);
-    return run;
+  if (jobOfEntry.empty()) return runs;
+  fs::create_directories(batchFile.parent_path());
+  if (Status s = stowage::writeFileBytes(batchFile.string(), list.dump(1) + "\n"); !s.ok()) {
+    for (size_t j : jobOfEntry) runs[j].error = s.error().render();
+    return runs;
   }
-  // The last non-empty stdout line is the JSON listing of the outputs.
-  std::string line;
+  const std::string cmd = "node " + shellQuote(ortOracleDir() + "/run.js") + " --batch " + shellQuote(batchFile.string());
+  const CommandResult r = runCommand(cmd);
+  std::vector<bool> answered(jobs.size(), false);
   std::istringstream lines(r.out);
-  for (std::string l; std::getline(lines, l);)
-    if (!l.empty()) line = l;
-  nlohmann::json listing = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (listing.is_discarded() || !listing.contains("outputs") || !listing["outputs"].is_array()) {
-    run.error = "ONNX Runtime oracle printed no output listing: " + r.out;
-    return run;
-  }
-  for (const auto& o : listing["outputs"]) {
-    auto t = readTensorFile(o.value("file", std::string()));
-    if (!t.ok()) {
-      run.error = "cannot read ONNX Runtime output " + o.dump() + ": " + t.error().render();
-      return run;
+  for (std::string l; std::getline(lines, l);) {
+    nlohmann::json line = nlohmann::json::parse(l, nullptr, /*allow_exceptions=*/false);
+    if (line.is_discarded() || !line.contains("job") || !line["job"].is_number_unsigned()) continue;
+    const size_t entry = line["job"].get<size_t>();
+    if (entry >= jobOfEntry.size()) continue;
+    const size_t j = jobOfEntry[entry];
+    answered[j] = true;
+    ModelRun& run = runs[j];
+    if (line.contains("error")) {
+      run.error = "ONNX Runtime (" + jobs[j].model.string() + ", level " + jobs[j].level + "): " + line["error"].dump();
+      continue;
     }
-    t->name = o.value("name", std::string());
-    t->kind = TensorKind::Activation;
-    run.outputs.push_back(std::move(*t));
+    if (!line.contains("outputs") || !line["outputs"].is_array()) {
+      run.error = "ONNX Runtime oracle printed no output listing: " + l;
+      continue;
+    }
+    for (const auto& o : line["outputs"]) {
+      auto t = readTensorFile(o.value("file", std::string()));
+      if (!t.ok()) {
+        run.error = "cannot read ONNX Runtime output " + o.dump() + ": " + t.error().render();
+        run.outputs.clear();
+        break;
+      }
+      t->name = o.value("name", std::string());
+      t->kind = TensorKind::Activation;
+      run.outputs.push_back(std::move(*t));
+    }
   }
-  return run;
+  for (size_t j : jobOfEntry)
+    if (!answered[j]) runs[j].error = ortCommandFailure("ONNX Runtime (" + cmd + ", " + jobs[j].model.string() + ")", r);
+  return runs;
 }
 
 ModelRun runStowageCli(const fs::path& model, const std::vector<Tensor>& inputs, const fs::path& work,

@@ -37,6 +37,19 @@ ModelRun runOrtOracle(const std::filesystem::path& model, const std::vector<Tens
                       const std::filesystem::path& work, const std::string& level = "disabled",
                       bool dumpIntermediates = false);
 
+/// One run of runOrtOracleBatch: runOrtOracle's arguments.
+struct OrtJob {
+  std::filesystem::path model;
+  std::vector<Tensor> inputs;
+  std::filesystem::path work;
+  std::string level = "disabled";
+  bool dumpIntermediates = false;
+};
+
+/// runOrtOracle for each job, in one Node process (Node and ONNX Runtime start once: ~0.25 s saved per model). The
+/// job list is written to `batchFile`. A job that fails has its error in its ModelRun; the others still run.
+std::vector<ModelRun> runOrtOracleBatch(const std::vector<OrtJob>& jobs, const std::filesystem::path& batchFile);
+
 /// Runs `model` with `stowage run` (the CLI of this build) on `inputs`, given positionally in the model's input
 /// order; `extraFlags` is appended to the command line as is (shell syntax, e.g. "--board b.toml --guard").
 /// Files go to `work` (created if missing).

@@ -123,23 +123,35 @@ void qdqCheckPatterns(const std::string& typeTag) {
   if (!ortOracleAvailable(&why)) GTEST_SKIP() << "ONNX Runtime oracle: " << why;
   const fs::path dir = scratchDir("qdq_patterns" + typeTag);
   int compared = 0, integer = 0;
-  for (const QdqPatternModel& p : qdqPatternModels()) {
+  // Every model through ONNX Runtime first, in one Node process; then each through Stowage.
+  const std::vector<QdqPatternModel> patterns = qdqPatternModels();
+  std::vector<const QdqPatternModel*> models;
+  std::vector<OrtJob> jobs;
+  for (const QdqPatternModel& p : patterns) {
     if (p.name.find(typeTag + "_") == std::string::npos || !qdqPatternVariantIsRun(p.name)) continue;
     SCOPED_TRACE(p.name);
     const fs::path file = dir / (p.name + ".onnx");
     qdqWriteModel(p.model, file);
+    std::string error;
+    std::vector<Tensor> inputs = randomModelInputs(file, 28, &error);
+    ASSERT_FALSE(inputs.empty()) << error;
+    models.push_back(&p);
+    jobs.push_back(OrtJob{file, std::move(inputs), dir / (p.name + "_ort")});
+  }
+  const std::vector<ModelRun> ortRuns = runOrtOracleBatch(jobs, dir / "ort_batch.json");
+  for (size_t m = 0; m < models.size(); ++m) {
+    const QdqPatternModel& p = *models[m];
+    const OrtJob& job = jobs[m];
+    SCOPED_TRACE(p.name);
     if (qdqPatternIsInteger(p.name)) {
-      EXPECT_EQ(::testing::PrintToString(qdqFloatOperators(file)), "{}") << "operators left in float";
+      EXPECT_EQ(::testing::PrintToString(qdqFloatOperators(job.model)), "{}") << "operators left in float";
       ++integer;
     }
-    std::string error;
-    const std::vector<Tensor> inputs = randomModelInputs(file, 28, &error);
-    ASSERT_FALSE(inputs.empty()) << error;
-    ModelRun ort = runOrtOracle(file, inputs, dir / (p.name + "_ort"));
+    const ModelRun& ort = ortRuns[m];
     ASSERT_TRUE(ort.ok()) << ort.error;
-    ModelRun ours = runStowageCli(file, inputs, dir / (p.name + "_stowage"));
+    ModelRun ours = runStowageCli(job.model, job.inputs, dir / (p.name + "_stowage"));
     ASSERT_TRUE(ours.ok()) << ours.error;
-    EXPECT_EQ(qdqDiffFromOnnxRuntime(p.name, p.model, file, inputs, ours.outputs, ort.outputs, dir / (p.name + "_ort_all")), "");
+    EXPECT_EQ(qdqDiffFromOnnxRuntime(p.name, p.model, job.model, job.inputs, ours.outputs, ort.outputs, dir / (p.name + "_ort_all")), "");
     ++compared;
   }
   std::printf("  %d QDQ pattern models (%s) compared with ONNX Runtime, %d of them checked to run on integer kernels only\n", compared,

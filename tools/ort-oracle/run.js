@@ -4,6 +4,10 @@
 //
 // Usage: node run.js --model M.onnx --out DIR [--level disabled|basic|extended|all]
 //                    [--input name=file.npy | --input file.npy ...] [--dump-intermediates]
+//        node run.js --batch JOBS.json
+// --batch: JOBS.json is an array of runs, each {"model", "out", "level"?, "inputs"?: [spec, ...], "dumpIntermediates"?}
+// with the options' meanings; one process runs them all (Node and ONNX Runtime start once: ~0.25 s saved per model)
+// and prints one JSON line per run in order, {"job": i, "outputs": [...]} or {"job": i, "error": "..."}.
 //
 // Inputs: `name=file.npy` binds by input name; a bare file takes the next model input in the model's order.
 // .npy: versions 1.0/2.0/3.0, C order, little-endian; dtypes float32, float64, int8, uint8, int16, uint16,
@@ -23,18 +27,25 @@
 const fs = require('fs');
 const path = require('path');
 
+// An error of one run: the message, and the exit code of a single run (1, or 2 for usage errors).
+class OracleError extends Error {
+  constructor(message, code) {
+    super(message);
+    this.code = code;
+  }
+}
+
 function fail(message, code = 1) {
-  process.stderr.write(`ort-oracle: ${message}\n`);
-  process.exit(code);
+  throw new OracleError(message, code);
 }
 
 function usage() {
   return 'usage: node run.js --model M.onnx --out DIR [--level disabled|basic|extended|all] ' +
-         '[--input name=file.npy ...] [--dump-intermediates]';
+         '[--input name=file.npy ...] [--dump-intermediates]\n       node run.js --batch JOBS.json';
 }
 
 function parseArgs(argv) {
-  const args = { model: null, out: null, level: 'disabled', inputs: [], dumpIntermediates: false };
+  const args = { model: null, out: null, level: 'disabled', inputs: [], dumpIntermediates: false, batch: null };
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const value = () => {
@@ -46,8 +57,13 @@ function parseArgs(argv) {
     else if (a === '--level') args.level = value();
     else if (a === '--input') args.inputs.push(value());
     else if (a === '--dump-intermediates') args.dumpIntermediates = true;
+    else if (a === '--batch') args.batch = value();
     else if (a === '--help' || a === '-h') { process.stdout.write(usage() + '\n'); process.exit(0); }
     else fail(`unknown argument '${a}'\n${usage()}`, 2);
+  }
+  if (args.batch !== null) {
+    if (args.model || args.out || args.inputs.length > 0) fail(`--batch takes no other option\n${usage()}`, 2);
+    return args;
   }
   if (!args.model) fail(`--model is required\n${usage()}`, 2);
   if (!args.out) fail(`--out is required\n${usage()}`, 2);
@@ -232,15 +248,8 @@ function addIntermediateOutputs(modelBytes) {
 
 // ---- main -------------------------------------------------------------------------------------------------------
 
-async function main() {
-  const args = parseArgs(process.argv.slice(2));
-  let ort;
-  try {
-    ort = require('onnxruntime-node');
-  } catch (e) {
-    fail(`onnxruntime-node is not installed in ${__dirname}/node_modules (run \`make deps\`, or ` +
-         `\`npm ci --ignore-scripts\` in ${__dirname}): ${e.message}`);
-  }
+// Runs one model (args as parseArgs returns them) and writes its outputs; returns their listing.
+async function runOne(ort, args) {
   let modelBytes;
   try { modelBytes = fs.readFileSync(args.model); } catch (e) { fail(`cannot read model ${args.model}: ${e.message}`); }
   if (args.dumpIntermediates) {
@@ -304,7 +313,56 @@ async function main() {
     try { fs.writeFileSync(file, image); } catch (e) { fail(`cannot write ${file}: ${e.message}`); }
     listed.push({ name, file, dtype: t.type, shape: t.dims.map(Number) });
   });
-  process.stdout.write(JSON.stringify({ outputs: listed }) + '\n');
+  return listed;
 }
 
-main().catch((e) => fail(e && e.stack ? e.stack : String(e)));
+// The runs of a --batch file, each checked as the command line's options are.
+function readBatch(file) {
+  let jobs;
+  try {
+    jobs = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    fail(`--batch ${file}: cannot read it as JSON: ${e.message}`, 2);
+  }
+  if (!Array.isArray(jobs)) fail(`--batch ${file}: expected an array of runs`, 2);
+  return jobs.map((job, i) => {
+    if (job === null || typeof job !== 'object' || typeof job.model !== 'string' || typeof job.out !== 'string') {
+      fail(`--batch ${file}: run ${i} needs "model" and "out" strings`, 2);
+    }
+    const argv = ['--model', job.model, '--out', job.out, '--level', job.level || 'disabled'];
+    for (const spec of job.inputs || []) argv.push('--input', String(spec));
+    if (job.dumpIntermediates) argv.push('--dump-intermediates');
+    return parseArgs(argv);
+  });
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const jobs = args.batch !== null ? readBatch(args.batch) : null;
+  let ort;
+  try {
+    ort = require('onnxruntime-node');
+  } catch (e) {
+    fail(`onnxruntime-node is not installed in ${__dirname}/node_modules (run \`make deps\`, or ` +
+         `\`npm ci --ignore-scripts\` in ${__dirname}): ${e.message}`);
+  }
+  if (jobs === null) {
+    process.stdout.write(JSON.stringify({ outputs: await runOne(ort, args) }) + '\n');
+    return;
+  }
+  for (let i = 0; i < jobs.length; ++i) {
+    let line;
+    try {
+      line = { job: i, outputs: await runOne(ort, jobs[i]) };
+    } catch (e) {
+      if (!(e instanceof OracleError)) throw e;
+      line = { job: i, error: e.message };
+    }
+    process.stdout.write(JSON.stringify(line) + '\n');
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(`ort-oracle: ${e instanceof OracleError ? e.message : (e && e.stack ? e.stack : String(e))}\n`);
+  process.exit(e instanceof OracleError ? e.code : 1);
+});
