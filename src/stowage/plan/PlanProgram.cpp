@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 
+#include "stowage/plan/SeparateOverlaps.h"
 #include "stowage/plan/ValidateProgram.h"
 #include "stowage/plan/algo/OffsetAlgorithm.h"
 #include "stowage/plan/analysis/Aliasing.h"
@@ -125,6 +126,10 @@ class Planner {
     for (int pi : poolsCheapestFirst(board_))
       for (int bank = 0; bank < std::max(1, board_.pools[static_cast<size_t>(pi)].banks); ++bank) order.push_back({pi, bank});
     for (const PoolSlot& slot : order) STOWAGE_TRY(fillSlot(slot));
+    separateNeedlessOverlaps(plan_, board_, [&](const PlacedBuffer& b) {
+      const size_t before = guardBefore(b, options_.guardBytes, b.alignment);
+      return std::pair<size_t, size_t>{before, before > 0 ? options_.guardBytes : 0};
+    });
     placeAliases();
     summarize();
     return Status::success();

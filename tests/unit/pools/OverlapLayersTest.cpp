@@ -12,6 +12,7 @@
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
 #include "stowage/frontend/TfliteImporter.h"
+#include "stowage/plan/SeparateOverlaps.h"
 #include "stowage/plan/ValidateProgram.h"
 #include "stowage/plan/analysis/RowOverlap.h"
 #include "stowage/report/ReportJson.h"
@@ -200,6 +201,71 @@ TEST(RowOverlap, ValidatorRefusesAnOverlapTheRowOrderForbids) {
     ++tried;
   }
   EXPECT_GE(tried, 2);
+}
+
+
+/// One pool; buffers of 96 bytes: x (steps 0-1) read by the layer at step 1 that writes y (steps 1-2) over it, and
+/// `other` (steps 0-2) above them both.
+struct SeparationCase {
+  Board board;
+  ProgramPlan plan;
+  SeparationCase(size_t yOffset, size_t otherOffset) {
+    MemoryPool pool;
+    pool.name = "ram";
+    pool.alignment = 16;
+    board.pools.push_back(pool);
+    auto buffer = [](TensorId t, size_t offset, int first, int end) {
+      PlacedBuffer b;
+      b.tensor = t;
+      b.sizeBytes = 96;
+      b.alignment = 16;
+      b.firstStep = first;
+      b.endStep = end;
+      b.slot = PoolSlot{0, 0};
+      b.offset = offset;
+      return b;
+    };
+    plan.buffers.push_back(buffer(0, 0, 0, 2));
+    plan.buffers.push_back(buffer(1, yOffset, 1, 3));
+    plan.buffers.push_back(buffer(2, otherOffset, 0, 3));
+    plan.buffers[1].overlapsInput = 0;
+    plan.buffers[1].overlapBelow = 48;
+    plan.buffers[1].overlapAbove = INT64_MAX;
+  }
+};
+
+ReservedAround nothingAround() {
+  return [](const PlacedBuffer&) { return std::pair<size_t, size_t>{0, 0}; };
+}
+
+TEST(SeparateOverlaps, MovesAnOutputApartWhereAGapBelowThePeakFitsIt) {
+  // x [0, 96), y over it at 32, `other` at [224, 320): the gap [96, 224) holds y without raising the top (320).
+  SeparationCase c(32, 224);
+  EXPECT_EQ(separateNeedlessOverlaps(c.plan, c.board, nothingAround()), 1);
+  EXPECT_EQ(c.plan.buffers[1].offset, 96u);
+  EXPECT_FALSE(sharesBytesWithInput(c.plan, c.plan.buffers[1]));
+  EXPECT_EQ(orientRowBands(c.plan), 0);
+}
+
+TEST(SeparateOverlaps, KeepsAnOverlapThatTheTopNeeds) {
+  // `other` right after y: no gap below the top (224) fits 96 bytes apart from x and `other`.
+  SeparationCase c(32, 128);
+  EXPECT_EQ(separateNeedlessOverlaps(c.plan, c.board, nothingAround()), 0);
+  EXPECT_EQ(c.plan.buffers[1].offset, 32u);
+  EXPECT_TRUE(sharesBytesWithInput(c.plan, c.plan.buffers[1]));
+}
+
+TEST(SeparateOverlaps, CountsGuardCanariesAsTaken) {
+  // With 16 canary bytes before and after each buffer (guard mode), each takes 128 bytes: x [0, 128) around
+  // offset 16, `other` [224, 352) around 240; the gap [128, 224) is 96 bytes, too small for y's 128.
+  SeparationCase c(48, 240);
+  c.plan.buffers[0].offset = 16;
+  const ReservedAround canaries = [](const PlacedBuffer&) { return std::pair<size_t, size_t>{16, 16}; };
+  EXPECT_EQ(separateNeedlessOverlaps(c.plan, c.board, canaries), 0);
+  // Two granules more room ([128, 256) free) and it moves: its canary at 128, y at 144.
+  c.plan.buffers[2].offset = 272;
+  EXPECT_EQ(separateNeedlessOverlaps(c.plan, c.board, canaries), 1);
+  EXPECT_EQ(c.plan.buffers[1].offset, 144u);
 }
 
 }  // namespace
