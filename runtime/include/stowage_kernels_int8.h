@@ -75,6 +75,11 @@ typedef struct {
 
 /* 1 when stowage_qfully_connected_s8 runs its fast path for `p` (see stowage_qconv2d_s8_is_fast). */
 int stowage_qfully_connected_s8_is_fast(const stowage_qfc_params* p);
+/* Bytes of the stack buffer stowage_qfully_connected_s8 uses for `p` at most (0: none): with the DSP extension a batch
+ * row is widened to 16 bits there, its offset added: once for every output when its multiple-of-4 part has at most
+ * 1,024 elements, else 1,024 at a time per pair of outputs. */
+#define STOWAGE_FC_STACK_BYTES 2048
+int32_t stowage_qfully_connected_s8_stack_bytes(const stowage_qfc_params* p);
 void stowage_qfully_connected_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                  const int32_t* shift, int8_t* y, const stowage_qfc_params* p);
 

@@ -771,10 +771,85 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
       }
 }
 
-/* stowage_dot_1x2_offset out of line: inlined into the fully connected kernel, its loop found too few registers (with
- * the DSP extension GCC spilled its pointers; Helium's version ran 23% more instructions inline on ToyCar). */
+#if defined(STOWAGE_DOT_WIDENED)
+/* Input elements up to which a fully connected layer widens a batch row once, its offset added, for every pair of
+ * outputs: 2 bytes each on the stack (STOWAGE_FC_STACK_BYTES). A longer row is widened a chunk at a time per pair. */
+#define STOWAGE_FC_WIDE_K (STOWAGE_FC_STACK_BYTES / 2)
+
+/* (x[0..n4) + offset) as halfword pairs, per 4 elements bytes 0 and 2 (SXTB16) then bytes 1 and 3 (SXTB16 ROR 8), the
+ * offset added to each (SADD16: |x + offset| <= 255 fits a halfword). */
+__attribute__((noinline)) static void fc_widen_row(const int8_t* x, int32_t n4, int32_t offset, int32_t* xw) {
+  const int32_t off2 = (int32_t)(((uint32_t)offset & 0xFFFFu) | ((uint32_t)offset << 16));
+  int32_t i;
+  for (i = 0; i < n4; i += 4, xw += 2) {
+    const int32_t v = stowage_load4(x + i);
+    xw[0] = __sadd16(__sxtb16(v), off2);
+    xw[1] = __sadd16(stowage_sxtb16_odd(v), off2);
+  }
+}
+
+/* acc[0] += (x + offset).w0, acc[1] += (x + offset).w1 over k elements: the first n4 from the row widened by
+ * fc_widen_row (only the filters are widened in the loop: 14 instructions per 8 multiply-accumulates against 18 when
+ * the input is widened and offset there too), the rest from x. Out of line: inlined, GCC spilled its pointers. */
+__attribute__((noinline)) static void fc_dot_pair_widened(const int32_t* xw, const int8_t* x, const int8_t* w0, const int8_t* w1,
+                                                          int32_t n4, int32_t k, int32_t offset, int32_t* acc) {
+  int32_t a0 = acc[0], a1 = acc[1], i;
+  for (i = 0; i < n4; i += 4, xw += 2) {
+    const int32_t u = stowage_load4(w0 + i), v = stowage_load4(w1 + i);
+    a0 = __smlad(xw[0], __sxtb16(u), a0);
+    a0 = __smlad(xw[1], stowage_sxtb16_odd(u), a0);
+    a1 = __smlad(xw[0], __sxtb16(v), a1);
+    a1 = __smlad(xw[1], stowage_sxtb16_odd(v), a1);
+  }
+  for (; i < k; ++i) {
+    const int32_t xi = x[i] + offset;
+    a0 += xi * w0[i];
+    a1 += xi * w1[i];
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+}
+#else
+/* stowage_dot_1x2_offset out of line: inlined into the fully connected kernel, its loop found too few registers (Helium's
+ * version ran 23% more instructions inline on ToyCar). */
 __attribute__((noinline)) static void fc_dot_pair(const int8_t* x, const int8_t* w0, const int8_t* w1, int32_t k, int32_t offset, int32_t* acc) {
   stowage_dot_1x2_offset(x, w0, w1, k, offset, acc);
+}
+#endif
+
+#if defined(STOWAGE_DOT_WIDENED)
+/* fc_pair for a row longer than the buffer `xw`: widened a chunk at a time for this pair of outputs. */
+__attribute__((noinline)) static void fc_pair_chunked(const int8_t* x, int32_t* xw, const int8_t* w0, const int8_t* w1, int32_t k,
+                                                      int32_t offset, int32_t* acc) {
+  int32_t k0;
+  for (k0 = 0; k0 < k; k0 += STOWAGE_FC_WIDE_K) {
+    const int32_t n = k - k0 < STOWAGE_FC_WIDE_K ? k - k0 : STOWAGE_FC_WIDE_K;
+    fc_widen_row(x + k0, n & ~3, offset, xw);
+    fc_dot_pair_widened(xw, x + k0, w0 + k0, w1 + k0, n & ~3, n, offset, acc);
+  }
+}
+#endif
+
+/* acc[0..1] += the dot products of batch row x (k elements, with its offset) and w0, w1. With the DSP extension through
+ * `xw`: the row widened there by fc_widen_row when it fits (`whole`), else a chunk at a time (fc_pair_chunked). */
+static inline void fc_pair(const int8_t* x, int32_t* xw, int whole, const int8_t* w0, const int8_t* w1, int32_t k, int32_t offset,
+                           int32_t* acc) {
+#if defined(STOWAGE_DOT_WIDENED)
+  if (whole) fc_dot_pair_widened(xw, x, w0, w1, k & ~3, k, offset, acc);
+  else fc_pair_chunked(x, xw, w0, w1, k, offset, acc);
+#else
+  (void)xw;
+  (void)whole;
+  fc_dot_pair(x, w0, w1, k, offset, acc);
+#endif
+}
+
+/* One output of a fully connected layer quantized per channel: out of line, one copy (code size; TFLite writes
+ * these layers per tensor, which requantize a row chunk at a time). */
+__attribute__((noinline)) static int8_t fc_out(int32_t acc, int32_t multiplier, int32_t shift, const stowage_qfc_params* p,
+                                               int narrow) {
+  const stowage_rq r = stowage_rq_make(multiplier, shift);
+  return out_s8(acc, &r, p->output_offset, p->act_min, p->act_max, narrow);
 }
 
 /* Fully connected: output rows two at a time, the input offset added as the input is read. With one quantization for
@@ -783,6 +858,18 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
                                   const int32_t* shift, int8_t* y, const stowage_qfc_params* p) {
   const int32_t k = p->k;
   int32_t o, b;
+#if defined(STOWAGE_DOT_WIDENED)
+  /* With the DSP extension each batch row is widened once (offset added) when it fits the buffer. */
+  int32_t xw_buf[STOWAGE_FC_WIDE_K / 2];
+  int32_t* xw = xw_buf;
+  const int whole = (k & ~3) <= STOWAGE_FC_WIDE_K;
+#define FC_WIDEN_ROW(row) \
+  if (whole) fc_widen_row(row, k & ~3, p->input_offset, xw_buf)
+#else
+  int32_t* xw = NULL;
+  const int whole = 0;
+#define FC_WIDEN_ROW(row) (void)0
+#endif
   if (!p->per_channel) {
     /* The narrow flag travels in r: one more register live across the dot products made GCC spill their pointers. */
     stowage_rq r = stowage_rq_make(multiplier[0], shift[0]);
@@ -790,6 +877,7 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
     r.narrow = acc_is_narrow(bias, p->m, shift, 1, p->input_offset, k);
     for (b = 0; b < p->batches; ++b) {
       int32_t o0;
+      FC_WIDEN_ROW(x + b * k);
       for (o0 = 0; o0 < p->m; o0 += STOWAGE_ROW_CHUNK) {
         const int32_t n = p->m - o0 < STOWAGE_ROW_CHUNK ? p->m - o0 : STOWAGE_ROW_CHUNK;
         int32_t i;
@@ -798,7 +886,7 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
           int32_t acc[2];
           acc[0] = bias != NULL ? bias[o0 + i] : 0;
           acc[1] = bias != NULL ? bias[o1] : 0;
-          fc_dot_pair(x + b * k, w + (o0 + i) * k, w + o1 * k, k, p->input_offset, acc);
+          fc_pair(x + b * k, xw, whole, w + (o0 + i) * k, w + o1 * k, k, p->input_offset, acc);
           accs[i] = acc[0];
           if (i + 1 < n) accs[i + 1] = acc[1];
         }
@@ -808,19 +896,20 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
     return;
   }
   const int narrow = acc_is_narrow(bias, p->m, shift, p->m, p->input_offset, k);
-  for (o = 0; o < p->m; o += 2) {
-    const int32_t two = o + 1 < p->m;
-    const int32_t o1 = two ? o + 1 : o;
-    const stowage_rq r0 = stowage_rq_make(multiplier[o], shift[o]), r1 = stowage_rq_make(multiplier[o1], shift[o1]);
-    for (b = 0; b < p->batches; ++b) {
+  for (b = 0; b < p->batches; ++b) {
+    FC_WIDEN_ROW(x + b * k);
+    for (o = 0; o < p->m; o += 2) {
+      const int32_t two = o + 1 < p->m;
+      const int32_t o1 = two ? o + 1 : o;
       int32_t acc[2];
       acc[0] = bias != NULL ? bias[o] : 0;
       acc[1] = bias != NULL ? bias[o1] : 0;
-      fc_dot_pair(x + b * k, w + o * k, w + o1 * k, k, p->input_offset, acc);
-      y[b * p->m + o] = out_s8(acc[0], &r0, p->output_offset, p->act_min, p->act_max, narrow);
-      if (two) y[b * p->m + o1] = out_s8(acc[1], &r1, p->output_offset, p->act_min, p->act_max, narrow);
+      fc_pair(x + b * k, xw, whole, w + o * k, w + o1 * k, k, p->input_offset, acc);
+      y[b * p->m + o] = fc_out(acc[0], multiplier[o], shift[o], p, narrow);
+      if (two) y[b * p->m + o1] = fc_out(acc[1], multiplier[o1], shift[o1], p, narrow);
     }
   }
+#undef FC_WIDEN_ROW
 }
 
 /* The fast paths index with 32-bit arithmetic: tensors must stay below 2^31 elements. */
@@ -889,6 +978,15 @@ int stowage_qfully_connected_s8_is_fast(const stowage_qfc_params* p) {
   return 0;
 #else
   return fits_32bit((int64_t)p->batches * p->k) && fits_32bit((int64_t)p->m * p->k) && fits_32bit((int64_t)p->batches * p->m);
+#endif
+}
+
+int32_t stowage_qfully_connected_s8_stack_bytes(const stowage_qfc_params* p) {
+#if defined(STOWAGE_SMALL_KERNELS)
+  (void)p;
+  return 0;
+#else
+  return stowage_qfully_connected_s8_is_fast(p) ? STOWAGE_FC_STACK_BYTES : 0;
 #endif
 }
 

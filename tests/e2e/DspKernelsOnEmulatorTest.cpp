@@ -1,7 +1,8 @@
 // The int8 kernels' hand-written Arm paths (SMLAD loops over widened inputs or filters, the narrow requantization's
 // SMMULR, Helium's vector loops) against the portable C kernels, on shapes no shared model has: four seeded random int8
 // chains (3x3 convolutions with odd channel counts, depthwise, pointwise layers whose input channels leave a tail of
-// 1-3 and exceed the widened buffer, stride 2, a residual ADD) built in-process, run once by the host build and once
+// 1-3 and exceed the widened buffer, stride 2, a residual ADD, a fully connected layer over 12 to 1,386 inputs) built
+// in-process, run once by the host build and once
 // on the emulated Cortex-M4 (DSP extension) and Cortex-M55 (Helium): the outputs must be byte-identical.
 #include <gtest/gtest.h>
 
@@ -21,13 +22,15 @@ using tflitetest::bytesOf;
 using tflitetest::OpSpec;
 using tflitetest::TensorSpec;
 
-constexpr int32_t kAdd = 0, kConv2d = 3, kDepthwise = 4;
+constexpr int32_t kAdd = 0, kConv2d = 3, kDepthwise = 4, kFullyConnected = 9;
 
-/// A random int8 chain: x -> conv 3x3 (stride 1) -> depthwise 3x3 -> pointwise -> conv 3x3 stride 2 -> pointwise,
-/// plus the pointwise layer's output added to the depthwise output when their channels agree (a residual ADD).
+/// A random int8 chain: x -> conv 3x3 (stride 1) -> depthwise 3x3 -> pointwise -> conv 3x3 stride 2 -> pointwise (y)
+/// -> fully connected (z), plus the pointwise layer's output added to the depthwise output when their channels agree
+/// (a residual ADD).
 struct Chain {
   std::vector<uint8_t> model;
   std::string input;  ///< raw int8 bytes of x
+  int fcInputs = 0;   ///< the fully connected layer's row length
 };
 
 Chain randomChain(uint32_t seed) {
@@ -100,8 +103,27 @@ Chain randomChain(uint32_t seed) {
   const int32_t w5 = filters("pw2", c3 + 3, 1, 1, c3, false, t[static_cast<size_t>(d)].scales[0]);
   const int32_t y = act("y", {1, (h + 1) / 2, (w + 1) / 2, c3 + 3});
   conv(kConv2d, d, w5, y, 1);
+  // A fully connected layer over y's every element (a second output): rows of 12 to 1,386 inputs, so that some leave a
+  // tail of 1-3 and some exceed the 1,024 the DSP path widens at once; per channel on even seeds.
+  const int k = ((h + 1) / 2) * ((w + 1) / 2) * (c3 + 3), m = pick(3, 9);
+  std::vector<float> fcScales(seed % 2 == 0 ? static_cast<size_t>(m) : 1u);
+  for (float& sc : fcScales) sc = 0.002f + 0.001f * static_cast<float>(pick(0, 4));
+  t.push_back(TensorSpec{"fc_w", {m, k}, 9, fcScales, std::vector<int64_t>(fcScales.size(), 0),
+                         bytesOf(values(static_cast<size_t>(m * k), -127, 127))});
+  const int32_t wfc = static_cast<int32_t>(t.size() - 1);
+  std::vector<float> fcBiasScales;
+  for (float sc : fcScales) fcBiasScales.push_back(sc * t[static_cast<size_t>(y)].scales[0]);
+  std::vector<int32_t> fcBias(static_cast<size_t>(m));
+  for (auto& bv : fcBias) bv = pick(-3000, 3000);
+  t.push_back(TensorSpec{"fc_b", {m}, 2, fcBiasScales, std::vector<int64_t>(fcBiasScales.size(), 0), bytesOf(fcBias)});
+  const int32_t z = act("z", {1, m});
+  OpSpec fc;
+  fc.code = kFullyConnected, fc.inputs = {y, wfc, wfc + 1}, fc.outputs = {z}, fc.optionsTag = 8;
+  fc.byteFields = {{0, 0}, {1, 0}};
+  ops.push_back(fc);
   Chain ch;
-  ch.model = tflitetest::buildTfliteModel(t, ops, {x}, {y});
+  ch.model = tflitetest::buildTfliteModel(t, ops, {x}, {y, z});
+  ch.fcInputs = k;
   const std::vector<int8_t> in = values(static_cast<size_t>(h * w * c0), -128, 127);
   ch.input.assign(reinterpret_cast<const char*>(in.data()), in.size());
   return ch;
@@ -109,23 +131,26 @@ Chain randomChain(uint32_t seed) {
 
 bool onPath(const std::string& program) { return findProgram(program, {}).ok(); }
 
-/// `stowage run` of the chain on the host or on `machine`: the output bytes (the test fails on a failed run).
+/// `stowage run` of the chain on the host or on `machine`: both outputs' bytes (the test fails on a failed run).
 std::string runChain(const fs::path& dir, const std::string& machine) {
   const fs::path out = dir / ("out_" + (machine.empty() ? std::string("host") : machine));
   const CommandResult r = runCommand(cli() + " run " + shellQuote((dir / "chain.tflite").string()) + " --input " +
                                      shellQuote((dir / "x.bin").string()) + " --output-dir " + shellQuote(out.string()) +
                                      " --format bin" + (machine.empty() ? "" : " --emulate " + machine));
   EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
-  return readFileBytes(out / "output_0.bin");
+  return readFileBytes(out / "output_0.bin") + "|" + readFileBytes(out / "output_1.bin");
 }
 
 TEST(DspKernelsOnEmulator, RandomInt8ChainsGiveTheHostsBytes) {
   for (const char* program : {"arm-none-eabi-gcc", "qemu-system-arm"})
     if (!onPath(program)) GTEST_SKIP() << program << " not found on PATH (Debian packages gcc-arm-none-eabi, qemu-system-arm); skipping";
+  bool longRow = false, tail = false;
   for (uint32_t seed = 1; seed <= 4; ++seed) {
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    const fs::path dir = scratchDir("dsp_kernels_" + std::to_string(seed));
     const Chain ch = randomChain(seed);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", fully connected over " + std::to_string(ch.fcInputs) + " inputs");
+    longRow = longRow || ch.fcInputs > 1024;
+    tail = tail || ch.fcInputs % 4 != 0;
+    const fs::path dir = scratchDir("dsp_kernels_" + std::to_string(seed));
     writeFileBytes(dir / "chain.tflite", std::string(ch.model.begin(), ch.model.end()));
     writeFileBytes(dir / "x.bin", ch.input);
     const std::string host = runChain(dir, "");
@@ -137,6 +162,9 @@ TEST(DspKernelsOnEmulator, RandomInt8ChainsGiveTheHostsBytes) {
     }
     if (!HasFailure()) fs::remove_all(dir);
   }
+  // The seeds cover a row the DSP path widens in chunks and one with a tail past a multiple of 4.
+  EXPECT_TRUE(longRow);
+  EXPECT_TRUE(tail);
 }
 
 }  // namespace

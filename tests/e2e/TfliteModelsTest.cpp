@@ -292,10 +292,10 @@ TEST(TfliteModels, KernelStackOfEachLayerIsReported) {
   auto r = runCommand(cli() + " compile " + shellQuote((dir / "kws_ref_model.tflite").string()) + " -o " + shellQuote(out.string()));
   ASSERT_EQ(r.exitCode, 0) << r.err;
   // DS-CNN's first convolution (10x4 filter over one input channel) goes through the im2col buffer (1536 bytes with a
-  // widened filter pair), its four pointwise layers keep folded biases, outputs and widened inputs (2048 bytes each);
-  // the depthwise layers use none.
+  // widened filter pair), its four pointwise layers keep folded biases, outputs and widened inputs (2048 bytes each),
+  // its fully connected layer a widened input row (2048); the depthwise layers use none.
   EXPECT_NE(r.out.find("kernel stack: 2048 bytes at most, on the stack beside the pools (kernel buffers of CONV_2D_0, "
-                       "CONV_2D_2, CONV_2D_4, CONV_2D_6, CONV_2D_8)"),
+                       "CONV_2D_2, CONV_2D_4, CONV_2D_6, CONV_2D_8, FULLY_CONNECTED_11)"),
             std::string::npos)
       << r.out;
   const std::string report = readFileBytes(out / "report.json");
@@ -305,7 +305,7 @@ TEST(TfliteModels, KernelStackOfEachLayerIsReported) {
     return n;
   };
   EXPECT_EQ(count("\"kernel_stack_bytes\": 1536"), 1u) << "CONV_2D_0";
-  EXPECT_EQ(count("\"kernel_stack_bytes\": 2048"), 5u) << "the four pointwise layers and the model's total";
+  EXPECT_EQ(count("\"kernel_stack_bytes\": 2048"), 6u) << "the four pointwise layers, the fully connected one and the model's total";
 }
 
 TEST(TfliteModels, RawInputOfWrongSizeIsAClearError) {

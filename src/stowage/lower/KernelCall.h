@@ -177,7 +177,8 @@ void executeKernelCall(const KernelCall& call, const std::vector<const void*>& i
 Result<std::vector<KernelCall>> lowerQuantNode(const Graph& g, const Node& node);
 struct ProgramPlan;
 /// Per step: bytes of stack the portable kernels of that CPU layer use for buffers of their own (the int8
-/// convolution's im2col buffer, stowage_qconv2d_s8_stack_bytes), beyond ordinary locals; 0 for none, for an
+/// convolution's im2col buffer, stowage_qconv2d_s8_stack_bytes; the fully connected kernel's widened row,
+/// stowage_qfully_connected_s8_stack_bytes), beyond ordinary locals; 0 for none, for an
 /// offloaded layer and for a node that does not lower. The report's kernel_stack_bytes and summary line.
 std::vector<size_t> kernelStackByStep(const Graph& g, const ProgramPlan& plan);
 /// "stowage_qconv2d_s8", ...

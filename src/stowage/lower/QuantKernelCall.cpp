@@ -398,9 +398,14 @@ std::vector<size_t> kernelStackByStep(const Graph& g, const ProgramPlan& plan) {
     if (plan.offloadedAt(static_cast<int>(step)) != nullptr) continue;
     auto calls = lowerNode(g, g.nodes[step]);
     if (!calls.ok()) continue;
-    for (const KernelCall& call : *calls)
-      if (const auto* q = std::get_if<QuantCall>(&call.params); q != nullptr && q->kernel == QuantKernel::Conv2d)
+    for (const KernelCall& call : *calls) {
+      const auto* q = std::get_if<QuantCall>(&call.params);
+      if (q == nullptr) continue;
+      if (q->kernel == QuantKernel::Conv2d)
         bytes[step] = std::max(bytes[step], static_cast<size_t>(stowage_qconv2d_s8_stack_bytes(&std::get<stowage_qconv_params>(q->params))));
+      else if (q->kernel == QuantKernel::FullyConnected)
+        bytes[step] = std::max(bytes[step], static_cast<size_t>(stowage_qfully_connected_s8_stack_bytes(&std::get<stowage_qfc_params>(q->params))));
+    }
   }
   return bytes;
 }

@@ -191,6 +191,12 @@ TEST(Int8FastKernels, StackBytesNameTheBuffersOfEachPath) {
   p.m = 8;
   p.kh = p.kw = 3, p.pad_top = p.pad_left = 1, p.dil_w = 2;  // dilated across the row: the reference loops
   EXPECT_EQ(stowage_qconv2d_s8_stack_bytes(&p), 0);
+  // Fully connected: the widened batch row (any length: a longer one is widened in chunks into the same buffer).
+  stowage_qfc_params f{};
+  f.batches = 1, f.k = 640, f.m = 128;
+  EXPECT_EQ(stowage_qfully_connected_s8_stack_bytes(&f), STOWAGE_FC_STACK_BYTES);
+  f.k = 3000;
+  EXPECT_EQ(stowage_qfully_connected_s8_stack_bytes(&f), STOWAGE_FC_STACK_BYTES);
 }
 
 TEST(Int8FastKernels, DepthwiseOnRandomShapesMatchesDirectLoops) {
@@ -208,7 +214,8 @@ TEST(Int8FastKernels, FullyConnectedOnRandomShapesMatchesDirectLoops) {
   for (int t = 0; t < 200; ++t) {
     stowage_qfc_params p{};
     p.batches = pick(1, 3);
-    p.k = pick(1, 70);
+    // Every tenth row longer than the 1,024 inputs the DSP path widens at once (it then widens in chunks).
+    p.k = t % 10 == 9 ? pick(1000, 2100) : pick(1, 70);
     p.m = pick(1, 9);
     p.per_channel = pick(0, 1);
     p.input_offset = pick(-127, 128);
