@@ -1,0 +1,58 @@
+// Fused multi-layer bands (patch-based inference) on the CPU: a chain of int8 NHWC layers runs one band of output
+// rows at a time through the whole chain, so only a band (plus its halo, recomputed) of each inner tensor is live.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "stowage/ir/Graph.h"
+#include "stowage/target/Board.h"
+
+namespace stowage {
+
+/// How fuseLayerBands chooses.
+struct FuseBandsOptions {
+  /// Force fusion even where the layer-by-layer peak already fits (`--fuse-layers`): the chain around the peak is
+  /// fused with the band height that gives its lowest peak.
+  bool force = false;
+  /// Graph inputs and outputs are planned in the pools (`--io-in-pools`): they count towards the peak.
+  bool ioInPools = false;
+  /// Layers of a chain at most (the halo grows with every windowed layer).
+  int maxChainLayers = 12;
+  /// The halos recomputed by all chains together may add at most this share of the graph's MACs (`--fuse-extra-macs`):
+  /// higher trades compute for RAM, 0 fuses only chains with no halo.
+  double maxExtraMacsPercent = 15.0;
+};
+
+/// One fused chain.
+struct FusedChain {
+  std::vector<std::string> layers;  ///< the original nodes, in order
+  int64_t bandRows = 0;             ///< output rows of the chain's last layer per band
+  int64_t bands = 0;
+  int64_t extraMacs = 0;            ///< MACs (pools: taps) computed again for the halos
+  size_t peakBefore = 0, peakAfter = 0;  ///< estimated live activation bytes over the chain's steps
+};
+
+/// What fuseLayerBands did.
+struct FuseBandsResult {
+  std::vector<FusedChain> chains;
+  int64_t extraMacs = 0;
+  size_t peakBefore = 0, peakAfter = 0;  ///< the whole graph's estimated peak of live activation bytes
+  std::vector<std::string> remarks;      ///< a summary line per chain; why nothing was fused
+};
+
+/// Rewrites `g` (verified, scheduled; every node on the CPU) so that chains of consecutive QConv2d, QDepthwiseConv2d,
+/// QMaxPool2d, QAveragePool2d and same-shape QAdd nodes (int8, NHWC, batch 1) run band by band. Band j of a chain
+/// becomes ordinary nodes on ordinary tensors: a Slice (a view: analysis/Aliasing.h) of the rows each outside input's
+/// reader needs, a copy of each layer computing only the rows the next one needs (its pads say where the band
+/// touches the image border: tile/TileGeometry.h windowInputRows), and the last layer's rows, which a Concat on the
+/// height axis collects into the chain's output (written in place by the aliasing). Inner tensors of a chain have
+/// one reader, inside it, and are no graph output. The halo rows are recomputed by every band that needs them.
+/// Choice, within the MAC budget (FuseBandsOptions::maxExtraMacsPercent): while the estimated peak of live activation bytes is above the board's fastest sized workspace pool (or
+/// above every other step's bytes when there is none), the chain around the peak step and the largest band height
+/// that brings the chain below that goal (else its lowest peak) are fused; stops when a fusion lowers nothing.
+FuseBandsResult fuseLayerBands(Graph& g, const Board& board, const FuseBandsOptions& options = {});
+
+}  // namespace stowage
