@@ -191,19 +191,16 @@ class ChainModel {
     return most;
   }
 
-  /// MACs (pools: taps) of the chain run in bands of `rows` minus those of the chain run whole: the halo recomputed.
+  /// MACs of the chain run in bands of `rows` minus those of the chain run whole: the halos recomputed (ir/OpCost's
+  /// count, which gives pools and adds none).
   int64_t extraMacs(int64_t rows) const {
-    const int64_t oh = g_.tensor(node(c_.last).outputs[0]).shape[1];
+    const int64_t oh = outRows();
     int64_t computed = 0, whole = 0;
-    for (int s = c_.first; s <= c_.last; ++s) {
-      const Tensor& y = g_.tensor(node(s).outputs[0]);
-      whole += macCount(g_, node(s)) > 0 ? macCount(g_, node(s)) : y.numElements();
-    }
+    for (int s = c_.first; s <= c_.last; ++s) whole += macCount(g_, node(s));
     for (int64_t o0 = 0; o0 < oh; o0 += rows) {
       const BandRows b = band(o0, std::min(oh, o0 + rows));
       for (int s = c_.first; s <= c_.last; ++s) {
-        const Tensor& y = g_.tensor(node(s).outputs[0]);
-        const int64_t perRow = (macCount(g_, node(s)) > 0 ? macCount(g_, node(s)) : y.numElements()) / y.shape[1];
+        const int64_t perRow = macCount(g_, node(s)) / g_.tensor(node(s).outputs[0]).shape[1];
         const auto& r = b.out[static_cast<size_t>(s - c_.first)];
         computed += (r.second - r.first) * perRow;
       }

@@ -31,7 +31,7 @@ struct FusedChain {
   std::vector<std::string> layers;  ///< the original nodes, in order
   int64_t bandRows = 0;             ///< output rows of the chain's last layer per band
   int64_t bands = 0;
-  int64_t extraMacs = 0;            ///< MACs (pools: taps) computed again for the halos
+  int64_t extraMacs = 0;            ///< MACs computed again for the halos (ir/OpCost: pools and adds count none)
   size_t peakBefore = 0, peakAfter = 0;  ///< estimated live activation bytes over the chain's steps
 };
 
