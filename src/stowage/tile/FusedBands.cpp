@@ -3,8 +3,9 @@
 
 #include <fmt/format.h>
 
+#include "stowage/ir/LoweringAttributes.h"
+
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 #include <optional>
 
@@ -33,7 +34,7 @@ struct NodeInfo {
 
 NodeInfo nodeInfo(const Graph& g, const Node& n) {
   NodeInfo info;
-  if (!fusableOp(n.op) || n.outputs.size() != 1 || n.attrs.has("band_of")) return info;
+  if (!fusableOp(n.op) || n.outputs.size() != 1 || n.attrs.has(kBandOfAttr)) return info;
   const Tensor& y = g.tensor(n.outputs[0]);
   if (!batchOneNhwcInt8(y)) return info;
   if (n.op == OpKind::QAdd) {
@@ -62,7 +63,7 @@ std::vector<int64_t> liveProfile(const Graph& g, bool io) {
   std::vector<bool> inPlace(g.tensors.size(), false);
   std::vector<int> firstPiece(g.tensors.size(), -1);
   for (const Node& n : g.nodes) {
-    if (!n.attrs.has("band_of")) continue;
+    if (!n.attrs.has(kBandOfAttr)) continue;
     if (n.op == OpKind::Slice && producers[static_cast<size_t>(n.inputs[0])] >= 0) inPlace[static_cast<size_t>(n.outputs[0])] = true;
     if (n.op == OpKind::Concat) {
       int first = static_cast<int>(g.nodes.size());
@@ -323,7 +324,7 @@ void rewrite(Graph& g, const ChainModel& m, int64_t rows, int chainId) {
         sl.attrs.set("starts", std::vector<int64_t>{0, rs.first - held.first, 0, 0});
         sl.attrs.set("ends", std::vector<int64_t>{1, rs.end - held.first, src.shape[2], src.shape[3]});
         sl.attrs.set("steps", std::vector<int64_t>{1, 1, 1, 1});
-        sl.attrs.set("band_of", tag);
+        sl.attrs.set(kBandOfAttr, tag);
         nodes.push_back(std::move(sl));
         nd.inputs[k] = sid;
       }
@@ -342,7 +343,7 @@ void rewrite(Graph& g, const ChainModel& m, int64_t rows, int chainId) {
       bandOf[orig.outputs[0]] = bid;
       nd.outputs = {bid};
       nd.name = fmt::format("{}#band{}", orig.name, j);
-      nd.attrs.set("band_of", tag);
+      nd.attrs.set(kBandOfAttr, tag);
       nodes.push_back(std::move(nd));
       if (i == n - 1) pieces.push_back(bid);
     }
@@ -353,7 +354,7 @@ void rewrite(Graph& g, const ChainModel& m, int64_t rows, int chainId) {
   cat.inputs = pieces;
   cat.outputs = {finalOut};
   cat.attrs.set("axis", int64_t{1});
-  cat.attrs.set("band_of", tag);
+  cat.attrs.set(kBandOfAttr, tag);
   nodes.push_back(std::move(cat));
   nodes.insert(nodes.end(), g.nodes.begin() + c.last + 1, g.nodes.end());
   g.nodes = std::move(nodes);
@@ -402,7 +403,6 @@ FuseBandsResult fuseLayerBands(Graph& g, const Board& board, const FuseBandsOpti
     for (int first = std::max(0, peakStep - options.maxChainLayers + 1); first <= peakStep; ++first)
       for (int last = std::max(first + 1, peakStep); last < static_cast<int>(g.nodes.size()) && last - first < options.maxChainLayers; ++last) {
         ChainModel m(g, info, Chain{first, last});
-        if (std::getenv("STOWAGE_DEBUG_FUSE")) fmt::print(stderr, "chain {}..{}: {}\n", g.nodes[first].name, g.nodes[last].name, m.whyNot(uses));
         if (!m.whyNot(uses).empty()) continue;
         // Goal: the bytes of the steps outside the chain (no use going lower), or the pool.
         int64_t rest = 0;
@@ -413,7 +413,6 @@ FuseBandsResult fuseLayerBands(Graph& g, const Board& board, const FuseBandsOpti
         if (band.rows <= 0) continue;
         const int64_t rows = band.rows, extra = band.extraMacs;
         const int64_t newPeak = std::max(rest, band.peak);
-        if (std::getenv("STOWAGE_DEBUG_FUSE")) fmt::print(stderr, "  rows {} peak {} rest {} extra {}\n", rows, band.peak, rest, extra);
         if (newPeak < bestPeak || (bestChain && newPeak == bestPeak && extra < bestExtra)) {
           bestChain = m.chain();
           bestPeak = newPeak;
