@@ -365,11 +365,18 @@ void rewrite(Graph& g, const ChainModel& m, int64_t rows, int chainId) {
 
 FuseBandsResult fuseLayerBands(Graph& g, const Board& board, const FuseBandsOptions& options) {
   FuseBandsResult r;
-  for (const Target& t : board.targets)
+  for (const Target& t : board.targets) {
     if (t.kind != TargetKind::Cpu) {
       r.remarks.push_back("fused bands: none (the board has an accelerator; its layers are tiled instead)");
       return r;
     }
+    // A CPU with a DMA streams the layers that do not fit its fast pool through it (tile/CpuStreaming.h); the two are
+    // not combined yet.
+    if (t.dmaBytesPerCycle > 0) {
+      r.remarks.push_back(fmt::format("fused bands: none (CPU '{}' streams layers through its fast pool by DMA instead)", t.name));
+      return r;
+    }
+  }
   // The goal: the fastest workspace pool with a size, when the CPU can reach it.
   int64_t poolGoal = 0;
   for (const MemoryPool& p : board.pools)

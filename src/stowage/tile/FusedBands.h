@@ -43,7 +43,8 @@ struct FuseBandsResult {
   std::vector<std::string> remarks;      ///< a summary line per chain; why nothing was fused
 };
 
-/// Rewrites `g` (verified, scheduled; every node on the CPU) so that chains of consecutive QConv2d, QDepthwiseConv2d,
+/// Rewrites `g` (verified, scheduled; a board whose targets are CPUs without a DMA: no accelerator tiling, no CPU
+/// streaming) so that chains of consecutive QConv2d, QDepthwiseConv2d,
 /// QMaxPool2d, QAveragePool2d and same-shape QAdd nodes (int8, NHWC, batch 1) run band by band. Band j of a chain
 /// becomes ordinary nodes on ordinary tensors: a Slice (a view: analysis/Aliasing.h) of the rows each outside input's
 /// reader needs, a copy of each layer computing only the rows the next one needs (its pads say where the band
