@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "stowage/plan/analysis/Liveness.h"
+#include "stowage/target/Glob.h"
 #include "stowage/tile/TileGeometry.h"
 
 namespace stowage {
@@ -92,6 +93,17 @@ std::vector<int64_t> liveProfile(const Graph& g, bool io) {
         live[t] += static_cast<int64_t>(g.tensor(id).byteSize());
   }
   return live;
+}
+
+/// Why the board's rules and pins keep node `s` whole ("" when they do not): a rule placing its tensors (its band
+/// copies would carry other names and sizes), or a pin naming its output (which fusion turns into bands).
+std::string whyBoardKeeps(const Graph& g, const Board& board, const Node& n) {
+  for (const PlacementRule& rule : board.rules)
+    if ((rule.inputs || rule.outputs || rule.weights || rule.scratch) && rule.matches(opName(n.op), n.name))
+      return fmt::format("the rule at {} places its tensors", rule.origin);
+  for (const PoolPin& pin : board.pins)
+    if (globMatch(pin.tensor, g.tensor(n.outputs[0]).name)) return fmt::format("pin {} names its output", pin.origin);
+  return {};
 }
 
 /// A candidate chain: nodes [first, last] of the schedule.
@@ -401,7 +413,9 @@ FuseBandsResult fuseLayerBands(Graph& g, const Board& board, const FuseBandsOpti
     const std::vector<int> uses = g.useCounts();
     // Only the nodes near the peak need their geometry.
     for (size_t s = 0; s < g.nodes.size(); ++s)
-      info.push_back(std::abs(static_cast<int>(s) - peakStep) < options.maxChainLayers ? nodeInfo(g, g.nodes[s]) : NodeInfo{});
+      info.push_back(std::abs(static_cast<int>(s) - peakStep) < options.maxChainLayers && whyBoardKeeps(g, board, g.nodes[s]).empty()
+                         ? nodeInfo(g, g.nodes[s])
+                         : NodeInfo{});
     if (!info[static_cast<size_t>(peakStep)].fusable) break;
     // Every chain of 2 .. maxChainLayers nodes around the peak step; the one whose fused peak is lowest wins (the
     // fewest extra MACs among equals).

@@ -44,16 +44,19 @@ struct FuseBandsResult {
 };
 
 /// Rewrites `g` (verified, scheduled; a board whose targets are CPUs without a DMA: no accelerator tiling, no CPU
-/// streaming) so that chains of consecutive QConv2d, QDepthwiseConv2d,
-/// QMaxPool2d, QAveragePool2d and same-shape QAdd nodes (int8, NHWC, batch 1) run band by band. Band j of a chain
-/// becomes ordinary nodes on ordinary tensors: a Slice (a view: analysis/Aliasing.h) of the rows each outside input's
-/// reader needs, a copy of each layer computing only the rows the next one needs (its pads say where the band
-/// touches the image border: tile/TileGeometry.h windowInputRows), and the last layer's rows, which a Concat on the
-/// height axis collects into the chain's output (written in place by the aliasing). Inner tensors of a chain have
-/// one reader, inside it, and are no graph output. The halo rows are recomputed by every band that needs them.
-/// Choice, within the MAC budget (FuseBandsOptions::maxExtraMacsPercent): while the estimated peak of live activation bytes is above the board's fastest sized workspace pool (or
-/// above every other step's bytes when there is none), the chain around the peak step and the largest band height
-/// that brings the chain below that goal (else its lowest peak) are fused; stops when a fusion lowers nothing.
+/// streaming) so that chains of consecutive QConv2d, QDepthwiseConv2d, QMaxPool2d, QAveragePool2d and same-shape QAdd
+/// nodes (int8, NHWC, batch 1) run band by band. Band j of a chain becomes ordinary nodes on ordinary tensors: for each
+/// layer a copy computing only the rows the layers after it need in that band (its pads say where the band touches
+/// the image border: tile/TileGeometry.h windowInputRows), a Slice (a view: analysis/Aliasing.h) of the rows it reads
+/// where the tensor holds more (a chain input held whole, a band held for several readers), and for the last layer
+/// its rows, which a Concat on the height axis collects into the chain's output (written in place by the aliasing).
+/// Inner tensors of a chain have readers only inside it and are no graph output; a node that a placement rule with
+/// pools matches, or whose output a pin names, stays whole. Halo rows are recomputed by every band that needs them.
+/// Choice, within the MAC budget (FuseBandsOptions::maxExtraMacsPercent): while the estimated peak of live activation
+/// bytes is above the board's smallest sized workspace pool (or above every step outside the chain when there is
+/// none), every chain of 2 .. maxChainLayers nodes holding the peak step is tried with the largest band height that
+/// brings it to that goal (else its lowest peak), and the one with the lowest resulting peak is fused; stops when no
+/// chain lowers the peak. The caller plans the result against the unfused graph (the estimate sees no overlaps).
 FuseBandsResult fuseLayerBands(Graph& g, const Board& board, const FuseBandsOptions& options = {});
 
 }  // namespace stowage

@@ -135,6 +135,17 @@ TEST(FoldPad, KeepsAPadOverChannels) {
   EXPECT_NE(remarks->front().find("pads the batch or channels"), std::string::npos) << remarks->front();
 }
 
+// A veto (the driver's: a placement rule or pin on the Pad's tensors) keeps the Pad, with its reason in a remark.
+TEST(FoldPad, AVetoKeepsThePad) {
+  auto g = importTfliteBytes(padChainModel(), "pad_chain.tflite");
+  ASSERT_TRUE(g.ok());
+  auto remarks = foldPad(*g, [](const Graph&, TensorId, TensorId) { return std::string("pin #1 names tensor 'p'"); });
+  ASSERT_TRUE(remarks.ok());
+  EXPECT_EQ(countOps(*g, OpKind::Pad), 1);
+  ASSERT_EQ(remarks->size(), 1u);
+  EXPECT_NE(remarks->front().find("pin #1"), std::string::npos) << remarks->front();
+}
+
 // ~2 s: three host builds. The chain conv (stride 2) .. ADD runs in bands: a, read by the depthwise and the ADD, is
 // held as the union of their rows; outputs equal the layer-by-layer ones, also in guard mode.
 TEST(FusedBands, ChainRunsInBandsByteIdentically) {
