@@ -36,7 +36,10 @@ class AliasBuilder {
       if (n.op == OpKind::Reshape) {
         if (join(out, n.inputs[0], "view")) ++summary_.views;
       } else if (n.op == OpKind::Slice) {
-        if (const std::optional<size_t> at = contiguousSliceOffset(n); at && join(out, n.inputs[0], "row view", *at)) ++summary_.views;
+        // Graph inputs and outputs in pools (--io-in-pools) keep their own bytes: the application writes or reads them.
+        const bool io = std::find(g_.inputs.begin(), g_.inputs.end(), n.inputs[0]) != g_.inputs.end() ||
+                        std::find(g_.outputs.begin(), g_.outputs.end(), out) != g_.outputs.end();
+        if (const std::optional<size_t> at = contiguousSliceOffset(n); !io && at && join(out, n.inputs[0], "row view", *at)) ++summary_.views;
       } else if (n.op == OpKind::Add || n.op == OpKind::QAdd) {
         if (n.inputs.size() < 2) continue;
         for (size_t k = 0; k < 2; ++k)
