@@ -250,6 +250,39 @@ TEST(TfliteModels, VwwFloatAndInt8ModelsAgree) {
   }
 }
 
+// VWW with fused bands (tile/FusedBands.h, on by default): under issue 25's 32,768-byte target with at most 15% more
+// MACs, and the same output bytes as the layer-by-layer build (no overlaps, no fusion) on the person sample. ~4 s.
+TEST(TfliteModels, VwwFusedBandsFitTheTargetWithTheLayerByLayerOutput) {
+  fs::path dir = sharedPath("models/mlperf-tiny"), tflm = sharedPath("models/tflm");
+  if (dir.empty() || tflm.empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny or tflm not found; skipping";
+  const fs::path model = dir / "vww_96_int8.tflite";
+  const fs::path work = scratchDir("tflite_vww_fused");
+  auto c = runCommand(cli() + " compile " + shellQuote(model.string()) + " -o " + shellQuote((work / "gen").string()));
+  ASSERT_EQ(c.exitCode, 0) << c.err;
+  const json report = json::parse(readFileBytes(work / "gen" / "report.json"));
+  EXPECT_LE(report["pools"][0]["used"].get<size_t>(), 32768u);
+  EXPECT_GE(report["fused_bands"]["chains"].get<int>(), 1);
+  int64_t macs = 0;
+  for (const json& l : report["layers"]) macs += l["macs"].get<int64_t>();
+  const int64_t extra = report["fused_bands"]["extra_macs"].get<int64_t>();
+  EXPECT_LE(extra * 100, (macs - extra) * 15) << "extra MACs " << extra << " of " << macs - extra;
+  const std::string px = readFileBytes(tflm / "samples/person_96x96x1_int8.bin");
+  ASSERT_EQ(px.size(), 96u * 96u);
+  std::string q;
+  for (char ch : px) q.append(3, static_cast<char>(static_cast<int8_t>(static_cast<unsigned char>(ch) - 128)));
+  { std::ofstream(work / "q.bin", std::ios::binary) << q; }
+  auto run = [&](const std::string& flags, const std::string& out) {
+    auto r = runCommand(cli() + " run " + shellQuote(model.string()) + flags + " --input " + shellQuote((work / "q.bin").string()) +
+                        " --output-dir " + shellQuote((work / out).string()) + " --format bin");
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return readFileBytes(work / out / "output_0.bin");
+  };
+  const std::string fused = run("", "fused");
+  ASSERT_EQ(fused.size(), 2u);
+  EXPECT_EQ(fused, run(" --no-fuse-layers --no-overlap", "whole"));
+  fs::remove_all(work);
+}
+
 TEST(TfliteModels, PersonDetectScoresPersonSampleAsPerson) {
   fs::path dir = sharedPath("models/tflm");
   if (dir.empty()) GTEST_SKIP() << "../shared/models/tflm not found; skipping";

@@ -74,6 +74,21 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
                 "Plan every int8 convolution's, depthwise convolution's and pool's output apart from its input: by default a "
                 "layer run on the CPU may write its output over the input rows it no longer reads, as far as its kernel's row "
                 "order allows (checked by the validator; report.json \"overlaps\"); for comparison");
+  sub->add_flag("--no-fold-pad{false}", options.foldPad,
+                "Keep every explicit PAD as a layer with its padded copy: by default an int8 PAD of the zero point over height "
+                "and width whose only reader is a convolution or depthwise convolution becomes that layer's padding (a "
+                "placement rule or pin naming the Pad or its output keeps it; the summary's remark lists them); for comparison");
+  sub->add_flag("--no-fuse-layers{false}", options.fuseLayers,
+                "Run every layer whole: by default, on a board without accelerators, chains of int8 convolutions, depthwise "
+                "convolutions, pools and residual adds around the peak of live bytes run one band of output rows at a time "
+                "through the whole chain (halos recomputed; the summary says how many MACs that adds); for comparison");
+  sub->add_flag("--fuse-layers", options.forceFuseLayers,
+                "Fuse the chain around the peak into bands even where the layer-by-layer plan already fits the fastest pool");
+  sub->add_option("--fuse-extra-macs", options.fuseExtraMacsPercent,
+                  "Percent of the model's MACs that the halos fused bands recompute may add at most: higher trades compute for "
+                  "RAM, lower RAM for compute (0: no fused bands with a halo)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1000.0));
   sub->add_flag("--no-reorder{false}", options.reorder,
                 "Run the nodes in the model's order: by default, in a branching graph (residual blocks, concatenations) they "
                 "run in the order with the lowest peak of live activation bytes (exact for small graphs, a beam search "

@@ -200,6 +200,22 @@ class SourceWriter {
     return placedOnSameBytes(plan_.buffers[static_cast<size_t>(ia)], plan_.buffers[static_cast<size_t>(ib)]);
   }
 
+  /// True when `out`, a gather of `in` (a Slice), was planned as a view: in `in`'s alias group, at the bytes the gather
+  /// starts reading (analysis/Aliasing.h aliases only Slices whose output is one contiguous run of the input).
+  bool isSliceView(TensorId in, TensorId out, const GatherCall& c) const {
+    const PlacedBuffer *x = bufferOf(in), *y = bufferOf(out);
+    if (x == nullptr || y == nullptr || y->aliasOf == kNoTensor || x->slot != y->slot || x->aliasRunBytes != 0 || y->aliasRunBytes != 0) return false;
+    const TensorId root = x->aliasOf == kNoTensor ? in : x->aliasOf;
+    if (y->aliasOf != root) return false;
+    return y->offset == x->offset + static_cast<size_t>(c.params.in_offset) * c.elemSize;
+  }
+
+  /// True when `call` is a Slice planned as a view (isSliceView): it emits no statement and no parameters.
+  bool isSliceViewCall(const KernelCall& call) const {
+    const auto* gather = std::get_if<GatherCall>(&call.params);
+    return gather != nullptr && call.inputs.size() == 1 && isSliceView(call.inputs[0], call.output, *gather);
+  }
+
   /// True when Concat input `in` was planned exactly on its slice of `out` (a declared alias; see
   /// analysis/Aliasing.h), so its producer already wrote it there.
   bool inItsSlice(TensorId in, TensorId out, const ConcatPartCall& c) const {
@@ -225,6 +241,9 @@ class SourceWriter {
   Result<std::string> statement(const KernelCall& call, const std::string& paramsName, const std::string& function = "") {
     if (std::holds_alternative<CopyCall>(call.params) && call.inputs.size() == 1 && sameBytes(call.inputs[0], call.output))
       return std::string("/* a view: the output shares its input's buffer, nothing to copy */");
+    if (const auto* gather = std::get_if<GatherCall>(&call.params);
+        gather != nullptr && call.inputs.size() == 1 && isSliceView(call.inputs[0], call.output, *gather))
+      return std::string("/* a view: the output is a contiguous part of its input's buffer, nothing to copy */");
     if (const auto* part = std::get_if<ConcatPartCall>(&call.params);
         part != nullptr && call.inputs.size() == 1 && inItsSlice(call.inputs[0], call.output, *part))
       return fmt::format("/* '{}' was written straight into its slice of the output: nothing to copy */",
@@ -613,7 +632,7 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const LoweredP
       const KernelCall& call = lowered[k];
       const std::string paramsName = fmt::format("{}_p{}", p, numCalls);
       const std::string type = kernelParamsTypeName(call);
-      if (!type.empty())
+      if (!type.empty() && !writer.isSliceViewCall(call))
         params += fmt::format("/* step {}: node '{}' ({}) */\nstatic const {} {} = {{\n  {}}};\n", step, commentText(n.name),
                               opName(n.op), type, paramsName, paramsInitializer(call));
       // A board kernel ([[kernels]]) for this call on the target running the node, else the portable kernel.

@@ -88,7 +88,7 @@ Result<CompileResult> compileModel(const CompileOptions& options) {
         for (const GeneratedFile& f : result.code.kernelFiles) STOWAGE_TRY(writeTextFile(tmp / f.fileName, f.text));
         for (const GeneratedFile& f : linkerFiles) STOWAGE_TRY(writeTextFile(tmp / f.fileName, f.text));
         // The reports: report.json, report.html and one plan_<pool>.csv per pool holding buffers.
-        const ReportContext context{options.modelPath, options.name, result.layerKernels};
+        const ReportContext context{options.modelPath, options.name, result.layerKernels, result.fusedBandExtraMacs};
         STOWAGE_TRY(writeTextFile(tmp / "report.json", reportJsonText(result.graph, result.plan, context)));
         STOWAGE_TRY(writeTextFile(tmp / "report.html", buildReportHtml(result.graph, result.plan, context)));
         for (const PoolUse& u : result.plan.pools)

@@ -46,6 +46,15 @@ struct CompileOptions {
   /// `--no-reorder`: keep the model's node order; by default the nodes of branching graphs run in the order with the
   /// lowest peak of live activation bytes (pass/ReorderForMemory.h).
   bool reorder = true;
+  /// `--no-fold-pad`: keep every explicit Pad as a layer of its own; by default an int8 Pad of the zero point read only
+  /// by a convolution becomes that convolution's padding (pass/FoldPad.h).
+  bool foldPad = true;
+  /// `--no-fuse-layers`: run every layer whole; by default chains of int8 NHWC layers around the peak run band by band
+  /// on CPU-only boards (tile/FusedBands.h). `--fuse-layers` (forceFuseLayers) fuses even where the peak fits the pool.
+  bool fuseLayers = true;
+  bool forceFuseLayers = false;
+  /// `--fuse-extra-macs`: the most MACs (percent of the model's) the fused bands' recomputed halos may add.
+  double fuseExtraMacsPercent = 15.0;
   /// `--kernels portable`: ignore the board's own kernels ([[kernels]], docs/kernels.md) and call the portable ones.
   bool portableKernels = false;
   /// `--emulate MACHINE`: the board is mapped onto this QEMU machine (boardForMachine) before compiling; null: as is.
@@ -71,6 +80,8 @@ struct CompileResult {
   std::string irDump;          ///< printGraph of `graph` when CompileOptions::dumpIr, else empty
   std::vector<StageTime> timings;
   int64_t macs = 0;            ///< multiply-accumulates of one run (sum of macCount over nodes)
+  int64_t fusedBandExtraMacs = 0;  ///< of those, MACs (pool taps) recomputed for the halos of fused bands (tile/FusedBands.h)
+  int fusedChains = 0;             ///< chains of layers run band by band
   size_t weightBytes = 0;      ///< bytes of constant data (the weights file's arrays)
   std::vector<std::string> remarks;  ///< what the compiler changed on its own (e.g. memories moved for an emulated machine)
   KernelIsa kernelIsa;         ///< the instruction-set paths the runtime kernels are built with (the board's CPU, --kernels)

@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "stowage/codegen/CEmitter.h"
 #include "stowage/codegen/CNames.h"
@@ -13,11 +14,13 @@
 #include "stowage/ir/Verifier.h"
 #include "stowage/pass/FoldBatchNorm.h"
 #include "stowage/pass/FoldConstants.h"
+#include "stowage/pass/FoldPad.h"
 #include "stowage/pass/FuseActivation.h"
 #include "stowage/pass/FuseQdq.h"
 #include "stowage/pass/ReorderForMemory.h"
 #include "stowage/plan/analysis/MergeCheck.h"
 #include "stowage/plan/PlanProgram.h"
+#include "stowage/tile/FusedBands.h"
 #include "stowage/tile/TileProgram.h"
 #include "stowage/tile/WeightPrefetch.h"
 
@@ -70,6 +73,19 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
     return whyRulesKeepApart(g, board, inner, outer);
   };
   STOWAGE_TRY(timeStage(timings, "fold-batch-norm", [&] { return foldBatchNorm(graph, veto); }));
+  // An explicit Pad of the zero point before an int8 convolution becomes its padding (a rule or pin may keep it).
+  std::vector<std::string> padRemarks;
+  if (options.foldPad) {
+    const MergeVeto padVeto = [&board](const Graph& g, TensorId padded, TensorId source) -> std::string {
+      for (const Node& n : g.nodes)
+        if (std::find(n.outputs.begin(), n.outputs.end(), padded) != n.outputs.end())
+          for (const PlacementRule& rule : board.rules)
+            if ((rule.inputs || rule.outputs) && rule.matches(opName(n.op), n.name))
+              return fmt::format("the rule at {} places the tensors of '{}'", rule.origin, n.name);
+      return whyRulesKeepApart(g, board, padded, source);
+    };
+    STOWAGE_ASSIGN_OR_RETURN(padRemarks, timeStage(timings, "fold-pad", [&] { return foldPad(graph, padVeto); }));
+  }
   std::vector<std::string> fusionRemarks;
   if (options.fuse) {
     STOWAGE_ASSIGN_OR_RETURN(fusionRemarks,
@@ -79,6 +95,14 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
   ReorderResult reordered;
   if (options.reorder)
     reordered = timeStage(timings, "reorder", [&] { return reorderForMemory(graph, ReorderOptions{options.ioInPools}); });
+  // Chains of int8 layers around the peak run band by band (CPU-only boards): ordinary nodes on band tensors.
+  FuseBandsResult fusedBands;
+  std::optional<Graph> unfused;  // the layer-by-layer candidate, planned too when bands were fused
+  if (options.fuseLayers || options.forceFuseLayers) unfused = graph;
+  if (options.fuseLayers || options.forceFuseLayers)
+    fusedBands = timeStage(timings, "fuse-layers", [&] {
+      return fuseLayerBands(graph, board, FuseBandsOptions{options.forceFuseLayers, options.ioInPools, 12, options.fuseExtraMacsPercent});
+    });
   STOWAGE_TRY(timeStage(timings, "verify", [&] { return verifyGraph(graph); }));
   // Liveness, constraints, pool assignment, offsets and the validator all run inside planProgram.
   PlanOptions planner = options.planner;
@@ -142,13 +166,49 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
     if (!retried.empty()) d.notes.push_back(fmt::format("planned again {}: this is the last attempt's error", fmt::join(retried, ", then ")));
     return d;
   }
+  // Fused bands and the layer-by-layer schedule are two candidates: the planner's bytes decide (its overlaps and
+  // aliases are more than the fusion's estimate sees); equal bytes keep the one without recomputed halos.
+  if (!fusedBands.chains.empty() && unfused && !options.forceFuseLayers) {
+    auto workspaceBytes = [&](const ProgramPlan& p) {
+      size_t used = 0;
+      for (const PoolUse& u : p.pools)
+        if (board.pools[static_cast<size_t>(u.pool)].kind != PoolKind::Constant) used += u.usedBytes;
+      return used;
+    };
+    TiledProgram plainTiles = timeStage(timings, "tile-unfused", [&] { return tileProgram(*unfused, board, tileOptions); });
+    PlanOptions plainPlanner = planner;
+    plainPlanner.nodeTargets = plainTiles.nodeTargets;
+    plainPlanner.partitionRemarks = plainTiles.remarks;
+    plainPlanner.scratch = plainTiles.scratch;
+    plainPlanner.scratchPools = plainTiles.scratchPools;
+    plainPlanner.resident = plainTiles.resident;
+    plainPlanner.infeasiblePool = nullptr;
+    Result<ProgramPlan> plain = timeStage(timings, "plan-unfused", [&] { return planProgram(*unfused, board, plainPlanner); });
+    if (plain && workspaceBytes(*plain) <= workspaceBytes(*plan)) {
+      fusedBands.remarks = {fmt::format("fused bands: not kept: the layer-by-layer plan needs {} bytes, the fused one {} "
+                                        "(--fuse-layers keeps them)",
+                                        workspaceBytes(*plain), workspaceBytes(*plan))};
+      fusedBands.chains.clear();
+      fusedBands.extraMacs = 0;
+      graph = std::move(*unfused);
+      tiled = std::move(plainTiles);
+      plan = std::move(plain);
+    } else if (plain) {
+      fusedBands.remarks.push_back(fmt::format("fused bands: {} bytes of workspace instead of {} layer by layer (-{} bytes)",
+                                               workspaceBytes(*plan), workspaceBytes(*plain), workspaceBytes(*plain) - workspaceBytes(*plan)));
+    }
+  }
   r.plan = std::move(*plan);
   r.plan.offloaded = tiled.offloaded;
   // Weight transfers handed over across CPU steps (or other targets' layers) arrive that much earlier.
   settlePrefetchArrivals(graph, r.plan);
   r.plan.remarks.insert(r.plan.remarks.end(), qdqRemarks.begin(), qdqRemarks.end());
+  r.plan.remarks.insert(r.plan.remarks.end(), padRemarks.begin(), padRemarks.end());
   r.plan.remarks.insert(r.plan.remarks.end(), fusionRemarks.begin(), fusionRemarks.end());
   if (reordered.changed) r.plan.remarks.push_back(reordered.remark);
+  r.plan.remarks.insert(r.plan.remarks.end(), fusedBands.remarks.begin(), fusedBands.remarks.end());
+  r.fusedBandExtraMacs = fusedBands.extraMacs;
+  r.fusedChains = static_cast<int>(fusedBands.chains.size());
   if (std::string hybrid = hybridLayersRemark(graph); !hybrid.empty()) r.plan.remarks.push_back(std::move(hybrid));
   // Which kernel and which variant of it each layer runs: the board's CPU (DSP, Helium), its [[kernels]], `--kernels`.
   r.kernelIsa = kernelIsaFor(board, options.portableKernels);

@@ -10,6 +10,8 @@ namespace stowage {
 inline constexpr const char* kFusedActivationAttr = "stowage_fused_activation";
 inline constexpr const char* kFusedMinAttr = "stowage_fused_min";
 inline constexpr const char* kFusedMaxAttr = "stowage_fused_max";
+/// On the nodes a fused chain became (tile/FusedBands.h): "fused chain N"; report.json layers' "band_of".
+inline constexpr const char* kBandOfAttr = "band_of";
 
 /// Attributes pass/FuseQdq sets on the QLinearConv / QLinearMatMul it makes (read by lower/QLinearKernelCall):
 /// requantize with the product in float32 as ONNX Runtime's integer kernels do (int, 1), and the clamp in output

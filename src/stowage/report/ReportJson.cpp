@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "stowage/ir/LoweringAttributes.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -119,6 +121,7 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
     j["weights"] = std::move(weights);
     j["outputs"] = std::move(outs);
     j["macs"] = macCount(g, n);
+    if (n.attrs.has(kBandOfAttr)) j[kBandOfAttr] = n.attrs.getString(kBandOfAttr);
     json live = json::object();
     for (const PoolUse& u : plan.pools) live[board.pools[static_cast<size_t>(u.pool)].name] = liveBytesAt(plan, u.pool, static_cast<int>(step));
     j["live_bytes"] = std::move(live);
@@ -175,6 +178,11 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
                       {"dma_bytes_minimum", {{"total", least.total()}, {"weights", least.weights}, {"graph_inputs", least.graphInputs},
                                              {"graph_outputs", least.graphOutputs}, {"activations", least.activations}}}};
   r["kernel_stack_bytes"] = stackByStep.empty() ? 0 : *std::max_element(stackByStep.begin(), stackByStep.end());
+  {
+    int chains = 0;
+    for (const Node& n : g.nodes) chains += n.op == OpKind::Concat && n.attrs.has(kBandOfAttr) ? 1 : 0;
+    r["fused_bands"] = {{"chains", chains}, {"extra_macs", context.fusedBandExtraMacs}};
+  }
   r["planner"] = {{"algorithm", plan.algorithm}, {"seconds", plan.seconds}};
   r["remarks"] = plan.remarks;
   return r;

@@ -19,6 +19,8 @@ struct ReportContext {
   /// Per step: the kernel each layer calls and its variant (CompileResult::layerKernels); empty: the layers carry no
   /// `kernel` and `kernel_variant` fields.
   std::vector<LayerKernel> layerKernels;
+  /// MACs the fused bands' halos recompute (CompileResult::fusedBandExtraMacs): report.json "fused_bands".
+  int64_t fusedBandExtraMacs = 0;
 };
 
 /// The report as JSON (schema version 1). Deterministic: same graph and plan, same text.

@@ -47,10 +47,7 @@ ConvDims convDims(const LayerShape& s) {
   return d;
 }
 
-/// Input rows [first, end) a block of output rows [oy0, oy1) reads, and the tile's pad_top.
-struct RowSpan {
-  int64_t first = 0, end = 0, padTop = 0;
-};
+/// Input rows [first, end) a block of output rows [oy0, oy1) reads, and the tile's pad rows above and below them.
 RowSpan inputRows(const ConvDims& d, int64_t oy0, int64_t oy1) {
   const int64_t r0 = oy0 * d.sh - d.padTop;
   const int64_t rEnd = (oy1 - 1) * d.sh - d.padTop + (d.kh - 1) * d.dh + 1;
@@ -58,6 +55,7 @@ RowSpan inputRows(const ConvDims& d, int64_t oy0, int64_t oy1) {
   r.first = std::max<int64_t>(0, r0);
   r.end = std::max(r.first, std::min(d.h, rEnd));
   r.padTop = r.first - r0;
+  r.padBottom = std::max<int64_t>(0, rEnd - r.end);
   return r;
 }
 
@@ -315,6 +313,10 @@ std::string setElementwiseRows(const Graph& g, const Node& node, LayerShape& s) 
 }
 
 }  // namespace
+
+RowSpan windowInputRows(const LayerShape& s, int64_t oy0, int64_t oy1) { return inputRows(convDims(s), oy0, oy1); }
+
+bool isWindowLayer(const LayerShape& s) { return isConv(s.kernel) || isPoolTileKernel(s.kernel); }
 
 LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
   LayerShapeResult r;

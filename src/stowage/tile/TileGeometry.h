@@ -39,6 +39,16 @@ struct LayerShapeResult {
 };
 LayerShapeResult layerShapeOf(const Graph& g, const Node& node);
 
+/// The input rows a block of output rows of a windowed layer (conv, depthwise, pool) reads: [first, end), clipped to
+/// the input, and the padding rows its windows cover above (padTop) and below (padBottom) them. The one place that
+/// maps output rows to input rows: offloaded tiles, CPU streaming and fused bands (tile/FusedBands.h) all use it.
+struct RowSpan {
+  int64_t first = 0, end = 0, padTop = 0, padBottom = 0;
+};
+RowSpan windowInputRows(const LayerShape& s, int64_t oy0, int64_t oy1);
+/// True for the layers windowInputRows describes: convolutions (any kernel) and 2-D pools.
+bool isWindowLayer(const LayerShape& s);
+
 /// One 2-D copy between main memory and a packed local buffer: `rows` rows of `rowBytes`, main-memory rows
 /// `stride` bytes apart starting `offset` bytes from the tensor's first byte.
 struct TileCopy {

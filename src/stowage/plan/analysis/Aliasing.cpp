@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <cstdint>
 
 namespace stowage {
@@ -34,6 +35,11 @@ class AliasBuilder {
       const TensorId out = n.outputs[0];
       if (n.op == OpKind::Reshape) {
         if (join(out, n.inputs[0], "view")) ++summary_.views;
+      } else if (n.op == OpKind::Slice) {
+        // Graph inputs and outputs in pools (--io-in-pools) keep their own bytes: the application writes or reads them.
+        const bool io = std::find(g_.inputs.begin(), g_.inputs.end(), n.inputs[0]) != g_.inputs.end() ||
+                        std::find(g_.outputs.begin(), g_.outputs.end(), out) != g_.outputs.end();
+        if (const std::optional<size_t> at = contiguousSliceOffset(n); !io && at && join(out, n.inputs[0], "row view", *at)) ++summary_.views;
       } else if (n.op == OpKind::Add || n.op == OpKind::QAdd) {
         if (n.inputs.size() < 2) continue;
         for (size_t k = 0; k < 2; ++k)
@@ -250,14 +256,43 @@ class AliasBuilder {
     return rootOf(other) != r;
   }
 
-  /// Makes `member`'s buffer share `source`'s group; false (with a remark when a pool conflict is the reason)
-  /// when it cannot.
-  bool join(TensorId member, TensorId source, const char* what) {
+  /// The byte offset of a Slice's output in its input when the output is one contiguous run of the input's bytes
+  /// (steps 1; every dimension before the first sliced one of extent 1 in the output, every one after it whole), the
+  /// same dtype: e.g. rows of an NHWC image with batch 1. Nothing otherwise.
+  std::optional<size_t> contiguousSliceOffset(const Node& n) const {
+    if (n.inputs.size() != 1 || n.inputs[0] == kNoTensor) return std::nullopt;
+    const Tensor &x = g_.tensor(n.inputs[0]), &y = g_.tensor(n.outputs[0]);
+    const auto starts = n.attrs.getInts("starts"), steps = n.attrs.getInts("steps", std::vector<int64_t>(x.shape.size(), 1));
+    if (x.dtype != y.dtype || starts.size() != x.shape.size() || steps.size() != x.shape.size() || y.shape.size() != x.shape.size())
+      return std::nullopt;
+    size_t first = x.shape.size();
+    for (size_t d = 0; d < x.shape.size(); ++d) {
+      if (steps[d] != 1) return std::nullopt;
+      if (first == x.shape.size() && y.shape[d] != x.shape[d]) first = d;
+    }
+    if (first == x.shape.size()) return std::nullopt;  // the whole input: a copy of it (a view would be a Reshape)
+    for (size_t d = 0; d < first; ++d)
+      if (y.shape[d] != 1) return std::nullopt;
+    for (size_t d = first + 1; d < x.shape.size(); ++d)
+      if (y.shape[d] != x.shape[d]) return std::nullopt;
+    int64_t offset = 0, stride = 1;
+    for (size_t d = x.shape.size(); d-- > 0;) {
+      offset += starts[d] * stride;
+      stride *= x.shape[d];
+    }
+    return static_cast<size_t>(offset) * dtypeSize(x.dtype);
+  }
+
+  /// Makes `member`'s buffer share `source`'s group, `within` bytes into `source` (a Slice: a part of it; otherwise
+  /// the whole); false (with a remark when a pool conflict is the reason) when it cannot.
+  bool join(TensorId member, TensorId source, const char* what, std::optional<size_t> within = std::nullopt) {
     const int m = index_[static_cast<size_t>(member)], r = rootOf(source);
     if (m < 0 || r < 0 || m == r || buffers_[static_cast<size_t>(m)].aliasOf != kNoTensor) return false;
     PlacedBuffer &mb = buffers_[static_cast<size_t>(m)], &rb = buffers_[static_cast<size_t>(r)];
-    const size_t at = offsetInRoot(source);
-    if (mb.sizeBytes != g_.tensor(source).byteSize() || at + mb.sizeBytes > rb.sizeBytes) return false;
+    const size_t at = offsetInRoot(source) + within.value_or(0);
+    const size_t sourceBytes = g_.tensor(source).byteSize();
+    if (within ? *within + mb.sizeBytes > sourceBytes : mb.sizeBytes != sourceBytes) return false;
+    if (at + mb.sizeBytes > rb.sizeBytes) return false;
     addLive(rb, -1);
     addLive(mb, -1);
     if (!mergeRoots(rb, mb, member, what)) {

@@ -21,6 +21,8 @@ struct AliasSummary {
   std::vector<std::string> remarks;  ///< one per alias given up (no common candidate pool), then a summary line
 };
 
+/// A Slice whose output is one contiguous run of its input's bytes (rows of an NHWC image with batch 1: fused bands,
+/// tile/FusedBands.h) is a view at that run's offset, unless its input is a graph input or its output a graph output.
 /// Decides alias groups over `buffers` (analyzeBuffers' result, activations and constants of `g`) and records
 /// them: a member gets `aliasOf` = its group's root (the one buffer the planner places) and `aliasOffset` = where
 /// its bytes start in the root; the root's lifetime becomes the union [min firstStep, max endStep) of its
