@@ -250,14 +250,16 @@ TEST(TfliteModels, VwwFloatAndInt8ModelsAgree) {
   }
 }
 
-// VWW with fused bands (tile/FusedBands.h, on by default): under issue 25's 32,768-byte target with at most 15% more
-// MACs, and the same output bytes as the layer-by-layer build (no overlaps, no fusion) on the person sample. ~4 s.
+// VWW with fused bands (tile/FusedBands.h), chosen by the compiler because the workspace pool has 32 KiB (issue 25's
+// target) and the layer-by-layer plan needs 37,248 bytes: fits, at most 15% more MACs, and the same output bytes as
+// the layer-by-layer build (no overlaps, no fusion) on the person sample. An unlimited pool fuses nothing. ~4 s.
 TEST(TfliteModels, VwwFusedBandsFitTheTargetWithTheLayerByLayerOutput) {
   fs::path dir = sharedPath("models/mlperf-tiny"), tflm = sharedPath("models/tflm");
   if (dir.empty() || tflm.empty()) GTEST_SKIP() << "../shared/models/mlperf-tiny or tflm not found; skipping";
   const fs::path model = dir / "vww_96_int8.tflite";
   const fs::path work = scratchDir("tflite_vww_fused");
-  auto c = runCommand(cli() + " compile " + shellQuote(model.string()) + " -o " + shellQuote((work / "gen").string()));
+  const std::string pool = " --pool 'name=workspace;size=32KiB'";
+  auto c = runCommand(cli() + " compile " + shellQuote(model.string()) + pool + " -o " + shellQuote((work / "gen").string()));
   ASSERT_EQ(c.exitCode, 0) << c.err;
   const json report = json::parse(readFileBytes(work / "gen" / "report.json"));
   EXPECT_LE(report["pools"][0]["used"].get<size_t>(), 32768u);
@@ -277,7 +279,7 @@ TEST(TfliteModels, VwwFusedBandsFitTheTargetWithTheLayerByLayerOutput) {
     EXPECT_EQ(r.exitCode, 0) << r.err;
     return readFileBytes(work / out / "output_0.bin");
   };
-  const std::string fused = run("", "fused");
+  const std::string fused = run(pool, "fused");
   ASSERT_EQ(fused.size(), 2u);
   EXPECT_EQ(fused, run(" --no-fuse-layers --no-overlap", "whole"));
   fs::remove_all(work);

@@ -398,6 +398,8 @@ FuseBandsResult fuseLayerBands(Graph& g, const Board& board, const FuseBandsOpti
     const std::vector<int64_t> p0 = liveProfile(g, options.ioInPools);
     r.peakBefore = r.peakAfter = p0.empty() ? 0 : static_cast<size_t>(*std::max_element(p0.begin(), p0.end()));
   }
+  // Bands cost speed (halo MACs, one call per band and layer) and code: unasked, only to fit a pool that has a size.
+  if (poolGoal == 0 && !options.force) return r;
   int64_t graphMacs = 0;
   for (const Node& n : g.nodes) graphMacs += macCount(g, n);
   const int64_t macBudget = static_cast<int64_t>(static_cast<double>(graphMacs) * options.maxExtraMacsPercent / 100.0);
