@@ -30,7 +30,9 @@ zoo::RandomBoardHints boardHints(const CompileResult& reference) {
   std::set<std::string> ops;
   for (const Node& n : reference.graph.nodes) {
     ops.insert(std::string(opName(n.op)));
-    for (TensorId t : n.outputs) hints.tensorNames.push_back(reference.graph.tensors[static_cast<size_t>(t)].name);
+    for (TensorId t : n.outputs)  // graph outputs are not planned (pins on them are an error, unless --io-in-pools)
+      if (std::find(reference.graph.outputs.begin(), reference.graph.outputs.end(), t) == reference.graph.outputs.end())
+        hints.tensorNames.push_back(reference.graph.tensors[static_cast<size_t>(t)].name);
   }
   hints.ops.assign(ops.begin(), ops.end());
   return hints;

@@ -40,6 +40,7 @@ class RandomGraph {
   std::vector<RValue> values;  // every 4-D activation made so far, in order (joins look back here)
   std::set<std::string> outputs;
   int nodes = 0;
+  bool usesHardSwish = false;  // an opset 14 op
 
   RValue input(const std::vector<int64_t>& shape) {
     RValue v{"input", shape, -1.0f, 1.0f};
@@ -213,6 +214,7 @@ class RandomGraph {
     } else {  // HardSwish
       out.lo = -0.375f, out.hi = std::max(x.hi, 0.1f);
       node("HardSwish", {x.name}, out);
+      usesHardSwish = true;
     }
     return out;
   }
@@ -507,7 +509,7 @@ Result<RandomModel> buildRandomModel(const RandomRecipe& recipe) {
   onnx::ModelProto& m = result.floatModel;
   m.set_ir_version(7);
   m.set_producer_name("stowage-random");
-  m.add_opset_import()->set_version(13);
+  m.add_opset_import()->set_version(g.usesHardSwish ? 14 : 13);
   *m.mutable_graph() = std::move(g.graph);
   m.set_doc_string(recipe.describe());
   result.nodes = m.graph().node_size();

@@ -82,7 +82,7 @@ struct RandomModel {
   int nodes = 0;                ///< nodes of `floatModel`
 };
 
-/// Builds `recipe` (opset 13, IR version 7); errors only for a recipe whose input is empty or a quantizer error.
+/// Builds `recipe` (opset 13, or 14 when it has a HardSwish; IR version 7); errors only for a recipe whose input is empty or a quantizer error.
 Result<RandomModel> buildRandomModel(const RandomRecipe& recipe);
 
 }  // namespace stowage::zoo
