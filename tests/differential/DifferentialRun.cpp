@@ -120,7 +120,9 @@ const char* outcomeName(Outcome o) {
 bool isInfeasibleError(const std::string& message) {
   // The planner's and tiler's user errors: the board is valid, the model just does not fit it.
   for (const char* phrase : {"does not fit", "do not fit", "too small", "no pool", "cannot hold", "not enough",
-                             "infeasible", "exceeds", "leaves no pool", "larger than"})
+                             "infeasible", "exceeds", "leaves no pool", "larger than",
+                             // a random pin that contradicts a random rule: the board is self-contradictory
+                             "but the rule"})
     if (message.find(phrase) != std::string::npos) return true;
   return false;
 }
