@@ -192,5 +192,103 @@ scratch = ["spad"]
   EXPECT_EQ(r.outcome, Outcome::Match) << outcomeName(r.outcome) << ": " << r.detail;
 }
 
+// Found by the campaign (seed 105, shrunk): an engine-mode Conv with 2 output rows, stride 3, kernel 3 and pad 1 on
+// top, tiled one output row per tile. The tile buffers were sized from the first row block and "a middle one", the
+// same block here; the first reads 2 input rows (the padding clips it), the second 3. The second tile's input, loaded
+// during the first tile's compute (double-buffered), ran over the first tile's weights. Fixed in
+// tile/TileGeometry.cpp (tileBytes tries every row block near the edges).
+TEST(RandomDifferential, TileBuffersHoldTheLargestRowBlockOfASmallImage) {
+  zoo::RandomRecipe recipe;
+  recipe.seed = 105;
+  recipe.channels = 1, recipe.height = 6, recipe.width = 9;
+  zoo::RandomStep conv;
+  conv.kind = zoo::RandomStepKind::Conv;
+  conv.outChannels = 5, conv.kernelH = conv.kernelW = 3;
+  conv.pads[0] = conv.pads[1] = conv.pads[2] = conv.pads[3] = 1;
+  zoo::RandomStep residual = conv;
+  residual.kind = zoo::RandomStepKind::ResidualAdd;
+  zoo::RandomStep strided = conv;
+  strided.outChannels = 2, strided.strideH = strided.strideW = 3;
+  recipe.steps = {conv, residual, strided};
+  Result<zoo::RandomModel> built = zoo::buildRandomModel(recipe);
+  ASSERT_TRUE(built.ok()) << built.error().render();
+  const std::filesystem::path dir = e2e::scratchDir("random_tile_rows");
+  std::ofstream(dir / "model.onnx", std::ios::binary) << serialized(built->model);
+  const std::string board = R"(name = "random-engine"
+
+[[targets]]
+name = "host"
+kind = "cpu"
+
+[[targets]]
+name = "npu"
+kind = "accelerator"
+engine_dim = 2
+engine_dtypes = ["int8", "float32"]
+ops = ["Conv", "Gemm", "MatMul", "QConv2d", "QDepthwiseConv2d", "QFullyConnected"]
+dma_channels = 2
+dma_bytes_per_cycle = 2
+dma_setup_cycles = 64
+
+[[pools]]
+name = "dram"
+alignment = 16
+access = ["host", "npu"]
+read_bytes_per_cycle = 8
+write_bytes_per_cycle = 8
+latency_cycles = 97
+placement = "user"
+
+[[pools]]
+name = "spad"
+placement = "fixed"
+alignment = 16
+access = ["npu"]
+size = 2048
+banks = 1
+base = 0x10000000
+
+[[pools]]
+name = "acc"
+placement = "fixed"
+alignment = 64
+access = ["npu"]
+size = 131072
+banks = 2
+base = 0x12000000
+
+[[pools]]
+name = "flash"
+kind = "constant"
+alignment = 16
+access = ["host", "npu"]
+placement = "static"
+
+[[pools]]
+name = "itcm"
+kind = "constant"
+placement = "static"
+size = 9472
+access = ["host", "npu"]
+read_bytes_per_cycle = 19
+write_bytes_per_cycle = 19
+latency_cycles = 2
+
+[[rules]]
+op = "Conv"
+scratch = ["spad", "acc"]
+
+[[pins]]
+tensor = "n2_Add"
+pool = "dram"
+)";
+  ModelUnderTest m(dir / "model.onnx", 1, dir, false);
+  ASSERT_EQ(m.referenceResult().outcome, Outcome::Match) << m.referenceResult().detail;
+  Variant variant;
+  variant.prefetchWeights = false;
+  const PairResult r = m.check(board, variant);
+  EXPECT_EQ(r.outcome, Outcome::Match) << outcomeName(r.outcome) << ": " << r.detail;
+}
+
 }  // namespace
 }  // namespace stowage::differential
