@@ -336,9 +336,8 @@ RandomStep randomConvStep(SplitMix64& rng, int64_t maxChannels) {
 
 }  // namespace random_model_detail
 
-using namespace random_model_detail;
-
 std::string RandomRecipe::describe() const {
+  using namespace random_model_detail;  // in the function: the unity build must not see these names elsewhere
   std::string s = fmt::format("{}{}x{}x{}:", quantized ? "int8 " : "f32 ", channels, height, width);
   for (const RandomStep& st : steps) {
     s += ' ';
@@ -363,6 +362,7 @@ std::string RandomRecipe::describe() const {
 }
 
 RandomRecipe randomRecipe(uint64_t seed, const RandomModelOptions& options) {
+  using namespace random_model_detail;
   SplitMix64 rng(seed * 0x9E3779B97F4A7C15ull + 27);
   RandomRecipe r;
   r.seed = seed;
@@ -435,6 +435,7 @@ RandomRecipe randomRecipe(uint64_t seed, const RandomModelOptions& options) {
 }
 
 Result<RandomModel> buildRandomModel(const RandomRecipe& recipe) {
+  using namespace random_model_detail;
   if (recipe.channels < 1 || recipe.height < 1 || recipe.width < 1)
     return makeError("random model", fmt::format("empty input {}x{}x{}", recipe.channels, recipe.height, recipe.width));
   RandomGraph g(recipe.seed);
