@@ -62,7 +62,7 @@ std::string skipKey(const std::string& line) {
 }
 
 int runCampaign(uint64_t first, int seeds, double seconds, int boards, int int8Percent, bool ort, bool shrinkFindings,
-                const fs::path& out, int jobs) {
+                const fs::path& out, int jobs, bool keepWork) {
   fs::create_directories(out / "results");
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
@@ -116,7 +116,7 @@ int runCampaign(uint64_t first, int seeds, double seconds, int boards, int int8P
       options.reproducers = out / "reproducers";
       const SeedReport r = runSeed(seed, options);
       std::ofstream(out / "results" / fmt::format("{}.json", seed)) << toJson(r, quantized).dump(1) << "\n";
-      fs::remove_all(options.work / fmt::format("{}{}", quantized ? "q" : "f", seed));
+      if (!keepWork) fs::remove_all(options.work / fmt::format("{}{}", quantized ? "q" : "f", seed));
       std::fflush(stdout);
       _exit(0);
     }
@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
   uint64_t first = 1;
   int seeds = 100, boards = 8, int8Percent = 50, jobs = 1;
   double seconds = 1e9;
-  bool noOrt = false, noShrink = false;
+  bool noOrt = false, noShrink = false, keepWork = false;
   std::string outDir = "random-run";
   CLI::App* run = app.add_subcommand("run", "Differential campaign over seeds first .. first + seeds - 1; prints a table");
   run->add_option("--first", first, "First seed")->capture_default_str();
@@ -200,6 +200,7 @@ int main(int argc, char** argv) {
   run->add_option("--jobs", jobs, "Seeds run at once (one process each)")->capture_default_str();
   run->add_flag("--no-ort", noOrt, "Do not compare float models with ONNX Runtime");
   run->add_flag("--no-shrink", noShrink, "Write findings as found, without minimising them");
+  run->add_flag("--keep-work", keepWork, "Keep each seed's scratch folder (<out>/work/<f|q><seed>: model, boards)");
   run->add_option("--out", outDir, "Folder for results, scratch files and reproducers")->capture_default_str();
 
   std::string reproducer;
@@ -234,6 +235,6 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (run->parsed())
-    return runCampaign(first, seeds, seconds, boards, int8Percent, !noOrt, !noShrink, outDir, std::max(1, jobs));
+    return runCampaign(first, seeds, seconds, boards, int8Percent, !noOrt, !noShrink, outDir, std::max(1, jobs), keepWork);
   return checkReproducer(reproducer);
 }

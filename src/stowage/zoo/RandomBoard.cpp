@@ -74,10 +74,10 @@ class BoardWriter {
     if (banks > 1) text += fmt::format("banks = {}\n", banks);
   }
 
-  /// Zero to two constant pools; returns their names.
-  std::vector<std::string> constantPools(const std::string& access) {
+  /// Zero to two constant pools (at least one when `required`); returns their names.
+  std::vector<std::string> constantPools(const std::string& access, bool required = false) {
     std::vector<std::string> names;
-    const int64_t mode = pick(0, 4);
+    const int64_t mode = pick(required ? 1 : 0, 4);
     if (mode == 0) return names;  // the default static `weights` pool
     auto header = [&](const std::string& name) {
       text += fmt::format("\n[[pools]]\nname = \"{}\"\nkind = \"constant\"\nalignment = {}\n", name, oneOf<int>({4, 8, 16, 64}));
@@ -200,7 +200,9 @@ RandomBoard acceleratorBoard(BoardWriter& w, const RandomBoardHints& hints, bool
     }
     local = {"l1"};
   }
-  const std::vector<std::string> constants = w.constantPools("[\"host\", \"npu\"]");
+  // Declared, so that the accelerator reaches the constants of the layers it runs (the default `weights` pool is the
+  // CPU's only: every such board would be rejected, clearly, by the planner).
+  const std::vector<std::string> constants = w.constantPools("[\"host\", \"npu\"]", true);
   std::string scratch;
   for (const std::string& p : local) scratch += (scratch.empty() ? "\"" : ", \"") + p + "\"";
   for (const std::string& op : engine ? engineOps : coreOps)
