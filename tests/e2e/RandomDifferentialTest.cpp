@@ -47,6 +47,17 @@ TEST(RandomDifferential, GeneratorsAreDeterministic) {
   }
 }
 
+// A pair the compiler rejects clearly (the model does not fit the board) is skipped; the plan validator's errors are
+// compiler bugs, whatever words they use.
+TEST(RandomDifferential, InfeasibleErrorsAreToldFromBugs) {
+  EXPECT_TRUE(isInfeasibleError("error: tensor 'w': no pool of the board can hold this constant (4 bytes)"));
+  EXPECT_TRUE(isInfeasibleError("error: pool 'tcm' bank 1: is too small: 64 bytes hold the buffers placed in this bank, whose peak demand "
+                                "is 96 bytes at step 2"));
+  EXPECT_FALSE(isInfeasibleError("error: memory plan: buffer 'x' has no pool"));
+  EXPECT_FALSE(isInfeasibleError("error: memory plan: pool 'ram': buffer 'x' bytes [0, 64) end past the pool's 32 bytes"));
+  EXPECT_FALSE(isInfeasibleError("error: node 'c' was offloaded but cannot be tiled"));
+}
+
 // Every generated board must load and validate: a board the generator writes wrong would only ever be "skipped".
 TEST(RandomDifferential, EveryRandomBoardIsValid) {
   const std::filesystem::path dir = e2e::scratchDir("random_boards");
