@@ -301,5 +301,64 @@ pool = "dram"
   EXPECT_EQ(r.outcome, Outcome::Match) << outcomeName(r.outcome) << ": " << r.detail;
 }
 
+// NOT FIXED (found by the long campaign, seed 1610 pair 7, shrunk to a 1x1x1 residual block whose output is
+// concatenated with a branch): guard mode + --io-in-pools + concat slices (aliasing on) abort the run with "stowage
+// guard: tensor 'n3_Concat': a canary byte next to it was overwritten (step 3)". Each of --no-guard, no io-in-pools,
+// concatSlices = false or aliasing = false makes it match. The Concat's output is then a graph output planned in a
+// pool, and its inputs are written straight into its slices; the guard code's canaries around the Concat output (or
+// around its slice members) and the slice writes disagree. Needs a fix in the guard code / planner's guard reservation
+// for concat-slice aliases of a graph output (codegen/GuardCode, plan/analysis/Aliasing); enable this test with it.
+TEST(RandomDifferential, DISABLED_GuardWithConcatSlicesIntoAGraphOutputInAPool) {
+  zoo::RandomRecipe recipe;
+  recipe.seed = 1610;
+  recipe.channels = recipe.height = recipe.width = 1;
+  zoo::RandomStep residual;
+  residual.kind = zoo::RandomStepKind::ResidualAdd;
+  residual.kernelH = residual.kernelW = 3;
+  zoo::RandomStep concat = residual;
+  concat.kind = zoo::RandomStepKind::ConcatBranch;
+  concat.outChannels = 1;
+  recipe.steps = {residual, concat};
+  Result<zoo::RandomModel> built = zoo::buildRandomModel(recipe);
+  ASSERT_TRUE(built.ok()) << built.error().render();
+  const std::filesystem::path dir = e2e::scratchDir("random_guard_concat_io");
+  std::ofstream(dir / "model.onnx", std::ios::binary) << serialized(built->model);
+  const std::string board = R"(name = "random-cpu"
+
+[[pools]]
+name = "fast0"
+alignment = 16
+read_bytes_per_cycle = 57
+write_bytes_per_cycle = 57
+latency_cycles = 0
+placement = "static"
+size = 512
+
+[[pools]]
+name = "fast1"
+alignment = 16
+placement = "static"
+size = 384
+banks = 3
+
+[[pools]]
+name = "ram"
+alignment = 16
+placement = "static"
+
+[[pools]]
+name = "wram"
+kind = "constant"
+alignment = 8
+placement = "user"
+)";
+  ModelUnderTest m(dir / "model.onnx", 1, dir, false);
+  ASSERT_EQ(m.referenceResult().outcome, Outcome::Match) << m.referenceResult().detail;
+  Result<Variant> variant = parseVariant("planner=greedy-conflicts alias=1 concat=1 overlap=0 fuse=0 reorder=0 guard=1 io=1 db=1 resident=1 prefetch=0");
+  ASSERT_TRUE(variant.ok());
+  const PairResult r = m.check(board, *variant);
+  EXPECT_EQ(r.outcome, Outcome::Match) << outcomeName(r.outcome) << ": " << r.detail;
+}
+
 }  // namespace
 }  // namespace stowage::differential
