@@ -25,7 +25,7 @@ RISCV_PACKAGES := gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-syst
 # libFuzzer (`make fuzz` only): clang and its runtime libraries (libclang_rt.fuzzer).
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 
-.PHONY: all deps deps-riscv install-packages install-ort-oracle build build-asan demo test test-unit fuzz clean
+.PHONY: all deps deps-riscv install-packages install-ort-oracle build build-asan demo test test-unit fuzz random clean
 
 all: build
 
@@ -100,6 +100,16 @@ fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_BUILD)/build.ninja
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target stowage_fuzz_targets
 	./tools/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# Random models x random boards, checked differentially (docs/testing.md): RANDOM_SECONDS of seeds from RANDOM_FIRST,
+# findings shrunk into $(BUILD)/random-run/reproducers/. stowage-random is not part of `make build` (make test does
+# not need it: its slice runs in-process in the e2e tests).
+RANDOM_SECONDS ?= 600
+RANDOM_FIRST ?= 1
+random: build
+	cmake --build $(BUILD) -j $(JOBS) --target stowage-random
+	$(BUILD)/bin/stowage-random run --first $(RANDOM_FIRST) --seeds 100000000 --seconds $(RANDOM_SECONDS) --jobs $(JOBS) \
+	  --out $(BUILD)/random-run
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -100,7 +100,10 @@ std::string emitHostHarness(const Graph& g, const ProgramPlan& plan, const std::
     const std::string& M = s.poolMacros[pi];
     const size_t arg = 1 + nIn + nOut + k;
     if (plan.board.pools[pi].placement == PoolPlacement::Fixed) {
-      c += fmt::format("  if (!read_exact(argv[{}], STOWAGE_FIXED_ADDRESS({}_BASE, {}_SIZE), {}_SIZE)) return {};\n", arg, M, M, M,
+      // The whole device memory of the pool (_CAPACITY, a fixed pool always has a size), not only the image's bytes:
+      // the host simulator maps an address range on its first use and cannot grow it later, and an accelerator
+      // board's setup in <name>_run describes the pool with its full size (issue 27, random differential runs).
+      c += fmt::format("  if (!read_exact(argv[{}], STOWAGE_FIXED_ADDRESS({}_BASE, {}_CAPACITY), {}_SIZE)) return {};\n", arg, M, M, M,
                        kHarnessBadInput);
     } else {
       c += fmt::format("  image_{0}_raw = (unsigned char*)malloc({1}_SIZE + {1}_ALIGN);\n  if (image_{0}_raw == NULL) return {2};\n"

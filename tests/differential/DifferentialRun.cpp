@@ -1,0 +1,221 @@
+// Differential runs of one model against its reference build (see DifferentialRun.h).
+#include "DifferentialRun.h"
+
+#include <fmt/format.h>
+
+#include <exception>
+#include <fstream>
+#include <sstream>
+
+#include "../e2e/OrtOracle.h"
+#include "stowage/driver/HostRunner.h"
+#include "stowage/plan/algo/OffsetAlgorithm.h"
+#include "stowage/zoo/OnnxGraphBuilder.h"
+
+namespace stowage::differential {
+
+std::string Variant::toString() const {
+  return fmt::format("planner={} alias={:d} concat={:d} overlap={:d} fuse={:d} reorder={:d} guard={:d} io={:d} db={:d} "
+                     "resident={:d} prefetch={:d}",
+                     planner, aliasing, concatSlices, overlap, fuse, reorder, guard, ioInPools, doubleBuffer, resident,
+                     prefetchWeights);
+}
+
+std::string Variant::cliFlags() const {
+  std::string f = "--planner " + planner;
+  if (!overlap) f += " --no-overlap";
+  if (!fuse) f += " --no-fuse";
+  if (!reorder) f += " --no-reorder";
+  if (guard) f += " --guard";
+  if (ioInPools) f += " --io-in-pools";
+  if (!doubleBuffer) f += " --no-double-buffer";
+  if (!resident) f += " --no-resident";
+  if (!prefetchWeights) f += " --no-weight-prefetch";
+  if (!aliasing || !concatSlices)
+    f += fmt::format("  # and, in-process only (no flag): PlanOptions aliasing={:d} concatSlices={:d}", aliasing, concatSlices);
+  return f;
+}
+
+void Variant::apply(CompileOptions& options) const {
+  options.planner.algorithm = planner;
+  options.planner.timeLimitSeconds = 1.0;
+  options.planner.aliasing = aliasing;
+  options.planner.concatSlices = concatSlices;
+  options.planner.overlapLayers = overlap;
+  options.fuse = fuse;
+  options.reorder = reorder;
+  options.guard = guard;
+  options.ioInPools = ioInPools;
+  options.doubleBuffer = doubleBuffer;
+  options.resident = resident;
+  options.prefetchWeights = prefetchWeights;
+}
+
+Variant referenceVariant() {
+  Variant v;
+  v.planner = "greedy-size";
+  v.aliasing = v.concatSlices = v.overlap = v.fuse = v.reorder = false;
+  v.doubleBuffer = v.resident = v.prefetchWeights = false;
+  return v;
+}
+
+Variant randomVariant(uint64_t seed) {
+  zoo::SplitMix64 rng(seed * 0xA24BAED4963EE407ull + 7);
+  auto coin = [&](int percentTrue) { return static_cast<int>(rng.next() % 100) < percentTrue; };
+  Variant v;
+  const std::vector<std::string>& names = offsetAlgorithmNames();
+  v.planner = names[rng.next() % names.size()];
+  v.aliasing = coin(75);
+  v.concatSlices = coin(75);
+  v.overlap = coin(75);
+  v.fuse = coin(75);
+  v.reorder = coin(75);
+  v.guard = coin(25);
+  v.ioInPools = coin(20);
+  v.doubleBuffer = coin(75);
+  v.resident = coin(75);
+  v.prefetchWeights = coin(75);
+  return v;
+}
+
+Result<Variant> parseVariant(const std::string& text) {
+  Variant v;
+  std::istringstream in(text);
+  std::string item;
+  while (in >> item) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) return makeError("variant", fmt::format("'{}' is not key=value", item));
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (key == "planner") {
+      v.planner = value;
+      continue;
+    }
+    if (value != "0" && value != "1") return makeError("variant", fmt::format("'{}': expected 0 or 1", item));
+    const bool on = value == "1";
+    if (key == "alias") v.aliasing = on;
+    else if (key == "concat") v.concatSlices = on;
+    else if (key == "overlap") v.overlap = on;
+    else if (key == "fuse") v.fuse = on;
+    else if (key == "reorder") v.reorder = on;
+    else if (key == "guard") v.guard = on;
+    else if (key == "io") v.ioInPools = on;
+    else if (key == "db") v.doubleBuffer = on;
+    else if (key == "resident") v.resident = on;
+    else if (key == "prefetch") v.prefetchWeights = on;
+    else return makeError("variant", fmt::format("unknown key '{}'", key));
+  }
+  return v;
+}
+
+const char* outcomeName(Outcome o) {
+  switch (o) {
+    case Outcome::Match: return "match";
+    case Outcome::Mismatch: return "mismatch";
+    case Outcome::Skipped: return "skipped";
+    case Outcome::Failed: return "failed";
+  }
+  return "?";
+}
+
+bool isInfeasibleError(const std::string& message) {
+  // The plan validator's errors (location "memory plan") are compiler bugs whatever they say.
+  if (message.find("memory plan") != std::string::npos) return false;
+  // The planner's and tiler's user errors: the board is valid, the model just does not fit it.
+  for (const char* phrase : {"does not fit", "do not fit", "too small", "no pool of the board", "cannot hold", "not enough",
+                             "infeasible", "exceeds", "leaves no pool", "larger than",
+                             // a random pin that contradicts a random rule: the board is self-contradictory
+                             "but the rule",
+                             // exact / hill-climb within the 1 s limit of a variant on a tight pool: not a wrong plan
+                             "found no placement within"})
+    if (message.find(phrase) != std::string::npos) return true;
+  return false;
+}
+
+ModelUnderTest::ModelUnderTest(std::filesystem::path model, uint64_t inputSeed, std::filesystem::path work,
+                               bool exactOutputs)
+    : model_(std::move(model)), work_(std::move(work)), exactFloat_(exactOutputs) {
+  std::filesystem::create_directories(work_);
+  std::string error;
+  inputs_ = e2e::randomModelInputs(model_, inputSeed, &error);
+  if (inputs_.empty()) {
+    reference_ = {Outcome::Failed, "inputs: " + error};
+    return;
+  }
+  CompileOptions options;
+  options.modelPath = model_.string();
+  referenceVariant().apply(options);
+  auto keep = std::make_shared<CompileResult>();
+  reference_ = compileAndRun(options, {}, referenceOutputs_, keep.get());
+  if (reference_.outcome == Outcome::Match) referenceCompile_ = std::move(keep);
+}
+
+PairResult ModelUnderTest::compileAndRun(const CompileOptions& options, const CompileHook& hook,
+                                         std::vector<Tensor>& outputs, CompileResult* keep) {
+  PairResult r;
+  try {
+    Result<CompileResult> compiled = compileModel(options);
+    if (!compiled) {
+      const std::string message = compiled.error().render();
+      r.outcome = isInfeasibleError(message) || compiled.error().unsupported ? Outcome::Skipped : Outcome::Failed;
+      r.detail = "compile: " + message;
+      return r;
+    }
+    if (hook) {
+      Status s = hook(*compiled);
+      if (!s) return {Outcome::Failed, "hook: " + s.error().render()};
+    }
+    std::string program = compiled->code.header.text + compiled->code.source.text + compiled->code.weights.text;
+    for (const GeneratedImage& image : compiled->code.images) program += image.fileName + image.bytes;
+    for (const auto& [text, cached] : runsByProgram_)
+      if (text == program) {
+        outputs = cached;
+        r.reusedRun = true;
+        if (keep) *keep = std::move(*compiled);
+        return r;
+      }
+    if (Status limits = checkSimulatorLimits(compiled->plan.board); !limits)
+      return {Outcome::Skipped, "simulator: " + limits.error().render()};
+    Result<std::vector<Tensor>> run = runOnHost(*compiled, inputs_);
+    ++programsRun_;
+    if (!run) return {Outcome::Failed, "run: " + run.error().render()};
+    outputs = *run;
+    runsByProgram_.emplace_back(std::move(program), outputs);
+    if (keep) *keep = std::move(*compiled);
+  } catch (const std::exception& e) {
+    return {Outcome::Failed, std::string("exception: ") + e.what()};
+  }
+  return r;
+}
+
+PairResult ModelUnderTest::check(const std::string& boardToml, const Variant& variant, const CompileHook& hook) {
+  if (reference_.outcome != Outcome::Match) return {Outcome::Skipped, "no reference: " + reference_.detail};
+  CompileOptions options;
+  options.modelPath = model_.string();
+  if (!boardToml.empty()) {
+    const std::filesystem::path board = work_ / fmt::format("board{}.toml", boardsWritten_++);
+    std::ofstream(board) << boardToml;
+    options.board.boardPath = board.string();
+  }
+  variant.apply(options);
+  std::vector<Tensor> outputs;
+  PairResult r = compileAndRun(options, hook, outputs, nullptr);
+  if (r.outcome != Outcome::Match) return r;
+  // Integer outputs must be equal; float ones (QDQ models dequantize their outputs) equal too when the reference's
+  // dtype is an integer one, else within the float tolerance.
+  const std::string diff = e2e::diffOutputs(outputs, referenceOutputs_, Tolerance{exactFloat_ ? 0.0 : kFloatRtol, exactFloat_ ? 0.0 : kFloatAtol});
+  if (!diff.empty()) return {Outcome::Mismatch, diff, r.reusedRun};
+  return r;
+}
+
+PairResult ModelUnderTest::checkOnnxRuntime() {
+  if (reference_.outcome != Outcome::Match) return {Outcome::Skipped, "no reference: " + reference_.detail};
+  std::string why;
+  if (!e2e::ortOracleAvailable(&why)) return {Outcome::Skipped, "ONNX Runtime: " + why};
+  e2e::ModelRun ort = e2e::runOrtOracle(model_, inputs_, work_ / "ort");
+  if (!ort.ok()) return {Outcome::Failed, "ONNX Runtime: " + ort.error};
+  const std::string diff = e2e::diffOutputs(referenceOutputs_, ort.outputs, Tolerance{kFloatRtol, kFloatAtol});
+  if (!diff.empty()) return {Outcome::Mismatch, "against ONNX Runtime: " + diff};
+  return {};
+}
+
+}  // namespace stowage::differential

@@ -1,0 +1,61 @@
+// One seed of the random differential campaign (issue 27): a random model (zoo/RandomModel.h), its reference run,
+// ONNX Runtime (float models), then random boards (zoo/RandomBoard.h) x random variants against the reference. A
+// mismatch or failure is shrunk (steps dropped, shapes and channels reduced while it still fails) and written as a
+// reproducer folder (model.onnx, board.toml, variant.txt, README.txt).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "DifferentialRun.h"
+#include "stowage/zoo/RandomModel.h"
+
+namespace stowage::differential {
+
+struct CampaignOptions {
+  int boardsPerModel = 8;          ///< pairs per model after the reference (the first on the default board)
+  bool quantized = false;          ///< int8 QDQ models (else float32)
+  bool onnxRuntime = true;         ///< also compare float models with ONNX Runtime (when installed)
+  bool shrink = true;              ///< minimise findings
+  int shrinkAttempts = 40;         ///< candidate models tried by the shrinker per finding, at most
+  zoo::RandomModelOptions model;   ///< `quantized` above overrides model.quantized
+  std::filesystem::path work;      ///< scratch folder (created)
+  std::filesystem::path reproducers;  ///< findings go to <reproducers>/<kind>-<seed>-<pair>/; empty: not written
+  CompileHook hook;                ///< between compile and run of every pair except the reference (test of the test)
+};
+
+/// A mismatch or failure, after shrinking.
+struct Finding {
+  uint64_t seed = 0;
+  int pair = 0;               ///< -1: the reference itself, -2: ONNX Runtime
+  std::string boardKind;      ///< "default", "cpu", "engine", "cores"
+  std::string boardToml;      ///< empty: the default board
+  Variant variant;
+  Outcome outcome = Outcome::Mismatch;
+  std::string detail;
+  zoo::RandomRecipe recipe;   ///< shrunk
+  std::string originalRecipe; ///< describe() before shrinking
+  std::filesystem::path reproducer;
+};
+
+struct SeedReport {
+  uint64_t seed = 0;
+  std::string model;            ///< the recipe's describe()
+  int pairs = 0;                ///< (board, variant) pairs compiled against the reference
+  std::map<Outcome, int> outcomes;
+  int programsRun = 0;          ///< distinct generated programs built and run (identical ones run once)
+  bool onnxRuntimeChecked = false;
+  std::vector<std::string> skips;  ///< the first line of each skip's reason
+  std::vector<Finding> findings;
+};
+
+/// Runs seed `seed`. Deterministic but for planner time limits (exact / hill-climb stop after 1 s).
+SeedReport runSeed(uint64_t seed, const CampaignOptions& options);
+
+/// Writes `model` and `finding`'s board, variant and a README to `dir` (created).
+void writeReproducer(const std::filesystem::path& dir, const onnx::ModelProto& model, const Finding& finding);
+
+}  // namespace stowage::differential

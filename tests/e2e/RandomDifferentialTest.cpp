@@ -1,0 +1,364 @@
+// The short, fixed-seed slice of the random differential campaign (issue 27; tools/stowage-random runs the long one),
+// the generators' determinism and validity, and the test of the test: a planted planner bug (two live buffers on the
+// same bytes) must be reported as a mismatch. Each bug the campaign found has its reproducer here too.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "E2eSupport.h"
+#include "OrtOracle.h"
+#include "RandomCampaign.h"
+#include "stowage/codegen/CEmitter.h"
+#include "stowage/lower/LowerProgram.h"
+#include "stowage/target/Board.h"
+#include "stowage/zoo/RandomBoard.h"
+
+namespace stowage::differential {
+namespace {
+
+std::string serialized(const onnx::ModelProto& m) {
+  std::string s;
+  m.SerializeToString(&s);
+  return s;
+}
+
+std::string summaryOf(const SeedReport& r) {
+  std::string s = r.model;
+  for (const Finding& f : r.findings)
+    s += fmt::format("\n  pair {} ({} board, {}): {}: {}", f.pair, f.boardKind, f.variant.toString(), outcomeName(f.outcome),
+                     f.detail);
+  return s;
+}
+
+TEST(RandomDifferential, GeneratorsAreDeterministic) {
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    for (bool quantized : {false, true}) {
+      zoo::RandomModelOptions options;
+      options.quantized = quantized;
+      const zoo::RandomRecipe recipe = zoo::randomRecipe(seed, options);
+      Result<zoo::RandomModel> a = zoo::buildRandomModel(recipe), b = zoo::buildRandomModel(zoo::randomRecipe(seed, options));
+      ASSERT_TRUE(a.ok()) << recipe.describe() << "\n" << a.error().render();
+      ASSERT_TRUE(b.ok());
+      EXPECT_EQ(serialized(a->model), serialized(b->model)) << "seed " << seed;
+    }
+    zoo::RandomBoardHints hints;
+    EXPECT_EQ(zoo::randomBoard(seed, hints).toml, zoo::randomBoard(seed, hints).toml);
+  }
+}
+
+// A pair the compiler rejects clearly (the model does not fit the board) is skipped; the plan validator's errors are
+// compiler bugs, whatever words they use.
+TEST(RandomDifferential, InfeasibleErrorsAreToldFromBugs) {
+  EXPECT_TRUE(isInfeasibleError("error: tensor 'w': no pool of the board can hold this constant (4 bytes)"));
+  EXPECT_TRUE(isInfeasibleError("error: pool 'tcm' bank 1: is too small: 64 bytes hold the buffers placed in this bank, whose peak demand "
+                                "is 96 bytes at step 2"));
+  EXPECT_FALSE(isInfeasibleError("error: memory plan: buffer 'x' has no pool"));
+  EXPECT_FALSE(isInfeasibleError("error: memory plan: pool 'ram': buffer 'x' bytes [0, 64) end past the pool's 32 bytes"));
+  EXPECT_FALSE(isInfeasibleError("error: node 'c' was offloaded but cannot be tiled"));
+}
+
+// Every generated board must load and validate: a board the generator writes wrong would only ever be "skipped".
+TEST(RandomDifferential, EveryRandomBoardIsValid) {
+  const std::filesystem::path dir = e2e::scratchDir("random_boards");
+  zoo::RandomBoardHints hints;
+  hints.ops = {"Conv", "Relu", "Add", "MaxPool", "Gemm"};
+  hints.tensorNames = {"n0_Conv", "n1_Relu"};
+  std::map<std::string, int> kinds;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    hints.workspaceBytes = 512 + seed * 997 % 200000;
+    const zoo::RandomBoard board = zoo::randomBoard(seed, hints);
+    ++kinds[board.kind];
+    const std::filesystem::path path = dir / fmt::format("b{}.toml", seed);
+    std::ofstream(path) << board.toml;
+    BoardFlags flags;
+    flags.boardPath = path.string();
+    Result<Board> loaded = resolveBoard(flags);
+    ASSERT_TRUE(loaded.ok()) << "seed " << seed << "\n" << board.toml << "\n" << loaded.error().render();
+  }
+  EXPECT_GT(kinds["cpu"], 100);
+  EXPECT_GT(kinds["engine"], 20);
+  EXPECT_GT(kinds["cores"], 20);
+}
+
+// The slice run by `make test`: a few fixed seeds, float and int8, each on the default board and a few random
+// boards with random variants, and float models against ONNX Runtime when it is installed.
+TEST(RandomDifferential, FixedSeedSlice) {
+  std::string why;
+  const bool ort = e2e::ortOracleAvailable(&why);
+  if (!ort) std::printf("ONNX Runtime not installed, float models are compared with the reference only: %s\n", why.c_str());
+  CampaignOptions options;
+  options.work = e2e::scratchDir("random_slice");
+  options.onnxRuntime = ort;
+  options.shrink = false;
+  options.boardsPerModel = 4;
+  int pairs = 0, programs = 0;
+  for (const auto& [seed, quantized] : std::vector<std::pair<uint64_t, bool>>{{11, false}, {12, false}, {13, true}, {14, true}}) {
+    options.quantized = quantized;
+    const SeedReport r = runSeed(seed, options);
+    EXPECT_TRUE(r.findings.empty()) << "seed " << seed << ": " << summaryOf(r);
+    pairs += r.pairs;
+    programs += r.programsRun;
+  }
+  std::printf("%d pairs, %d programs run\n", pairs, programs);
+}
+
+/// The planted bug: after planning, puts a buffer written while another is still to be read at that other's offset
+/// (as a planner that ignored one lifetime overlap would), then emits the C again from the broken plan.
+Status overlapTwoLiveBuffers(CompileResult& r) {
+  std::vector<PlacedBuffer>& buffers = r.plan.buffers;
+  for (PlacedBuffer& a : buffers)
+    for (PlacedBuffer& b : buffers) {
+      if (a.role != BufferRole::Activation || b.role != BufferRole::Activation || a.aliasOf != kNoTensor ||
+          b.aliasOf != kNoTensor || !(a.slot == b.slot))
+        continue;
+      if (!(a.firstStep < b.firstStep && b.firstStep < a.endStep - 1)) continue;
+      if (a.offset + b.sizeBytes > r.plan.pools[static_cast<size_t>(a.slot.pool)].usedBytes) continue;
+      b.offset = a.offset;
+      STOWAGE_ASSIGN_OR_RETURN(LoweredProgram lowered, lowerProgram(r.graph, r.plan, r.kernelIsa));
+      STOWAGE_ASSIGN_OR_RETURN(r.code, emitC(r.graph, r.plan, lowered, r.name, r.code.options));
+      return Status::success();
+    }
+  return makeError("planted bug", "no two live activation buffers to overlap");
+}
+
+TEST(RandomDifferential, PlantedOverlapOfLiveBuffersIsCaught) {
+  // A residual block: the Add reads the first Conv's output after the branch Conv has written its own.
+  zoo::RandomRecipe recipe;
+  recipe.seed = 5;
+  recipe.channels = 3, recipe.height = 7, recipe.width = 6;
+  zoo::RandomStep conv;
+  conv.kind = zoo::RandomStepKind::Conv;
+  conv.outChannels = 5, conv.kernelH = conv.kernelW = 3;
+  conv.pads[0] = conv.pads[1] = conv.pads[2] = conv.pads[3] = 1;
+  zoo::RandomStep residual = conv;
+  residual.kind = zoo::RandomStepKind::ResidualAdd;
+  recipe.steps = {conv, residual};
+  for (bool quantized : {false, true}) {
+    recipe.quantized = quantized;
+    Result<zoo::RandomModel> built = zoo::buildRandomModel(recipe);
+    ASSERT_TRUE(built.ok()) << built.error().render();
+    const std::filesystem::path dir = e2e::scratchDir(quantized ? "random_planted_int8" : "random_planted_f32");
+    std::ofstream(dir / "model.onnx", std::ios::binary) << serialized(built->model);
+    ModelUnderTest m(dir / "model.onnx", 1, dir, quantized);
+    ASSERT_EQ(m.referenceResult().outcome, Outcome::Match) << m.referenceResult().detail;
+    // Without the bug the pair matches; with it, the harness reports the mismatch.
+    EXPECT_EQ(m.check("", referenceVariant()).outcome, Outcome::Match);
+    const PairResult planted = m.check("", referenceVariant(), overlapTwoLiveBuffers);
+    EXPECT_EQ(planted.outcome, Outcome::Mismatch) << outcomeName(planted.outcome) << ": " << planted.detail;
+  }
+}
+
+// Found by the campaign (seed 24, shrunk to a 1x1x1 residual block): with a `fixed` constant pool larger than its
+// weights image on an accelerator board, the host harness mapped only the image's bytes at the pool's base before the
+// run, and the run's simulator setup then described the whole pool there: "device range [base, base + 4 MiB)
+// straddles the mapped region", abort. Fixed in codegen/HarnessEmitter.cpp (the harness maps the pool's capacity).
+TEST(RandomDifferential, FixedConstantPoolLargerThanItsImageOnAcceleratorBoard) {
+  zoo::RandomRecipe recipe;
+  recipe.seed = 24;
+  recipe.channels = recipe.height = recipe.width = 1;
+  zoo::RandomStep residual;
+  residual.kind = zoo::RandomStepKind::ResidualAdd;
+  residual.kernelH = residual.kernelW = 3;
+  recipe.steps = {residual};
+  Result<zoo::RandomModel> built = zoo::buildRandomModel(recipe);
+  ASSERT_TRUE(built.ok()) << built.error().render();
+  const std::filesystem::path dir = e2e::scratchDir("random_fixed_constant_pool");
+  std::ofstream(dir / "model.onnx", std::ios::binary) << serialized(built->model);
+  const std::string board = R"(name = "engine-fixed-weights"
+[[targets]]
+name = "host"
+kind = "cpu"
+[[targets]]
+name = "npu"
+kind = "accelerator"
+engine_dim = 8
+engine_dtypes = ["float32"]
+ops = ["Conv"]
+dma_channels = 1
+dma_bytes_per_cycle = 32
+[[pools]]
+name = "dram"
+access = ["host", "npu"]
+[[pools]]
+name = "spad"
+placement = "fixed"
+access = ["npu"]
+size = 32768
+base = 0x10000000
+[[pools]]
+name = "wfixed"
+kind = "constant"
+access = ["host", "npu"]
+placement = "fixed"
+size = 4194304
+base = 0x14000000
+[[rules]]
+op = "Conv"
+scratch = ["spad"]
+)";
+  ModelUnderTest m(dir / "model.onnx", 1, dir, false);
+  ASSERT_EQ(m.referenceResult().outcome, Outcome::Match) << m.referenceResult().detail;
+  const PairResult r = m.check(board, Variant{});
+  EXPECT_EQ(r.outcome, Outcome::Match) << outcomeName(r.outcome) << ": " << r.detail;
+}
+
+// Found by the campaign (seed 105, shrunk): an engine-mode Conv with 2 output rows, stride 3, kernel 3 and pad 1 on
+// top, tiled one output row per tile. The tile buffers were sized from the first row block and "a middle one", the
+// same block here; the first reads 2 input rows (the padding clips it), the second 3. The second tile's input, loaded
+// during the first tile's compute (double-buffered), ran over the first tile's weights. Fixed in
+// tile/TileGeometry.cpp (tileBytes tries every row block near the edges).
+TEST(RandomDifferential, TileBuffersHoldTheLargestRowBlockOfASmallImage) {
+  zoo::RandomRecipe recipe;
+  recipe.seed = 105;
+  recipe.channels = 1, recipe.height = 6, recipe.width = 9;
+  zoo::RandomStep conv;
+  conv.kind = zoo::RandomStepKind::Conv;
+  conv.outChannels = 5, conv.kernelH = conv.kernelW = 3;
+  conv.pads[0] = conv.pads[1] = conv.pads[2] = conv.pads[3] = 1;
+  zoo::RandomStep residual = conv;
+  residual.kind = zoo::RandomStepKind::ResidualAdd;
+  zoo::RandomStep strided = conv;
+  strided.outChannels = 2, strided.strideH = strided.strideW = 3;
+  recipe.steps = {conv, residual, strided};
+  Result<zoo::RandomModel> built = zoo::buildRandomModel(recipe);
+  ASSERT_TRUE(built.ok()) << built.error().render();
+  const std::filesystem::path dir = e2e::scratchDir("random_tile_rows");
+  std::ofstream(dir / "model.onnx", std::ios::binary) << serialized(built->model);
+  const std::string board = R"(name = "random-engine"
+
+[[targets]]
+name = "host"
+kind = "cpu"
+
+[[targets]]
+name = "npu"
+kind = "accelerator"
+engine_dim = 2
+engine_dtypes = ["int8", "float32"]
+ops = ["Conv", "Gemm", "MatMul", "QConv2d", "QDepthwiseConv2d", "QFullyConnected"]
+dma_channels = 2
+dma_bytes_per_cycle = 2
+dma_setup_cycles = 64
+
+[[pools]]
+name = "dram"
+alignment = 16
+access = ["host", "npu"]
+read_bytes_per_cycle = 8
+write_bytes_per_cycle = 8
+latency_cycles = 97
+placement = "user"
+
+[[pools]]
+name = "spad"
+placement = "fixed"
+alignment = 16
+access = ["npu"]
+size = 2048
+banks = 1
+base = 0x10000000
+
+[[pools]]
+name = "acc"
+placement = "fixed"
+alignment = 64
+access = ["npu"]
+size = 131072
+banks = 2
+base = 0x12000000
+
+[[pools]]
+name = "flash"
+kind = "constant"
+alignment = 16
+access = ["host", "npu"]
+placement = "static"
+
+[[pools]]
+name = "itcm"
+kind = "constant"
+placement = "static"
+size = 9472
+access = ["host", "npu"]
+read_bytes_per_cycle = 19
+write_bytes_per_cycle = 19
+latency_cycles = 2
+
+[[rules]]
+op = "Conv"
+scratch = ["spad", "acc"]
+
+[[pins]]
+tensor = "n2_Add"
+pool = "dram"
+)";
+  ModelUnderTest m(dir / "model.onnx", 1, dir, false);
+  ASSERT_EQ(m.referenceResult().outcome, Outcome::Match) << m.referenceResult().detail;
+  Variant variant;
+  variant.prefetchWeights = false;
+  const PairResult r = m.check(board, variant);
+  EXPECT_EQ(r.outcome, Outcome::Match) << outcomeName(r.outcome) << ": " << r.detail;
+}
+
+// NOT FIXED (found by the long campaign, seed 1610 pair 7, shrunk to a 1x1x1 residual block whose output is
+// concatenated with a branch): guard mode + --io-in-pools + concat slices (aliasing on) abort the run with "stowage
+// guard: tensor 'n3_Concat': a canary byte next to it was overwritten (step 3)". Each of --no-guard, no io-in-pools,
+// concatSlices = false or aliasing = false makes it match. The Concat's output is then a graph output planned in a
+// pool, and its inputs are written straight into its slices; the guard code's canaries around the Concat output (or
+// around its slice members) and the slice writes disagree. Needs a fix in the guard code / planner's guard reservation
+// for concat-slice aliases of a graph output (codegen/GuardCode, plan/analysis/Aliasing); enable this test with it.
+TEST(RandomDifferential, DISABLED_GuardWithConcatSlicesIntoAGraphOutputInAPool) {
+  zoo::RandomRecipe recipe;
+  recipe.seed = 1610;
+  recipe.channels = recipe.height = recipe.width = 1;
+  zoo::RandomStep residual;
+  residual.kind = zoo::RandomStepKind::ResidualAdd;
+  residual.kernelH = residual.kernelW = 3;
+  zoo::RandomStep concat = residual;
+  concat.kind = zoo::RandomStepKind::ConcatBranch;
+  concat.outChannels = 1;
+  recipe.steps = {residual, concat};
+  Result<zoo::RandomModel> built = zoo::buildRandomModel(recipe);
+  ASSERT_TRUE(built.ok()) << built.error().render();
+  const std::filesystem::path dir = e2e::scratchDir("random_guard_concat_io");
+  std::ofstream(dir / "model.onnx", std::ios::binary) << serialized(built->model);
+  const std::string board = R"(name = "random-cpu"
+
+[[pools]]
+name = "fast0"
+alignment = 16
+read_bytes_per_cycle = 57
+write_bytes_per_cycle = 57
+latency_cycles = 0
+placement = "static"
+size = 512
+
+[[pools]]
+name = "fast1"
+alignment = 16
+placement = "static"
+size = 384
+banks = 3
+
+[[pools]]
+name = "ram"
+alignment = 16
+placement = "static"
+
+[[pools]]
+name = "wram"
+kind = "constant"
+alignment = 8
+placement = "user"
+)";
+  ModelUnderTest m(dir / "model.onnx", 1, dir, false);
+  ASSERT_EQ(m.referenceResult().outcome, Outcome::Match) << m.referenceResult().detail;
+  Result<Variant> variant = parseVariant("planner=greedy-conflicts alias=1 concat=1 overlap=0 fuse=0 reorder=0 guard=1 io=1 db=1 resident=1 prefetch=0");
+  ASSERT_TRUE(variant.ok());
+  const PairResult r = m.check(board, *variant);
+  EXPECT_EQ(r.outcome, Outcome::Match) << outcomeName(r.outcome) << ": " << r.detail;
+}
+
+}  // namespace
+}  // namespace stowage::differential
