@@ -131,7 +131,9 @@ GuardLayout guardLayout(const Graph& g, const ProgramPlan& plan) {
     if (k < 0) continue;
     const PlacedBuffer& b = plan.buffers[static_cast<size_t>(plan.bufferOf(id))];
     const TensorId root = b.aliasOf == kNoTensor ? id : b.aliasOf;
-    out.records[static_cast<size_t>(out.index[static_cast<size_t>(root)])].armStep = -1;
+    GuardRecord& r = out.records[static_cast<size_t>(out.index[static_cast<size_t>(root)])];
+    r.armStep = -1;
+    r.writtenByApplication = true;
   }
   for (size_t id = 0; id < out.index.size(); ++id)
     if (out.index[id] >= 0) {
@@ -194,13 +196,14 @@ std::string guardInputsWrittenByApplication(const Graph& g, const GuardLayout& g
   std::string s = fmt::format("(void){0}_guard_arm;\n(void){0}_guard_read;\n(void){0}_guard_wrote;\n(void){0}_guard_check;\n"
                               "(void){0}_guard_retire;\n",
                               p);
-  for (int k : guarded(g.inputs, guard.index)) {
-    if (!guard.records[static_cast<size_t>(k)].slice)
+  // Canaries around each group holding an input (the input itself, or the root it is a slice of), then each input
+  // record taken as written (a slice checks no canaries of its own).
+  for (size_t k = 0; k < guard.records.size(); ++k)
+    if (guard.records[k].writtenByApplication && !guard.records[k].slice)
       s += fmt::format("memset(guard[{0}].data - {1}_GUARD_BYTES, {1}_GUARD_CANARY, {1}_GUARD_BYTES);\n"
                        "memset(guard[{0}].data + guard[{0}].size, {1}_GUARD_CANARY, {1}_GUARD_BYTES);\n",
                        k, P);
-    s += fmt::format("{}_guard_wrote(&guard[{}], -1);\n", p, k);
-  }
+  for (int k : guarded(g.inputs, guard.index)) s += fmt::format("{}_guard_wrote(&guard[{}], -1);\n", p, k);
   return s;
 }
 

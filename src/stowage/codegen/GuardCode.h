@@ -31,6 +31,10 @@ struct GuardRecord {
   /// The step whose output is written over this record's bytes (its last reader), or -1: the record stops being
   /// checked before that step's checks and is not poisoned (the bytes are the output's now).
   int overwrittenAt = -1;
+  /// A root whose group holds a graph input that the application writes before the run (--io-in-pools): no step
+  /// arms it, so its canaries are set at the start of the run (guardInputsWrittenByApplication), also when the input
+  /// is only a slice of it (an input written in place by an Add whose output is a Concat slice).
+  bool writtenByApplication = false;
 };
 
 /// The guard records of a plan: one per group root (shared by its views and in-place writes), plus one per
