@@ -844,6 +844,20 @@ static inline void fc_pair(const int8_t* x, int32_t* xw, int whole, const int8_t
 #endif
 }
 
+/* Before the output pairs of batch row x: with the DSP extension, the row widened into `xw` once when it fits (`whole`;
+ * fc_pair widens a longer one per pair). */
+static inline void fc_begin_row(const int8_t* x, int32_t* xw, int whole, int32_t k, int32_t offset) {
+#if defined(STOWAGE_DOT_WIDENED)
+  if (whole) fc_widen_row(x, k & ~3, offset, xw);
+#else
+  (void)x;
+  (void)xw;
+  (void)whole;
+  (void)k;
+  (void)offset;
+#endif
+}
+
 /* One output of a fully connected layer quantized per channel: out of line, one copy (code size; TFLite writes
  * these layers per tensor, which requantize a row chunk at a time). */
 __attribute__((noinline)) static int8_t fc_out(int32_t acc, int32_t multiplier, int32_t shift, const stowage_qfc_params* p,
@@ -852,7 +866,8 @@ __attribute__((noinline)) static int8_t fc_out(int32_t acc, int32_t multiplier, 
   return out_s8(acc, &r, p->output_offset, p->act_min, p->act_max, narrow);
 }
 
-/* Fully connected: output rows two at a time, the input offset added as the input is read. With one quantization for
+/* Fully connected: output rows two at a time, the input offset added as the input is read (with the DSP extension
+ * once per batch row, as it is widened: fc_begin_row). With one quantization for
  * every output, a chunk of outputs is requantized in one loop. */
 static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, int8_t* y, const stowage_qfc_params* p) {
@@ -863,12 +878,9 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
   int32_t xw_buf[STOWAGE_FC_WIDE_K / 2];
   int32_t* xw = xw_buf;
   const int whole = (k & ~3) <= STOWAGE_FC_WIDE_K;
-#define FC_WIDEN_ROW(row) \
-  if (whole) fc_widen_row(row, k & ~3, p->input_offset, xw_buf)
 #else
   int32_t* xw = NULL;
   const int whole = 0;
-#define FC_WIDEN_ROW(row) (void)0
 #endif
   if (!p->per_channel) {
     /* The narrow flag travels in r: one more register live across the dot products made GCC spill their pointers. */
@@ -877,7 +889,7 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
     r.narrow = acc_is_narrow(bias, p->m, shift, 1, p->input_offset, k);
     for (b = 0; b < p->batches; ++b) {
       int32_t o0;
-      FC_WIDEN_ROW(x + b * k);
+      fc_begin_row(x + b * k, xw, whole, k, p->input_offset);
       for (o0 = 0; o0 < p->m; o0 += STOWAGE_ROW_CHUNK) {
         const int32_t n = p->m - o0 < STOWAGE_ROW_CHUNK ? p->m - o0 : STOWAGE_ROW_CHUNK;
         int32_t i;
@@ -897,7 +909,7 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
   }
   const int narrow = acc_is_narrow(bias, p->m, shift, p->m, p->input_offset, k);
   for (b = 0; b < p->batches; ++b) {
-    FC_WIDEN_ROW(x + b * k);
+    fc_begin_row(x + b * k, xw, whole, k, p->input_offset);
     for (o = 0; o < p->m; o += 2) {
       const int32_t two = o + 1 < p->m;
       const int32_t o1 = two ? o + 1 : o;
@@ -909,7 +921,6 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
       if (two) y[b * p->m + o1] = fc_out(acc[1], multiplier[o1], shift[o1], p, narrow);
     }
   }
-#undef FC_WIDEN_ROW
 }
 
 /* The fast paths index with 32-bit arithmetic: tensors must stay below 2^31 elements. */

@@ -142,6 +142,8 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
   std::vector<std::pair<std::string, int>> inputs;
   if (!modelInputs(model, inputs)) return {r.name, Outcome::Fail, "cannot parse model.onnx"};
 
+  // With --accel-ops, only the cases whose models use those ops run on the boards.
+  const bool onBoards = !opt.accelFlags.empty() && (opt.accelOps.empty() || usesAnyOp(model, opt.accelOps));
   std::vector<fs::path> sets;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path());
@@ -196,7 +198,6 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
     }
     r.offloadedLayers.resize(opt.accelFlags.size(), -1);
     std::vector<bool> accelRan(opt.accelFlags.size(), false);
-    const bool onBoards = opt.accelOps.empty() || usesAnyOp(model, opt.accelOps);
     for (size_t b = 0; onBoards && b < opt.accelFlags.size(); ++b) {
       const std::string& flags = opt.accelFlags[b];
       // The compile's report says which layers the board offloads; a case that offloads nothing on this board runs

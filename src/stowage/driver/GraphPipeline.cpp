@@ -98,7 +98,8 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
   // Chains of int8 layers around the peak run band by band (CPU-only boards): ordinary nodes on band tensors.
   FuseBandsResult fusedBands;
   std::optional<Graph> unfused;  // the layer-by-layer candidate, planned too when bands were fused
-  if (options.fuseLayers || options.forceFuseLayers) unfused = graph;
+  // Copied only where bands may be fused (a workspace pool with a size, or forced): the copy holds every weight.
+  if (options.forceFuseLayers || (options.fuseLayers && fusedBandsPoolGoal(board) > 0)) unfused = graph;
   if (options.fuseLayers || options.forceFuseLayers)
     fusedBands = timeStage(timings, "fuse-layers", [&] {
       return fuseLayerBands(graph, board, FuseBandsOptions{options.forceFuseLayers, options.ioInPools, 12, options.fuseExtraMacsPercent});

@@ -375,6 +375,14 @@ void rewrite(Graph& g, const ChainModel& m, int64_t rows, int chainId) {
 
 }  // namespace
 
+int64_t fusedBandsPoolGoal(const Board& board) {
+  int64_t goal = 0;
+  for (const MemoryPool& p : board.pools)
+    if (p.kind == PoolKind::Workspace && p.sizeBytes && (goal == 0 || static_cast<int64_t>(*p.sizeBytes) < goal))
+      goal = static_cast<int64_t>(*p.sizeBytes);
+  return goal;
+}
+
 FuseBandsResult fuseLayerBands(Graph& g, const Board& board, const FuseBandsOptions& options) {
   FuseBandsResult r;
   for (const Target& t : board.targets) {
@@ -389,17 +397,13 @@ FuseBandsResult fuseLayerBands(Graph& g, const Board& board, const FuseBandsOpti
       return r;
     }
   }
-  // The goal: the fastest workspace pool with a size, when the CPU can reach it.
-  int64_t poolGoal = 0;
-  for (const MemoryPool& p : board.pools)
-    if (p.kind == PoolKind::Workspace && p.sizeBytes && (poolGoal == 0 || static_cast<int64_t>(*p.sizeBytes) < poolGoal))
-      poolGoal = static_cast<int64_t>(*p.sizeBytes);
+  // Bands cost speed (halo MACs, one call per band and layer) and code: unasked, only to fit a pool that has a size.
+  const int64_t poolGoal = fusedBandsPoolGoal(board);
+  if (poolGoal == 0 && !options.force) return r;
   {
     const std::vector<int64_t> p0 = liveProfile(g, options.ioInPools);
     r.peakBefore = r.peakAfter = p0.empty() ? 0 : static_cast<size_t>(*std::max_element(p0.begin(), p0.end()));
   }
-  // Bands cost speed (halo MACs, one call per band and layer) and code: unasked, only to fit a pool that has a size.
-  if (poolGoal == 0 && !options.force) return r;
   int64_t graphMacs = 0;
   for (const Node& n : g.nodes) graphMacs += macCount(g, n);
   const int64_t macBudget = static_cast<int64_t>(static_cast<double>(graphMacs) * options.maxExtraMacsPercent / 100.0);

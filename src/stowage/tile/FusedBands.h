@@ -59,4 +59,8 @@ struct FuseBandsResult {
 /// chain lowers the peak. The caller plans the result against the unfused graph (the estimate sees no overlaps).
 FuseBandsResult fuseLayerBands(Graph& g, const Board& board, const FuseBandsOptions& options = {});
 
+/// The size of the smallest workspace pool that has one: what fuseLayerBands fuses down to; 0 when every workspace
+/// pool is unlimited (it then fuses only when forced).
+int64_t fusedBandsPoolGoal(const Board& board);
+
 }  // namespace stowage
