@@ -45,12 +45,14 @@ int doubledCount(const OperandBuffers& b) { return int{b.doubled[0]} + int{b.dou
 /// after it starts (the first tile's input or weights, unless both are used in place) and stores for at least one
 /// transfer after its last compute (unless the output is used in place). A transfer takes the setup plus at least
 /// one cycle.
-uint64_t raggedVariantFloor(const Target& target, const LayerShape& s, const TileChoice& c) {
+/// `computeOnly`: the compute part alone (for a schedule whose weight loads may still be split over both channels,
+/// which changes its DMA bound).
+uint64_t raggedVariantFloor(const Target& target, const LayerShape& s, const TileChoice& c, bool computeOnly = false) {
   const LayerBounds b = layerBounds(target, s, c.schedule);
   const uint64_t transfer = static_cast<uint64_t>(std::ceil(target.dmaSetupCycles)) + 1;
   const uint64_t fill = c.direct.direct[0] && c.direct.direct[1] ? 0 : transfer;
   const uint64_t drain = c.direct.direct[2] ? 0 : transfer;
-  return std::max({b.compute + fill + drain, b.dma});
+  return computeOnly ? b.compute + fill + drain : std::max({b.compute + fill + drain, b.dma});
 }
 
 }  // namespace
@@ -199,6 +201,12 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
       c.order = order;
       c.direct = direct;
       c.schedule = schedule ? std::move(*schedule) : scheduleTiles(s, th, tn, cores, buffers, order);
+      // A tiling whose floor (its own, or with the weight loads split over both channels: the compute part alone)
+      // is above the best estimate so far cannot win, nor can its ragged variants: no estimate.
+      if (best && !observer) {
+        const bool maySplit = target.engineDim == 0 && target.dmaChannels >= 2 && !c.direct.direct[1];
+        if (raggedVariantFloor(target, s, c, maySplit) > best->cost.total) continue;
+      }
       c.cost = estimateLayer(target, s, c.schedule, buffers);
       splitWeightsWhenFaster(target, s, c);
       if (observer) {

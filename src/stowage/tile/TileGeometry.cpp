@@ -104,8 +104,7 @@ TileDesc windowTile(const LayerShape& s, const ConvDims& d, int64_t batch, int64
 }
 
 /// A tile of image `batch` of a conv: the window tile, its output channels' weights and kernel parameters.
-TileDesc convTile(const LayerShape& s, int64_t batch, int64_t oy0, int64_t th, int64_t n0, int64_t tn) {
-  const ConvDims d = convDims(s);
+TileDesc convTile(const LayerShape& s, const ConvDims& d, int64_t batch, int64_t oy0, int64_t th, int64_t n0, int64_t tn) {
   const size_t e = s.elemBytes;
   RowSpan rs;
   int64_t tcin = 0;
@@ -115,38 +114,38 @@ TileDesc convTile(const LayerShape& s, int64_t batch, int64_t oy0, int64_t th, i
     t.w = copy2d(static_cast<size_t>(n0 * s.reduction) * e, 1, static_cast<size_t>(tn * s.reduction) * e, 0);
     const int32_t group = static_cast<int32_t>(d.groups == 1 ? 1 : tn / (d.m / d.groups));
     if (isQLinear(s.kernel)) {
-      t.qlconv = std::get<stowage_qlinear_conv_params>(std::get<QLinearCall>(s.call.params).params);
-      t.qlconv.c = static_cast<int32_t>(tcin);
-      t.qlconv.h = static_cast<int32_t>(ih);
-      t.qlconv.m = static_cast<int32_t>(tn);
-      t.qlconv.oh = static_cast<int32_t>(th);
-      t.qlconv.pad_top = static_cast<int32_t>(rs.padTop);
-      t.qlconv.group = group;
-      t.qlconv.n = 1;
+      t.qlconv() = std::get<stowage_qlinear_conv_params>(std::get<QLinearCall>(s.call.params).params);
+      t.qlconv().c = static_cast<int32_t>(tcin);
+      t.qlconv().h = static_cast<int32_t>(ih);
+      t.qlconv().m = static_cast<int32_t>(tn);
+      t.qlconv().oh = static_cast<int32_t>(th);
+      t.qlconv().pad_top = static_cast<int32_t>(rs.padTop);
+      t.qlconv().group = group;
+      t.qlconv().n = 1;
       // Per-channel weight scales / zero points are read at the tile's channel offset.
-      if (t.qlconv.w_quant_count > 1) t.qlconv.w_quant_count = static_cast<int32_t>(tn);
+      if (t.qlconv().w_quant_count > 1) t.qlconv().w_quant_count = static_cast<int32_t>(tn);
     } else {
-      t.conv = std::get<ConvCall>(s.call.params).params;
-      t.conv.c = static_cast<int32_t>(tcin);
-      t.conv.h = static_cast<int32_t>(ih);
-      t.conv.m = static_cast<int32_t>(tn);
-      t.conv.oh = static_cast<int32_t>(th);
-      t.conv.pad_top = static_cast<int32_t>(rs.padTop);
-      t.conv.group = group;
-      t.conv.n = 1;
+      t.conv() = std::get<ConvCall>(s.call.params).params;
+      t.conv().c = static_cast<int32_t>(tcin);
+      t.conv().h = static_cast<int32_t>(ih);
+      t.conv().m = static_cast<int32_t>(tn);
+      t.conv().oh = static_cast<int32_t>(th);
+      t.conv().pad_top = static_cast<int32_t>(rs.padTop);
+      t.conv().group = group;
+      t.conv().n = 1;
     }
   } else {
     if (s.kernel == TileKernel::QDepthwiseConv2d)
       t.w = copy2d(static_cast<size_t>(n0), static_cast<size_t>(d.kh * d.kw), static_cast<size_t>(tn), static_cast<size_t>(d.m));
     else
       t.w = copy2d(static_cast<size_t>(n0 * s.reduction), 1, static_cast<size_t>(tn * s.reduction), 0);
-    t.qconv = std::get<stowage_qconv_params>(std::get<QuantCall>(s.call.params).params);
-    t.qconv.c = static_cast<int32_t>(tcin);
-    t.qconv.h = static_cast<int32_t>(ih);
-    t.qconv.m = static_cast<int32_t>(tn);
-    t.qconv.oh = static_cast<int32_t>(th);
-    t.qconv.pad_top = static_cast<int32_t>(rs.padTop);
-    t.qconv.n = 1;
+    t.qconv() = std::get<stowage_qconv_params>(std::get<QuantCall>(s.call.params).params);
+    t.qconv().c = static_cast<int32_t>(tcin);
+    t.qconv().h = static_cast<int32_t>(ih);
+    t.qconv().m = static_cast<int32_t>(tn);
+    t.qconv().oh = static_cast<int32_t>(th);
+    t.qconv().pad_top = static_cast<int32_t>(rs.padTop);
+    t.qconv().n = 1;
   }
   return t;
 }
@@ -154,27 +153,26 @@ TileDesc convTile(const LayerShape& s, int64_t batch, int64_t oy0, int64_t th, i
 /// A tile of image `batch` of a pooling layer: the window tile (one input channel per output channel; no weights)
 /// and its kernel parameters. The tile's h, pad_top (and pad_bottom, kept only where the tile reaches the image's
 /// last row: elsewhere its windows end inside the loaded rows) describe the loaded rows.
-TileDesc poolTile(const LayerShape& s, int64_t batch, int64_t oy0, int64_t th, int64_t n0, int64_t tn) {
-  const ConvDims d = convDims(s);
+TileDesc poolTile(const LayerShape& s, const ConvDims& d, int64_t batch, int64_t oy0, int64_t th, int64_t n0, int64_t tn) {
   RowSpan rs;
   int64_t tcin = 0;
   TileDesc t = windowTile(s, d, batch, oy0, th, n0, tn, rs, tcin);
   const int32_t ih = static_cast<int32_t>(rs.end - rs.first);
   if (d.nchw) {
-    t.pool = std::get<PoolCall>(s.call.params).params;
-    t.pool.n = 1;
-    t.pool.c = static_cast<int32_t>(tn);
-    t.pool.h = ih;
-    t.pool.oh = static_cast<int32_t>(th);
-    t.pool.pad_top = static_cast<int32_t>(rs.padTop);
-    if (rs.end < d.h) t.pool.pad_bottom = 0;
+    t.pool() = std::get<PoolCall>(s.call.params).params;
+    t.pool().n = 1;
+    t.pool().c = static_cast<int32_t>(tn);
+    t.pool().h = ih;
+    t.pool().oh = static_cast<int32_t>(th);
+    t.pool().pad_top = static_cast<int32_t>(rs.padTop);
+    if (rs.end < d.h) t.pool().pad_bottom = 0;
   } else {
-    t.qpool = std::get<stowage_qpool_params>(std::get<QuantCall>(s.call.params).params);
-    t.qpool.n = 1;
-    t.qpool.c = static_cast<int32_t>(tn);
-    t.qpool.h = ih;
-    t.qpool.oh = static_cast<int32_t>(th);
-    t.qpool.pad_top = static_cast<int32_t>(rs.padTop);
+    t.qpool() = std::get<stowage_qpool_params>(std::get<QuantCall>(s.call.params).params);
+    t.qpool().n = 1;
+    t.qpool().c = static_cast<int32_t>(tn);
+    t.qpool().h = ih;
+    t.qpool().oh = static_cast<int32_t>(th);
+    t.qpool().pad_top = static_cast<int32_t>(rs.padTop);
   }
   return t;
 }
@@ -208,21 +206,21 @@ TileDesc matrixTile(const LayerShape& s, int64_t batch, int64_t r0, int64_t tr, 
     if (s.kernel == TileKernel::MatMulF32) {
       const stowage_matmul_params& p = std::get<MatMulCall>(s.call.params).params;
       off = batchOffsets(p.batch_rank, p.batch_shape, p.a_stride, p.b_stride, batch);
-      t.matmul = p;
-      t.matmul.batch_rank = 0;
-      t.matmul.m = static_cast<int32_t>(tr);
-      t.matmul.n = static_cast<int32_t>(tn);
+      t.matmul() = p;
+      t.matmul().batch_rank = 0;
+      t.matmul().m = static_cast<int32_t>(tr);
+      t.matmul().n = static_cast<int32_t>(tn);
     } else {
       const auto& p = std::get<stowage_qlinear_matmul_params>(std::get<QLinearCall>(s.call.params).params);
       off = batchOffsets(p.batch_rank, p.batch_shape, p.a_stride, p.b_stride, batch);
-      t.qlmatmul = p;
-      t.qlmatmul.batch_rank = 0;
-      t.qlmatmul.m = static_cast<int32_t>(tr);
-      t.qlmatmul.n = static_cast<int32_t>(tn);
+      t.qlmatmul() = p;
+      t.qlmatmul().batch_rank = 0;
+      t.qlmatmul().m = static_cast<int32_t>(tr);
+      t.qlmatmul().n = static_cast<int32_t>(tn);
       // Per-row (A, y) and per-column (B) scales / zero points are read at the tile's row / column offset.
-      if (p.a_quant_count > 1) t.qlmatmul.a_quant_count = static_cast<int32_t>(tr);
-      if (p.y_quant_count > 1) t.qlmatmul.y_quant_count = static_cast<int32_t>(tr);
-      if (p.b_quant_count > 1) t.qlmatmul.b_quant_count = static_cast<int32_t>(tn);
+      if (p.a_quant_count > 1) t.qlmatmul().a_quant_count = static_cast<int32_t>(tr);
+      if (p.y_quant_count > 1) t.qlmatmul().y_quant_count = static_cast<int32_t>(tr);
+      if (p.b_quant_count > 1) t.qlmatmul().b_quant_count = static_cast<int32_t>(tn);
     }
     const int64_t m = s.rows;
     t.x = copy2d(static_cast<size_t>(off.first + r0 * k) * e, 1, static_cast<size_t>(tr * k) * e, 0);
@@ -238,16 +236,16 @@ TileDesc matrixTile(const LayerShape& s, int64_t batch, int64_t r0, int64_t tr, 
   t.y = copy2d(static_cast<size_t>(r0 * n + n0) * e, static_cast<size_t>(tr), static_cast<size_t>(tn) * e, static_cast<size_t>(n) * e);
   if (s.kernel == TileKernel::QFullyConnected) {
     t.w = copy2d(static_cast<size_t>(n0 * k), 1, static_cast<size_t>(tn * k), 0);
-    t.qfc = std::get<stowage_qfc_params>(std::get<QuantCall>(s.call.params).params);
-    t.qfc.batches = static_cast<int32_t>(tr);
-    t.qfc.m = static_cast<int32_t>(tn);
+    t.qfc() = std::get<stowage_qfc_params>(std::get<QuantCall>(s.call.params).params);
+    t.qfc().batches = static_cast<int32_t>(tr);
+    t.qfc().m = static_cast<int32_t>(tn);
   } else {
     const stowage_gemm_params& p = std::get<GemmCall>(s.call.params).params;
     if (p.trans_b) t.w = copy2d(static_cast<size_t>(n0 * k) * e, 1, static_cast<size_t>(tn * k) * e, 0);
     else t.w = copy2d(static_cast<size_t>(n0) * e, static_cast<size_t>(k), static_cast<size_t>(tn) * e, static_cast<size_t>(n) * e);
-    t.gemm = p;
-    t.gemm.m = static_cast<int32_t>(tr);
-    t.gemm.n = static_cast<int32_t>(tn);
+    t.gemm() = p;
+    t.gemm().m = static_cast<int32_t>(tr);
+    t.gemm().n = static_cast<int32_t>(tn);
     // C is read in place in main memory: its offset for this tile (rows of c_cols, columns when c_cols = n).
     t.channelOffset = (p.c_rows == 1 ? 0 : r0 * p.c_cols) + (p.c_cols == 1 ? 0 : n0);
   }
@@ -267,23 +265,27 @@ TileDesc addTile(const LayerShape& s, int64_t r0, int64_t tr) {
   t.y = copy2d(offset, 1, bytes, 0);
   const int32_t count = static_cast<int32_t>(tr * s.rowPixels);
   if (s.kernel == TileKernel::QAddS8) {
-    t.qbinary = std::get<stowage_qbinary_params>(std::get<QuantCall>(s.call.params).params);  // scales, activation range
-    t.qbinary.rank = 1;
-    t.qbinary.shape[0] = count;
-    t.qbinary.a_stride[0] = t.qbinary.b_stride[0] = 1;
+    t.qbinary() = std::get<stowage_qbinary_params>(std::get<QuantCall>(s.call.params).params);  // scales, activation range
+    t.qbinary().rank = 1;
+    t.qbinary().shape[0] = count;
+    t.qbinary().a_stride[0] = t.qbinary().b_stride[0] = 1;
     return t;
   }
-  t.binary = std::get<BinaryCall>(s.call.params).params;  // keeps the fused clamp
-  t.binary.rank = 1;
-  t.binary.shape[0] = count;
-  t.binary.a_stride[0] = t.binary.b_stride[0] = 1;
+  t.binary() = std::get<BinaryCall>(s.call.params).params;  // keeps the fused clamp
+  t.binary().rank = 1;
+  t.binary().shape[0] = count;
+  t.binary().a_stride[0] = t.binary().b_stride[0] = 1;
   return t;
 }
 
-TileDesc makeTile(const LayerShape& s, int64_t batch, int64_t r0, int64_t tr, int64_t n0, int64_t tn) {
+/// The conv geometry of a windowed layer (conv or pool), else zeros: computed once per layer, not per tile.
+ConvDims windowDims(const LayerShape& s) { return isConv(s.kernel) || isPoolTileKernel(s.kernel) ? convDims(s) : ConvDims{}; }
+
+/// Tile (batch, rows [r0, r0 + tr), channels [n0, n0 + tn)) of `s`, whose windowDims are `d`.
+TileDesc makeTile(const LayerShape& s, const ConvDims& d, int64_t batch, int64_t r0, int64_t tr, int64_t n0, int64_t tn) {
   TileDesc t = isElementwiseTileKernel(s.kernel) ? addTile(s, r0, tr)
-               : isPoolTileKernel(s.kernel)   ? poolTile(s, batch, r0, tr, n0, tn)
-               : isConv(s.kernel)             ? convTile(s, batch, r0, tr, n0, tn)
+               : isPoolTileKernel(s.kernel)   ? poolTile(s, d, batch, r0, tr, n0, tn)
+               : isConv(s.kernel)             ? convTile(s, d, batch, r0, tr, n0, tn)
                                               : matrixTile(s, batch, r0, tr, n0, tn);
   t.batch = batch;
   t.firstRow = r0;
@@ -510,8 +512,9 @@ TileBytes tileBytes(const LayerShape& s, int64_t rowTile, int64_t channelTile) {
   const int64_t edge = 64;
   for (int64_t r0 = 0; r0 < s.rows; ++r0)
     if (r0 < edge || r0 >= s.rows - rowTile - edge || r0 == (s.rows - rowTile) / 2) starts.push_back(r0);
+  const ConvDims d = windowDims(s);
   for (int64_t r0 : starts) {
-    const TileDesc t = makeTile(s, 0, r0, std::min(rowTile, s.rows - r0), 0, channelTile);
+    const TileDesc t = makeTile(s, d, 0, r0, std::min(rowTile, s.rows - r0), 0, channelTile);
     b.x = std::max(b.x, t.x.bytes());
     b.w = std::max(b.w, t.w.bytes());
     b.y = std::max(b.y, t.y.bytes());
@@ -588,6 +591,7 @@ std::string rowBlocksText(const RowBlocks& r) {
 TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, const OperandBuffers& buffers,
                            TileOrder order, RowBlocks ragged) {
   TileSchedule out;
+  const ConvDims dims = windowDims(s);
   // Channel blocks, then row blocks inner: a weight tile is loaded once per channel block. Matrix products walk
   // their batches outermost (each batch may have its own B); a batched conv's images share the weights, so they
   // go inside the channel blocks.
@@ -647,7 +651,7 @@ TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channel
         chunk.insert(chunk.begin() + static_cast<std::ptrdiff_t>(at) + 1, tail);
       }
     }
-    for (const Block& b : chunk) out.tiles.push_back(makeTile(s, b.batch, b.r0, b.rows, b.n0, b.channels));
+    for (const Block& b : chunk) out.tiles.push_back(makeTile(s, dims, b.batch, b.r0, b.rows, b.n0, b.channels));
     out.chunkStart.push_back(out.tiles.size());
   }
   // Buffer halves and loads, per chunk (each core walks its own chunk).

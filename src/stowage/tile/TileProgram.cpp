@@ -78,8 +78,42 @@ void recordTiledLayer(TiledProgram& r, int step, int target, const std::string& 
 
 namespace {
 
+/// The tile searches of one program (same graph, board and options), each (step, target, reserved bytes, operands in
+/// place) searched once: the tiling with residents searches most layers again with what the first tiling searched them
+/// with, and MobileNetV2 224 on hexagon-vtcm spent half its compile time doing so. Not with an observer (it sees every
+/// search).
+class TileSearches {
+ public:
+  TileSearches(const Board& board, const TileOptions& options) : board_(board), options_(options) {}
+  /// chooseTiles of the layer `s` at `step` on `target` with tiles in `pools` (whyNot: why it does not tile).
+  const std::optional<TileChoice>& choose(int target, const LayerShape& s, const std::vector<int>& pools, int step,
+                                          const ResidentOperands& operands, std::string& whyNot) {
+    const Key key{step, target, operands.reservedBytes,
+                  int{operands.resident.direct[0]} | int{operands.resident.direct[1]} << 1 | int{operands.resident.direct[2]} << 2};
+    auto it = done_.find(key);
+    if (it == done_.end() || options_.observer) {
+      Search search;
+      search.choice = chooseTiles(board_, target, s, pools, step, options_.doubleBuffer, search.whyNot, operands, options_.observer);
+      it = done_.insert_or_assign(key, std::move(search)).first;
+    }
+    whyNot = it->second.whyNot;
+    return it->second.choice;
+  }
+
+ private:
+  using Key = std::tuple<int, int, size_t, int>;
+  struct Search {
+    std::optional<TileChoice> choice;
+    std::string whyNot;
+  };
+  const Board& board_;
+  const TileOptions& options_;
+  std::map<Key, Search> done_;
+};
+
 /// One tiling of the program; `resident`: per step, the operands its layer may use in place.
-TiledProgram tilePass(const Graph& g, const Board& board, const TileOptions& options, const std::map<int, ResidentOperands>& resident) {
+TiledProgram tilePass(const Graph& g, const Board& board, const TileOptions& options, const std::map<int, ResidentOperands>& resident,
+                      TileSearches& searches) {
   TiledProgram r;
   int cpu = -1;
   for (size_t t = 0; t < board.targets.size() && cpu < 0; ++t)
@@ -131,34 +165,35 @@ TiledProgram tilePass(const Graph& g, const Board& board, const TileOptions& opt
     }
     std::string whyNot;
     const auto res = resident.find(static_cast<int>(step));
-    auto choice = chooseTiles(board, accel, *shape.shape, pools, static_cast<int>(step), options.doubleBuffer, whyNot,
-                              res == resident.end() ? ResidentOperands{} : res->second, options.observer);
+    const auto& choice = searches.choose(accel, *shape.shape, pools, static_cast<int>(step),
+                                         res == resident.end() ? ResidentOperands{} : res->second, whyNot);
     if (!choice) {
       fallback(whyNot);
       continue;
     }
     r.nodeTargets[step] = accel;
-    recordTiledLayer(r, static_cast<int>(step), accel, target.engineDim > 0 ? "engine" : "cores", *shape.shape, std::move(*choice), true);
+    recordTiledLayer(r, static_cast<int>(step), accel, target.engineDim > 0 ? "engine" : "cores", *shape.shape, TileChoice(*choice), true);
   }
   std::sort(r.scratchPools.begin(), r.scratchPools.end());
   return r;
 }
 
 /// The estimated cycles of the layer at `step` tiled for `target` with `operands` resident (nullopt: it does not tile).
-std::optional<uint64_t> cyclesRetiled(const Graph& g, const Board& board, const TileOptions& options, int target, int step,
+std::optional<uint64_t> cyclesRetiled(const Graph& g, const Board& board, TileSearches& searches, int target, int step,
                                       const ResidentOperands& operands) {
   const Node& n = g.nodes[static_cast<size_t>(step)];
   const LayerShapeResult shape = layerShapeOf(g, n);
   if (!shape.shape) return std::nullopt;
   std::string whyNot;
-  const auto choice = chooseTiles(board, target, *shape.shape, scratchPoolsFor(board, target, n), step, options.doubleBuffer, whyNot, operands);
+  const auto& choice = searches.choose(target, *shape.shape, scratchPoolsFor(board, target, n), step, operands, whyNot);
   if (!choice) return std::nullopt;
   return choice->cost.total;
 }
 
 /// The tiling with resident activations when they fit (tileProgram without the weight prefetch).
 TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOptions& options) {
-  TiledProgram first = tilePass(g, board, options, {});
+  TileSearches searches(board, options);
+  TiledProgram first = tilePass(g, board, options, {}, searches);
   if (!options.resident) return first;
   // A layer of the first tiling tiled again with other resident operands (same target, pools and options); each
   // (step, reservation, operands in place) once.
@@ -166,14 +201,14 @@ TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOpt
   const RetiledCycles retiled = [&](int step, const ResidentOperands& operands) -> std::optional<uint64_t> {
     const int direct = int{operands.resident.direct[0]} | int{operands.resident.direct[1]} << 1 | int{operands.resident.direct[2]} << 2;
     const auto [it, fresh] = seen.try_emplace({step, operands.reservedBytes, direct});
-    if (fresh) it->second = cyclesRetiled(g, board, options, first.nodeTargets[static_cast<size_t>(step)], step, operands);
+    if (fresh) it->second = cyclesRetiled(g, board, searches, first.nodeTargets[static_cast<size_t>(step)], step, operands);
     return it->second;
   };
   std::vector<ResidentTensor> resident = chooseResidentTensors(g, board, first, options.viewsShareBuffers, retiled);
   // The second tiling reserves the residents' bytes; a layer that no longer fits falls back to the CPU, and the
   // tensors it touches go back to main memory (a few rounds at most: each drops at least one).
   for (int round = 0; round < 4 && !resident.empty(); ++round) {
-    TiledProgram second = tilePass(g, board, options, residentOperandsByStep(g, board, resident));
+    TiledProgram second = tilePass(g, board, options, residentOperandsByStep(g, board, resident), searches);
     std::vector<ResidentTensor> kept = residentsStillOffloaded(g, second, resident);
     if (kept.size() == resident.size()) {
       int inPlace = 0;
