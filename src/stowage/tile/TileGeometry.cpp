@@ -604,13 +604,20 @@ TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channel
   std::vector<Block> blocks;
   const int64_t walks = s.batches * ((s.channels + channelTile - 1) / channelTile);
   int64_t walk = 0;
+  const auto uniformWalk = rowBlocks(s.rows, rowTile, 0, 0);  // every walk but the ragged ones: cut once
+  blocks.reserve(static_cast<size_t>(walks) * (uniformWalk.size() + 2));
   auto rowWalk = [&](int64_t b, int64_t n0) {
     // One core: the layer's first and last blocks are ragged (rows outer: every walk, so row blocks stay aligned).
     const bool layerWide = c == 1, rowsOuter = order == TileOrder::RowsOuter;
     const int64_t first = layerWide && (rowsOuter || walk == 0) ? ragged.first : 0;
     const int64_t last = layerWide && (rowsOuter || walk + 1 == walks) ? ragged.last : 0;
     ++walk;
-    for (const auto& [r0, rows] : rowBlocks(s.rows, rowTile, first, last, ragged.ramp)) blocks.push_back({b, r0, rows, n0, std::min(channelTile, s.channels - n0)});
+    const int64_t tn = std::min(channelTile, s.channels - n0);
+    if (first <= 0 && last <= 0) {
+      for (const auto& [r0, rows] : uniformWalk) blocks.push_back({b, r0, rows, n0, tn});
+      return;
+    }
+    for (const auto& [r0, rows] : rowBlocks(s.rows, rowTile, first, last, ragged.ramp)) blocks.push_back({b, r0, rows, n0, tn});
   };
   if (imagesShareWeights) {
     for (int64_t n0 = 0; n0 < s.channels; n0 += channelTile)
