@@ -11,6 +11,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "stowage/driver/FirmwareObjectCache.h"
 #include "stowage/driver/HostRunner.h"
 #include "stowage/driver/OutputDir.h"
 #include "stowage/driver/Process.h"
@@ -157,16 +158,23 @@ Result<std::vector<Tensor>> runOnEmulator(const CompileResult& compiled, const s
     a.insert(a.end(), {"-c", (dir / src).string(), "-o", (objDir / fmt::format("{}.o", index)).string()});
     return a;
   };
-  // At most two compilers at once: the weights (slowest) in the background, the rest one after another.
+  // At most two compilers at once: the weights (slowest) in the background, the rest one after another. With
+  // STOWAGE_FIRMWARE_CACHE, an object compiled before from the same text with the same command is copied instead.
+  const FirmwareObjectCache cache = FirmwareObjectCache::fromEnvironment();
   std::vector<std::string> objects;
   ChildProcess weightsJob;
   std::vector<std::string> weightsArgs;
+  std::string weightsKey, weightsObject;
   Status buildStatus;
   for (size_t i = 0; i < fw.sources.size(); ++i) {
     objects.push_back((objDir / fmt::format("{}.o", i)).string());
     std::vector<std::string> args = compileArgs(fw.sources[i], i);
+    const std::string key = cache.enabled() ? cache.key(fw, fw.sources[i], args, dir.string()) : "";
+    if (cache.restore(key, objects.back())) continue;
     if (fw.sources[i] == fw.weightsSource) {
       weightsArgs = args;
+      weightsKey = key;
+      weightsObject = objects.back();
       STOWAGE_ASSIGN_OR_RETURN(weightsJob, startProcess(args, (objDir / "cc_weights.log").string()));
       continue;
     }
@@ -175,12 +183,16 @@ Result<std::vector<Tensor>> runOnEmulator(const CompileResult& compiled, const s
     if (!out.ok()) buildStatus = out.error();
     else if (!out->ok())
       buildStatus = withProcessOutput(makeError(fw.sources[i], "failed to compile for " + board.device->cpu.name + ": " + commandLine(args)), out->output);
+    else if (cache.enabled())
+      cache.store(key, objects.back());
   }
   if (weightsJob.pid > 0) {
     auto out = waitProcess(weightsJob);
     if (!out.ok()) return out.error();
     if (buildStatus.ok() && !out->ok())
       buildStatus = withProcessOutput(makeError(fw.weightsSource, "failed to compile: " + commandLine(weightsArgs)), out->output);
+    else if (out->ok() && cache.enabled())
+      cache.store(weightsKey, weightsObject);
   }
   STOWAGE_TRY(buildStatus);
   const std::string elf = (dir / (fw.name + ".elf")).string();
