@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "stowage/codegen/BoardKernelCode.h"
@@ -155,6 +156,28 @@ std::vector<PoolCode> poolCode(const ProgramPlan& plan, const CSymbols& syms, We
   return v;
 }
 
+/// Guard mode: the layer at a step whose output is written over its input (an overlapping layer, one kernel call),
+/// with the byte sizes of both and where the output's copy starts in the shadow buffer; y = kNoTensor otherwise.
+struct OverlapShadow {
+  TensorId x = kNoTensor, y = kNoTensor;
+  size_t xBytes = 0, yBytes = 0, yAt = 0;
+};
+OverlapShadow overlapShadowAt(const Graph& g, const ProgramPlan& plan, const std::vector<KernelCall>& lowered, int step) {
+  OverlapShadow s;
+  if (lowered.size() != 1 || lowered[0].output == kNoTensor) return s;
+  const int b = plan.bufferOf(lowered[0].output);
+  if (b < 0) return s;
+  const PlacedBuffer& y = plan.buffers[static_cast<size_t>(b)];
+  if (y.firstStep != step || !sharesBytesWithInput(plan, y)) return s;
+  if (std::find(lowered[0].inputs.begin(), lowered[0].inputs.end(), y.overlapsInput) == lowered[0].inputs.end()) return s;
+  s.x = y.overlapsInput;
+  s.y = y.tensor;
+  s.xBytes = g.tensor(s.x).byteSize();
+  s.yBytes = g.tensor(s.y).byteSize();
+  s.yAt = (s.xBytes + 15) / 16 * 16;
+  return s;
+}
+
 class SourceWriter {
  public:
   SourceWriter(const Graph& g, const CSymbols& syms, const ProgramPlan& plan, const std::vector<PoolCode>& pools)
@@ -173,6 +196,8 @@ class SourceWriter {
     if (id == kNoTensor) return std::string("NULL");
     const size_t i = static_cast<size_t>(id);
     const Tensor& t = g_.tensor(id);
+    if (const auto r = redirect_.find(id); r != redirect_.end())
+      return typed ? fmt::format("({}*)(void*)({})", dtypeCType(t.dtype), r->second) : fmt::format("(void*)({})", r->second);
     // Graph inputs and outputs have a buffer only with --io-in-pools; otherwise the application's pointers.
     const bool planned = bufferIndex_[i] >= 0 && !syms_.offsetMacros[i].empty();
     if (!planned && inputIndex_[i] >= 0) return "in->" + syms_.inputFields[static_cast<size_t>(inputIndex_[i])];
@@ -190,6 +215,11 @@ class SourceWriter {
 
   /// Base-pointer variables some statement used.
   const std::set<std::string>& usedPointers() const { return usedPointers_; }
+
+  /// Statements printed from now on use the byte address `expr` for tensor `id` (guard mode's shadow run of an
+  /// overlapping layer); clearRedirects() ends that.
+  void redirect(TensorId id, const std::string& expr) { redirect_[id] = expr; }
+  void clearRedirects() { redirect_.clear(); }
 
   /// True when `a` and `b` are planned at the same pool, bank and offset (a declared alias: see
   /// analysis/Aliasing.h).
@@ -294,6 +324,7 @@ class SourceWriter {
   }
 
  private:
+  std::map<TensorId, std::string> redirect_;
   const Graph& g_;
   const CSymbols& syms_;
   const ProgramPlan& plan_;
@@ -589,6 +620,7 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const LoweredP
   std::vector<BoardKernelCall> boardCalls;
   std::vector<bool> weightUsed(g.tensors.size(), false);
   const GuardLayout guard = guardLayout(g, plan);
+  size_t shadowBytes = 0;  // guard mode: the largest overlapping layer's input and output copies
   for (size_t step = 0; step < g.nodes.size(); ++step) {
     const Node& n = g.nodes[step];
     const LoweredLayer& layer = program.layers[step];
@@ -623,6 +655,15 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const LoweredP
       continue;
     }
     if (lowered.empty()) calls += "/* output has no elements: nothing to compute */\n";
+    // Guard mode, a layer writing its output over its input: the input is copied aside first, and the layer is
+    // computed once more from the copy into a second one after the real call; any difference means the output was
+    // written over input bytes the kernel still had to read (an overlap its row order does not allow).
+    const OverlapShadow shadow = guard.records.empty() ? OverlapShadow{} : overlapShadowAt(g, plan, lowered, static_cast<int>(step));
+    if (shadow.y != kNoTensor) {
+      STOWAGE_ASSIGN_OR_RETURN(std::string x, writer.pointer(shadow.x, false));
+      calls += fmt::format("memcpy({}_guard_shadow, {}, {}u); /* the input, before its layer writes over it */\n", p, x, shadow.xBytes);
+      shadowBytes = std::max(shadowBytes, shadow.yAt + shadow.yBytes);
+    }
     // The host simulator charges the calling core the cost model's cycles for the layer and marks its span
     // (nothing on a device).
     const uint64_t cpuCycles =
@@ -651,6 +692,18 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const LoweredP
     if (!lowered.empty())
       calls += fmt::format("#if defined(STOWAGE_PROFILE_LAYERS)\nstowage_profile_layer(\"{}\", {}ul);\n#endif\n", cStringText(n.name),
                            std::max<int64_t>(0, macCount(g, n)));
+    if (shadow.y != kNoTensor) {
+      writer.redirect(shadow.x, fmt::format("{}_guard_shadow", p));
+      writer.redirect(shadow.y, fmt::format("{}_guard_shadow + {}", p, shadow.yAt));
+      STOWAGE_ASSIGN_OR_RETURN(std::string again, writer.statement(lowered[0], fmt::format("{}_p{}", p, numCalls - 1),
+                                                                    layer.boardKernels[0] ? layer.boardKernels[0]->function : ""));
+      writer.clearRedirects();
+      STOWAGE_ASSIGN_OR_RETURN(std::string y, writer.pointer(shadow.y, false));
+      calls += fmt::format("{} /* again, from the copy */\nif (memcmp({}, {}_guard_shadow + {}, {}u) != 0)\n"
+                           "  stowage_guard_fail(\"{}\", \"written over input bytes its layer still had to read (an overlap the "
+                           "kernel's row order does not allow)\", {});\n",
+                           again, y, p, shadow.yAt, shadow.yBytes, cStringText(g.tensor(shadow.y).name), step);
+    }
     calls += guardAfterStep(g, plan, guard, static_cast<int>(step), p);
   }
   // Guard mode: one record per guarded tensor, filled at the start of <name>_run.
@@ -712,6 +765,10 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const LoweredP
       statics += fmt::format("static uint8_t {}_pool_{}[{}_SIZE] {}_PLACE;\n", p, pc.ident, pc.macro, pc.macro);
   if (!statics.empty()) c += "\n/* Static pools. */\n" + statics;
   if (guardCount > 0) c += guardHelpers(plan, p) + fmt::format("#define {}_GUARD_COUNT {}\n", P, guardCount);
+  if (shadowBytes > 0)
+    c += fmt::format("/* Guard mode: an overlapping layer's input and output, computed again apart (outside the pools). */\n"
+                     "static uint8_t {}_guard_shadow[{}];\n",
+                     p, shadowBytes);
   std::string decls;
   for (size_t i = 0; i < g.tensors.size(); ++i)
     if (weightUsed[i] && !inImage[i])

@@ -11,6 +11,8 @@
 #include "PoolTestUtil.h"
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
+#include "stowage/lower/LowerProgram.h"
+#include "stowage/codegen/CEmitter.h"
 #include "stowage/frontend/TfliteImporter.h"
 #include "stowage/plan/SeparateOverlaps.h"
 #include "stowage/plan/ValidateProgram.h"
@@ -201,6 +203,42 @@ TEST(RowOverlap, ValidatorRefusesAnOverlapTheRowOrderForbids) {
     ++tried;
   }
   EXPECT_GE(tried, 2);
+}
+
+TEST(RowOverlap, GuardModeCatchesAWrongOverlapAtRunTime) {
+  // The validator refuses such a plan (test above); here it is emitted anyway, in guard mode, and run: the layer
+  // computed again from a copy of its input gives other bytes, and the run stops naming the output.
+  auto r = compileChain(true, true);
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  EXPECT_NO_THROW(runChain(*r));
+  int caught = 0;
+  for (size_t i = 0; i < r->plan.buffers.size(); ++i) {
+    const PlacedBuffer& y = r->plan.buffers[i];
+    if (!sharesBytesWithInput(r->plan, y) || y.rowBand <= 0) continue;
+    // The output a quarter of the input above the input's start: over rows the kernel has still to read. (Just past
+    // the shift the validator allows is not enough here: its rule counts whole rows, and the kernel reads a pixel's
+    // channels before writing that pixel's output, so one row less than the rule asks does no harm yet.)
+    const PlacedBuffer& x = r->plan.buffers[static_cast<size_t>(r->plan.bufferOf(y.overlapsInput))];
+    const int64_t shift = static_cast<int64_t>(x.sizeBytes / 4 / 16 * 16);
+    ASSERT_GT(shift, y.overlapBelow);
+    CompileResult wrong = *r;
+    wrong.plan.buffers[i].offset = static_cast<size_t>(static_cast<int64_t>(x.offset) + shift);
+    ASSERT_NE(checkProgramPlan(wrong.plan, {}, &wrong.graph).failure, ProgramPlanFailure::None);
+    auto lowered = lowerProgram(wrong.graph, wrong.plan, wrong.kernelIsa);
+    ASSERT_TRUE(lowered.ok()) << lowered.error().render();
+    auto code = emitC(wrong.graph, wrong.plan, *lowered, wrong.name, wrong.code.options);
+    ASSERT_TRUE(code.ok()) << code.error().render();
+    EXPECT_NE(code->source.text.find("written over input bytes its layer still had to read"), std::string::npos);
+    wrong.code = *code;
+    try {
+      runChain(wrong);
+      ADD_FAILURE() << "the wrong overlap of '" << r->graph.tensor(y.tensor).name << "' ran to the end";
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("written over input bytes"), std::string::npos) << e.what();
+      ++caught;
+    }
+  }
+  EXPECT_GE(caught, 1);
 }
 
 
