@@ -120,34 +120,34 @@ std::string paramsText(TileKernel k, const TileDesc& t) {
     return quantParamsInitializer(c);
   };
   switch (k) {
-    case TileKernel::QConv2d: return quant(QuantKernel::Conv2d, t.qconv());
-    case TileKernel::QDepthwiseConv2d: return quant(QuantKernel::DepthwiseConv2d, t.qconv());
-    case TileKernel::QFullyConnected: return quant(QuantKernel::FullyConnected, t.qfc());
+    case TileKernel::QConv2d: return quant(QuantKernel::Conv2d, t.qconvParams());
+    case TileKernel::QDepthwiseConv2d: return quant(QuantKernel::DepthwiseConv2d, t.qconvParams());
+    case TileKernel::QFullyConnected: return quant(QuantKernel::FullyConnected, t.qfcParams());
     case TileKernel::Conv2dF32: {
-      const auto& p = t.conv();
+      const auto& p = t.convParams();
       return fmt::format(".n = {}, .c = {}, .h = {}, .w = {}, .m = {}, .kh = {}, .kw = {}, .oh = {}, .ow = {}, .stride_h = {}, "
                          ".stride_w = {}, .pad_top = {}, .pad_left = {}, .dil_h = {}, .dil_w = {}, .group = {}{}",
                          p.n, p.c, p.h, p.w, p.m, p.kh, p.kw, p.oh, p.ow, p.stride_h, p.stride_w, p.pad_top, p.pad_left, p.dil_h,
                          p.dil_w, p.group, clampFields(p));
     }
     case TileKernel::GemmF32: {
-      const auto& p = t.gemm();
+      const auto& p = t.gemmParams();
       return fmt::format(".m = {}, .n = {}, .k = {}, .trans_a = {}, .trans_b = {}, .alpha = {}, .beta = {}, .c_rows = {}, .c_cols = {}{}",
                          p.m, p.n, p.k, p.trans_a, p.trans_b, floatLiteral(p.alpha), floatLiteral(p.beta), p.c_rows, p.c_cols,
                          clampFields(p));
     }
     case TileKernel::AddF32:
-      return fmt::format(".rank = 1, .shape = {{{}}}, .a_stride = {{1}}, .b_stride = {{1}}{}", t.binary().shape[0], clampFields(t.binary()));
-    case TileKernel::QAddS8: return quant(QuantKernel::Add, t.qbinary());
+      return fmt::format(".rank = 1, .shape = {{{}}}, .a_stride = {{1}}, .b_stride = {{1}}{}", t.binaryParams().shape[0], clampFields(t.binaryParams()));
+    case TileKernel::QAddS8: return quant(QuantKernel::Add, t.qbinaryParams());
     case TileKernel::AvgPoolF32:
     case TileKernel::MaxPoolF32:
     case TileKernel::GlobalAvgPoolF32:
-    case TileKernel::GlobalMaxPoolF32: return poolParamsInitializer(t.pool());
-    case TileKernel::QAvgPoolS8: return quant(QuantKernel::AvgPool2d, t.qpool());
-    case TileKernel::QMaxPoolS8: return quant(QuantKernel::MaxPool2d, t.qpool());
+    case TileKernel::GlobalMaxPoolF32: return poolParamsInitializer(t.poolParams());
+    case TileKernel::QAvgPoolS8: return quant(QuantKernel::AvgPool2d, t.qpoolParams());
+    case TileKernel::QMaxPoolS8: return quant(QuantKernel::MaxPool2d, t.qpoolParams());
     case TileKernel::MatMulF32:
       // One matrix product per tile (the tiles walk the batch).
-      return fmt::format(".batch_rank = 0, .m = {}, .n = {}, .k = {}", t.matmul().m, t.matmul().n, t.matmul().k);
+      return fmt::format(".batch_rank = 0, .m = {}, .n = {}, .k = {}", t.matmulParams().m, t.matmulParams().n, t.matmulParams().k);
     case TileKernel::QLinearConv:
     case TileKernel::ConvInteger:
     case TileKernel::QLinearMatMul:
@@ -157,8 +157,8 @@ std::string paramsText(TileKernel k, const TileDesc& t) {
                  : k == TileKernel::ConvInteger   ? QLinearKernel::ConvInteger
                  : k == TileKernel::QLinearMatMul ? QLinearKernel::QLinearMatMul
                                                   : QLinearKernel::MatMulInteger;
-      if (k == TileKernel::QLinearConv || k == TileKernel::ConvInteger) c.params = t.qlconv();
-      else c.params = t.qlmatmul();
+      if (k == TileKernel::QLinearConv || k == TileKernel::ConvInteger) c.params = t.qlconvParams();
+      else c.params = t.qlmatmulParams();
       return qlinearParamsInitializer(c);
     }
   }

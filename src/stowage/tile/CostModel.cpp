@@ -30,8 +30,8 @@ uint64_t tileComputeCycles(const Target& target, const LayerShape& s, const Tile
     // Grouped convolutions run group by group (ceil((N / groups) / dim) blocks each), as the simulator counts
     // them; depthwise int8 counts its channels as one matrix of 1-column groups (docs/accelerators.md).
     int64_t groups = 1;
-    if (s.kernel == TileKernel::QConv2d && t.qconv().kc > 0 && t.qconv().c % t.qconv().kc == 0) groups = t.qconv().c / t.qconv().kc;
-    if (s.kernel == TileKernel::Conv2dF32 && t.conv().group > 0) groups = t.conv().group;
+    if (s.kernel == TileKernel::QConv2d && t.qconvParams().kc > 0 && t.qconvParams().c % t.qconvParams().kc == 0) groups = t.qconvParams().c / t.qconvParams().kc;
+    if (s.kernel == TileKernel::Conv2dF32 && t.convParams().group > 0) groups = t.convParams().group;
     groups = std::max<int64_t>(1, groups);
     return static_cast<uint64_t>(groups) * engineComputeCycles(target.engineDim, t.outRows * s.rowPixels, t.channels / groups, s.reduction);
   }

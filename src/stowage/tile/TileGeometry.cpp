@@ -114,38 +114,38 @@ TileDesc convTile(const LayerShape& s, const ConvDims& d, int64_t batch, int64_t
     t.w = copy2d(static_cast<size_t>(n0 * s.reduction) * e, 1, static_cast<size_t>(tn * s.reduction) * e, 0);
     const int32_t group = static_cast<int32_t>(d.groups == 1 ? 1 : tn / (d.m / d.groups));
     if (isQLinear(s.kernel)) {
-      t.qlconv() = std::get<stowage_qlinear_conv_params>(std::get<QLinearCall>(s.call.params).params);
-      t.qlconv().c = static_cast<int32_t>(tcin);
-      t.qlconv().h = static_cast<int32_t>(ih);
-      t.qlconv().m = static_cast<int32_t>(tn);
-      t.qlconv().oh = static_cast<int32_t>(th);
-      t.qlconv().pad_top = static_cast<int32_t>(rs.padTop);
-      t.qlconv().group = group;
-      t.qlconv().n = 1;
+      t.qlconvParams() = std::get<stowage_qlinear_conv_params>(std::get<QLinearCall>(s.call.params).params);
+      t.qlconvParams().c = static_cast<int32_t>(tcin);
+      t.qlconvParams().h = static_cast<int32_t>(ih);
+      t.qlconvParams().m = static_cast<int32_t>(tn);
+      t.qlconvParams().oh = static_cast<int32_t>(th);
+      t.qlconvParams().pad_top = static_cast<int32_t>(rs.padTop);
+      t.qlconvParams().group = group;
+      t.qlconvParams().n = 1;
       // Per-channel weight scales / zero points are read at the tile's channel offset.
-      if (t.qlconv().w_quant_count > 1) t.qlconv().w_quant_count = static_cast<int32_t>(tn);
+      if (t.qlconvParams().w_quant_count > 1) t.qlconvParams().w_quant_count = static_cast<int32_t>(tn);
     } else {
-      t.conv() = std::get<ConvCall>(s.call.params).params;
-      t.conv().c = static_cast<int32_t>(tcin);
-      t.conv().h = static_cast<int32_t>(ih);
-      t.conv().m = static_cast<int32_t>(tn);
-      t.conv().oh = static_cast<int32_t>(th);
-      t.conv().pad_top = static_cast<int32_t>(rs.padTop);
-      t.conv().group = group;
-      t.conv().n = 1;
+      t.convParams() = std::get<ConvCall>(s.call.params).params;
+      t.convParams().c = static_cast<int32_t>(tcin);
+      t.convParams().h = static_cast<int32_t>(ih);
+      t.convParams().m = static_cast<int32_t>(tn);
+      t.convParams().oh = static_cast<int32_t>(th);
+      t.convParams().pad_top = static_cast<int32_t>(rs.padTop);
+      t.convParams().group = group;
+      t.convParams().n = 1;
     }
   } else {
     if (s.kernel == TileKernel::QDepthwiseConv2d)
       t.w = copy2d(static_cast<size_t>(n0), static_cast<size_t>(d.kh * d.kw), static_cast<size_t>(tn), static_cast<size_t>(d.m));
     else
       t.w = copy2d(static_cast<size_t>(n0 * s.reduction), 1, static_cast<size_t>(tn * s.reduction), 0);
-    t.qconv() = std::get<stowage_qconv_params>(std::get<QuantCall>(s.call.params).params);
-    t.qconv().c = static_cast<int32_t>(tcin);
-    t.qconv().h = static_cast<int32_t>(ih);
-    t.qconv().m = static_cast<int32_t>(tn);
-    t.qconv().oh = static_cast<int32_t>(th);
-    t.qconv().pad_top = static_cast<int32_t>(rs.padTop);
-    t.qconv().n = 1;
+    t.qconvParams() = std::get<stowage_qconv_params>(std::get<QuantCall>(s.call.params).params);
+    t.qconvParams().c = static_cast<int32_t>(tcin);
+    t.qconvParams().h = static_cast<int32_t>(ih);
+    t.qconvParams().m = static_cast<int32_t>(tn);
+    t.qconvParams().oh = static_cast<int32_t>(th);
+    t.qconvParams().pad_top = static_cast<int32_t>(rs.padTop);
+    t.qconvParams().n = 1;
   }
   return t;
 }
@@ -159,20 +159,20 @@ TileDesc poolTile(const LayerShape& s, const ConvDims& d, int64_t batch, int64_t
   TileDesc t = windowTile(s, d, batch, oy0, th, n0, tn, rs, tcin);
   const int32_t ih = static_cast<int32_t>(rs.end - rs.first);
   if (d.nchw) {
-    t.pool() = std::get<PoolCall>(s.call.params).params;
-    t.pool().n = 1;
-    t.pool().c = static_cast<int32_t>(tn);
-    t.pool().h = ih;
-    t.pool().oh = static_cast<int32_t>(th);
-    t.pool().pad_top = static_cast<int32_t>(rs.padTop);
-    if (rs.end < d.h) t.pool().pad_bottom = 0;
+    t.poolParams() = std::get<PoolCall>(s.call.params).params;
+    t.poolParams().n = 1;
+    t.poolParams().c = static_cast<int32_t>(tn);
+    t.poolParams().h = ih;
+    t.poolParams().oh = static_cast<int32_t>(th);
+    t.poolParams().pad_top = static_cast<int32_t>(rs.padTop);
+    if (rs.end < d.h) t.poolParams().pad_bottom = 0;
   } else {
-    t.qpool() = std::get<stowage_qpool_params>(std::get<QuantCall>(s.call.params).params);
-    t.qpool().n = 1;
-    t.qpool().c = static_cast<int32_t>(tn);
-    t.qpool().h = ih;
-    t.qpool().oh = static_cast<int32_t>(th);
-    t.qpool().pad_top = static_cast<int32_t>(rs.padTop);
+    t.qpoolParams() = std::get<stowage_qpool_params>(std::get<QuantCall>(s.call.params).params);
+    t.qpoolParams().n = 1;
+    t.qpoolParams().c = static_cast<int32_t>(tn);
+    t.qpoolParams().h = ih;
+    t.qpoolParams().oh = static_cast<int32_t>(th);
+    t.qpoolParams().pad_top = static_cast<int32_t>(rs.padTop);
   }
   return t;
 }
@@ -206,21 +206,21 @@ TileDesc matrixTile(const LayerShape& s, int64_t batch, int64_t r0, int64_t tr, 
     if (s.kernel == TileKernel::MatMulF32) {
       const stowage_matmul_params& p = std::get<MatMulCall>(s.call.params).params;
       off = batchOffsets(p.batch_rank, p.batch_shape, p.a_stride, p.b_stride, batch);
-      t.matmul() = p;
-      t.matmul().batch_rank = 0;
-      t.matmul().m = static_cast<int32_t>(tr);
-      t.matmul().n = static_cast<int32_t>(tn);
+      t.matmulParams() = p;
+      t.matmulParams().batch_rank = 0;
+      t.matmulParams().m = static_cast<int32_t>(tr);
+      t.matmulParams().n = static_cast<int32_t>(tn);
     } else {
       const auto& p = std::get<stowage_qlinear_matmul_params>(std::get<QLinearCall>(s.call.params).params);
       off = batchOffsets(p.batch_rank, p.batch_shape, p.a_stride, p.b_stride, batch);
-      t.qlmatmul() = p;
-      t.qlmatmul().batch_rank = 0;
-      t.qlmatmul().m = static_cast<int32_t>(tr);
-      t.qlmatmul().n = static_cast<int32_t>(tn);
+      t.qlmatmulParams() = p;
+      t.qlmatmulParams().batch_rank = 0;
+      t.qlmatmulParams().m = static_cast<int32_t>(tr);
+      t.qlmatmulParams().n = static_cast<int32_t>(tn);
       // Per-row (A, y) and per-column (B) scales / zero points are read at the tile's row / column offset.
-      if (p.a_quant_count > 1) t.qlmatmul().a_quant_count = static_cast<int32_t>(tr);
-      if (p.y_quant_count > 1) t.qlmatmul().y_quant_count = static_cast<int32_t>(tr);
-      if (p.b_quant_count > 1) t.qlmatmul().b_quant_count = static_cast<int32_t>(tn);
+      if (p.a_quant_count > 1) t.qlmatmulParams().a_quant_count = static_cast<int32_t>(tr);
+      if (p.y_quant_count > 1) t.qlmatmulParams().y_quant_count = static_cast<int32_t>(tr);
+      if (p.b_quant_count > 1) t.qlmatmulParams().b_quant_count = static_cast<int32_t>(tn);
     }
     const int64_t m = s.rows;
     t.x = copy2d(static_cast<size_t>(off.first + r0 * k) * e, 1, static_cast<size_t>(tr * k) * e, 0);
@@ -236,16 +236,16 @@ TileDesc matrixTile(const LayerShape& s, int64_t batch, int64_t r0, int64_t tr, 
   t.y = copy2d(static_cast<size_t>(r0 * n + n0) * e, static_cast<size_t>(tr), static_cast<size_t>(tn) * e, static_cast<size_t>(n) * e);
   if (s.kernel == TileKernel::QFullyConnected) {
     t.w = copy2d(static_cast<size_t>(n0 * k), 1, static_cast<size_t>(tn * k), 0);
-    t.qfc() = std::get<stowage_qfc_params>(std::get<QuantCall>(s.call.params).params);
-    t.qfc().batches = static_cast<int32_t>(tr);
-    t.qfc().m = static_cast<int32_t>(tn);
+    t.qfcParams() = std::get<stowage_qfc_params>(std::get<QuantCall>(s.call.params).params);
+    t.qfcParams().batches = static_cast<int32_t>(tr);
+    t.qfcParams().m = static_cast<int32_t>(tn);
   } else {
     const stowage_gemm_params& p = std::get<GemmCall>(s.call.params).params;
     if (p.trans_b) t.w = copy2d(static_cast<size_t>(n0 * k) * e, 1, static_cast<size_t>(tn * k) * e, 0);
     else t.w = copy2d(static_cast<size_t>(n0) * e, static_cast<size_t>(k), static_cast<size_t>(tn) * e, static_cast<size_t>(n) * e);
-    t.gemm() = p;
-    t.gemm().m = static_cast<int32_t>(tr);
-    t.gemm().n = static_cast<int32_t>(tn);
+    t.gemmParams() = p;
+    t.gemmParams().m = static_cast<int32_t>(tr);
+    t.gemmParams().n = static_cast<int32_t>(tn);
     // C is read in place in main memory: its offset for this tile (rows of c_cols, columns when c_cols = n).
     t.channelOffset = (p.c_rows == 1 ? 0 : r0 * p.c_cols) + (p.c_cols == 1 ? 0 : n0);
   }
@@ -265,16 +265,16 @@ TileDesc addTile(const LayerShape& s, int64_t r0, int64_t tr) {
   t.y = copy2d(offset, 1, bytes, 0);
   const int32_t count = static_cast<int32_t>(tr * s.rowPixels);
   if (s.kernel == TileKernel::QAddS8) {
-    t.qbinary() = std::get<stowage_qbinary_params>(std::get<QuantCall>(s.call.params).params);  // scales, activation range
-    t.qbinary().rank = 1;
-    t.qbinary().shape[0] = count;
-    t.qbinary().a_stride[0] = t.qbinary().b_stride[0] = 1;
+    t.qbinaryParams() = std::get<stowage_qbinary_params>(std::get<QuantCall>(s.call.params).params);  // scales, activation range
+    t.qbinaryParams().rank = 1;
+    t.qbinaryParams().shape[0] = count;
+    t.qbinaryParams().a_stride[0] = t.qbinaryParams().b_stride[0] = 1;
     return t;
   }
-  t.binary() = std::get<BinaryCall>(s.call.params).params;  // keeps the fused clamp
-  t.binary().rank = 1;
-  t.binary().shape[0] = count;
-  t.binary().a_stride[0] = t.binary().b_stride[0] = 1;
+  t.binaryParams() = std::get<BinaryCall>(s.call.params).params;  // keeps the fused clamp
+  t.binaryParams().rank = 1;
+  t.binaryParams().shape[0] = count;
+  t.binaryParams().a_stride[0] = t.binaryParams().b_stride[0] = 1;
   return t;
 }
 

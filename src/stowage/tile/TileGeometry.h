@@ -87,28 +87,28 @@ struct TileDesc {
     const P* p = std::get_if<P>(&params);
     return p ? *p : zero;
   }
-  stowage_qconv_params& qconv() { return param<stowage_qconv_params>(); }
-  const stowage_qconv_params& qconv() const { return param<stowage_qconv_params>(); }
-  stowage_qfc_params& qfc() { return param<stowage_qfc_params>(); }
-  const stowage_qfc_params& qfc() const { return param<stowage_qfc_params>(); }
-  stowage_conv2d_params& conv() { return param<stowage_conv2d_params>(); }
-  const stowage_conv2d_params& conv() const { return param<stowage_conv2d_params>(); }
-  stowage_gemm_params& gemm() { return param<stowage_gemm_params>(); }
-  const stowage_gemm_params& gemm() const { return param<stowage_gemm_params>(); }
-  stowage_matmul_params& matmul() { return param<stowage_matmul_params>(); }
-  const stowage_matmul_params& matmul() const { return param<stowage_matmul_params>(); }
-  stowage_qlinear_conv_params& qlconv() { return param<stowage_qlinear_conv_params>(); }
-  const stowage_qlinear_conv_params& qlconv() const { return param<stowage_qlinear_conv_params>(); }
-  stowage_qlinear_matmul_params& qlmatmul() { return param<stowage_qlinear_matmul_params>(); }
-  const stowage_qlinear_matmul_params& qlmatmul() const { return param<stowage_qlinear_matmul_params>(); }
-  stowage_broadcast_params& binary() { return param<stowage_broadcast_params>(); }
-  const stowage_broadcast_params& binary() const { return param<stowage_broadcast_params>(); }
-  stowage_qbinary_params& qbinary() { return param<stowage_qbinary_params>(); }
-  const stowage_qbinary_params& qbinary() const { return param<stowage_qbinary_params>(); }
-  stowage_pool2d_params& pool() { return param<stowage_pool2d_params>(); }
-  const stowage_pool2d_params& pool() const { return param<stowage_pool2d_params>(); }
-  stowage_qpool_params& qpool() { return param<stowage_qpool_params>(); }
-  const stowage_qpool_params& qpool() const { return param<stowage_qpool_params>(); }
+  stowage_qconv_params& qconvParams() { return param<stowage_qconv_params>(); }
+  const stowage_qconv_params& qconvParams() const { return param<stowage_qconv_params>(); }
+  stowage_qfc_params& qfcParams() { return param<stowage_qfc_params>(); }
+  const stowage_qfc_params& qfcParams() const { return param<stowage_qfc_params>(); }
+  stowage_conv2d_params& convParams() { return param<stowage_conv2d_params>(); }
+  const stowage_conv2d_params& convParams() const { return param<stowage_conv2d_params>(); }
+  stowage_gemm_params& gemmParams() { return param<stowage_gemm_params>(); }
+  const stowage_gemm_params& gemmParams() const { return param<stowage_gemm_params>(); }
+  stowage_matmul_params& matmulParams() { return param<stowage_matmul_params>(); }
+  const stowage_matmul_params& matmulParams() const { return param<stowage_matmul_params>(); }
+  stowage_qlinear_conv_params& qlconvParams() { return param<stowage_qlinear_conv_params>(); }
+  const stowage_qlinear_conv_params& qlconvParams() const { return param<stowage_qlinear_conv_params>(); }
+  stowage_qlinear_matmul_params& qlmatmulParams() { return param<stowage_qlinear_matmul_params>(); }
+  const stowage_qlinear_matmul_params& qlmatmulParams() const { return param<stowage_qlinear_matmul_params>(); }
+  stowage_broadcast_params& binaryParams() { return param<stowage_broadcast_params>(); }
+  const stowage_broadcast_params& binaryParams() const { return param<stowage_broadcast_params>(); }
+  stowage_qbinary_params& qbinaryParams() { return param<stowage_qbinary_params>(); }
+  const stowage_qbinary_params& qbinaryParams() const { return param<stowage_qbinary_params>(); }
+  stowage_pool2d_params& poolParams() { return param<stowage_pool2d_params>(); }
+  const stowage_pool2d_params& poolParams() const { return param<stowage_pool2d_params>(); }
+  stowage_qpool_params& qpoolParams() { return param<stowage_qpool_params>(); }
+  const stowage_qpool_params& qpoolParams() const { return param<stowage_qpool_params>(); }
 };
 
 /// Bytes of the largest input, weight and output tile for tiles of `rowTile` rows by `channelTile` channels.

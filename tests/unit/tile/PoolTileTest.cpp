@@ -79,7 +79,7 @@ void expectFloatTilesMatch(bool max, bool countIncludePad) {
         const std::vector<uint8_t> local = gather(xb, t.x);
         std::vector<uint8_t> out(t.y.bytes());
         (max ? stowage_maxpool2d_f32 : stowage_avgpool2d_f32)(reinterpret_cast<const float*>(local.data()), reinterpret_cast<float*>(out.data()),
-                                                               &t.pool());
+                                                               &t.poolParams());
         scatter(yb, t.y, out);
       }
       std::vector<float> got(want.size());
@@ -124,7 +124,7 @@ TEST(PoolTiles, GlobalPoolTilesGiveTheUntiledOutputs) {
         const std::vector<uint8_t> local = gather(xb, t.x);
         std::vector<uint8_t> out(t.y.bytes());
         (max ? stowage_global_maxpool2d_f32 : stowage_global_avgpool2d_f32)(reinterpret_cast<const float*>(local.data()),
-                                                                             reinterpret_cast<float*>(out.data()), &t.pool());
+                                                                             reinterpret_cast<float*>(out.data()), &t.poolParams());
         scatter(yb, t.y, out);
       }
       EXPECT_EQ(0, std::memcmp(yb.data(), want.data(), yb.size())) << channels << " channels";
@@ -156,7 +156,7 @@ TEST(PoolTiles, Int8NhwcPoolTilesGiveTheUntiledOutputs) {
           const std::vector<uint8_t> local = gather(x, t.x);
           std::vector<uint8_t> out(t.y.bytes());
           (max ? stowage_qmaxpool2d_s8 : stowage_qavgpool2d_s8)(reinterpret_cast<const int8_t*>(local.data()),
-                                                                reinterpret_cast<int8_t*>(out.data()), &t.qpool());
+                                                                reinterpret_cast<int8_t*>(out.data()), &t.qpoolParams());
           scatter(y, t.y, out);
         }
         EXPECT_EQ(y, want) << (max ? "max " : "avg ") << rows << " rows x " << channels << " channels";

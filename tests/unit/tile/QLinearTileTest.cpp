@@ -49,16 +49,16 @@ TEST(QLinearTiles, ConvTileReadsItsInputRowsAndChannelBlock) {
   EXPECT_EQ(t.w, (TileCopy{36, 1, 36, 36}));  // weights of channels 2..3
   EXPECT_EQ(t.y, (TileCopy{60, 2, 10, 25}));  // channel 2, row 2; 2 planes of 2 rows
   EXPECT_EQ(t.channelOffset, 2);
-  EXPECT_EQ(t.qlconv().c, 2);
-  EXPECT_EQ(t.qlconv().h, 4);
-  EXPECT_EQ(t.qlconv().m, 2);
-  EXPECT_EQ(t.qlconv().oh, 2);
-  EXPECT_EQ(t.qlconv().pad_top, 0);
-  EXPECT_EQ(t.qlconv().w_quant_count, 2);  // per-channel scales read from channel 2 on
+  EXPECT_EQ(t.qlconvParams().c, 2);
+  EXPECT_EQ(t.qlconvParams().h, 4);
+  EXPECT_EQ(t.qlconvParams().m, 2);
+  EXPECT_EQ(t.qlconvParams().oh, 2);
+  EXPECT_EQ(t.qlconvParams().pad_top, 0);
+  EXPECT_EQ(t.qlconvParams().w_quant_count, 2);  // per-channel scales read from channel 2 on
   EXPECT_EQ(t.macs, 2 * 5 * 2 * 18);
   // The first row block reads padding above the image.
-  EXPECT_EQ(sched.tiles[0].qlconv().pad_top, 1);
-  EXPECT_EQ(sched.tiles[0].qlconv().h, 3);
+  EXPECT_EQ(sched.tiles[0].qlconvParams().pad_top, 1);
+  EXPECT_EQ(sched.tiles[0].qlconvParams().h, 3);
 }
 
 TEST(QLinearTiles, ConvIntegerStoresInt32Accumulators) {
@@ -84,8 +84,8 @@ TEST(QLinearTiles, BatchedConvTilesWalkTheImagesWithBatchOneKernels) {
   EXPECT_EQ(b.x, (TileCopy{a.x.offset + 50, a.x.rows, a.x.rowBytes, a.x.stride}));
   EXPECT_EQ(b.y, (TileCopy{a.y.offset + 100, a.y.rows, a.y.rowBytes, a.y.stride}));
   EXPECT_EQ(b.w, a.w);
-  EXPECT_EQ(b.qlconv().n, 1);
-  EXPECT_EQ(a.qlconv().n, 1);
+  EXPECT_EQ(b.qlconvParams().n, 1);
+  EXPECT_EQ(a.qlconvParams().n, 1);
   EXPECT_EQ(b.channelOffset, a.channelOffset);
   // The images of a channel block share its weight tile: loaded once per channel block, not per image.
   int weightLoads = 0;
@@ -128,12 +128,12 @@ TEST(QLinearTiles, MatMulTilesWalkTheBatchWithRowAndColumnOffsets) {
   EXPECT_EQ(t.y, (TileCopy{28, 1, 2, 2}));   // y[1][2][3..4] (one row: its own stride)
   EXPECT_EQ(t.rowOffset, 2);
   EXPECT_EQ(t.channelOffset, 3);
-  EXPECT_EQ(t.qlmatmul().batch_rank, 0);
-  EXPECT_EQ(t.qlmatmul().m, 1);
-  EXPECT_EQ(t.qlmatmul().n, 2);
-  EXPECT_EQ(t.qlmatmul().a_quant_count, 1);
-  EXPECT_EQ(t.qlmatmul().y_quant_count, 1);
-  EXPECT_EQ(t.qlmatmul().b_quant_count, 2);
+  EXPECT_EQ(t.qlmatmulParams().batch_rank, 0);
+  EXPECT_EQ(t.qlmatmulParams().m, 1);
+  EXPECT_EQ(t.qlmatmulParams().n, 2);
+  EXPECT_EQ(t.qlmatmulParams().a_quant_count, 1);
+  EXPECT_EQ(t.qlmatmulParams().y_quant_count, 1);
+  EXPECT_EQ(t.qlmatmulParams().b_quant_count, 2);
   // The broadcast B's columns of the first tile of batch 1 are still in their half: not loaded again.
   EXPECT_FALSE(sched.tiles[4].loadW);
   EXPECT_EQ(sched.tiles[4].w, sched.tiles[0].w);
@@ -163,7 +163,7 @@ TEST(QLinearTiles, FloatMatMulBatchOffsetsFollowTheKernelsBatchWalk) {
   EXPECT_EQ(sched.tiles[4].x, (TileCopy{24 * 4, 1, 24, 24}));
   EXPECT_EQ(sched.tiles[4].w, (TileCopy{12 * 4, 1, 48, 48}));
   EXPECT_EQ(sched.tiles[4].y, (TileCopy{32 * 4, 1, 32, 32}));
-  EXPECT_EQ(sched.tiles[4].matmul().batch_rank, 0);
+  EXPECT_EQ(sched.tiles[4].matmulParams().batch_rank, 0);
 }
 
 TEST(QLinearTiles, EngineCyclesOfATileAndDtypes) {
@@ -197,8 +197,8 @@ TEST(FloatTiles, GemmWithTransAGathersEachTilesColumnsOfA) {
   ASSERT_EQ(sched.tiles.size(), 3u);
   const TileDesc& t = sched.tiles[1];  // output rows 2..3 = columns 2..3 of A
   EXPECT_EQ(t.x, (TileCopy{8, 3, 8, 24}));  // 3 rows of 2 floats, 6 floats apart, from column 2
-  EXPECT_EQ(t.gemm().trans_a, 1);
-  EXPECT_EQ(t.gemm().m, 2);  // the packed tile is [K][2]
+  EXPECT_EQ(t.gemmParams().trans_a, 1);
+  EXPECT_EQ(t.gemmParams().m, 2);  // the packed tile is [K][2]
   EXPECT_EQ(tileBytes(s, 2, 4).x, 3u * 2u * 4u);
 }
 
@@ -226,9 +226,9 @@ TEST(FloatTiles, AddTilesAreTheSameRowsOfBothInputsAndTheOutput) {
   EXPECT_EQ(t.x, (TileCopy{64, 1, 32, 32}));
   EXPECT_EQ(t.w, t.x);
   EXPECT_EQ(t.y, t.x);
-  EXPECT_EQ(t.binary().shape[0], 8);
-  EXPECT_EQ(t.binary().clamp, 1);
-  EXPECT_EQ(t.binary().clamp_max, 6.0f);
+  EXPECT_EQ(t.binaryParams().shape[0], 8);
+  EXPECT_EQ(t.binaryParams().clamp, 1);
+  EXPECT_EQ(t.binaryParams().clamp_max, 6.0f);
   EXPECT_EQ(t.macs, 8);
   EXPECT_TRUE(sched.tiles[0].loadW) << "B is an activation loaded like weights, tile by tile";
   EXPECT_TRUE(t.loadW);
@@ -260,10 +260,10 @@ TEST(Int8Tiles, QAddTilesKeepTheQuantizationAndSplitRows) {
   EXPECT_EQ(last.x, (TileCopy{120, 1, 8, 8}));
   EXPECT_EQ(last.w, last.x);
   EXPECT_EQ(last.y, last.x);
-  EXPECT_EQ(last.qbinary().shape[0], 8);
-  EXPECT_EQ(last.qbinary().output_offset, 7);
-  EXPECT_EQ(last.qbinary().left_shift, 20);
-  EXPECT_EQ(last.qbinary().act_min, 0);
+  EXPECT_EQ(last.qbinaryParams().shape[0], 8);
+  EXPECT_EQ(last.qbinaryParams().output_offset, 7);
+  EXPECT_EQ(last.qbinaryParams().left_shift, 20);
+  EXPECT_EQ(last.qbinaryParams().act_min, 0);
   EXPECT_TRUE(isElementwiseTileKernel(s.kernel));
   EXPECT_FALSE(isElementwiseTileKernel(TileKernel::Conv2dF32));
   EXPECT_STREQ(tileKernelDtype(s.kernel), "int8");
