@@ -7,6 +7,7 @@
 #include "stowage/plan/MemoryPlan.h"
 #include "stowage/plan/analysis/BufferConstraints.h"
 #include "stowage/tile/TileProgram.h"
+#include "stowage/tile/ScratchLayout.h"
 
 namespace stowage {
 

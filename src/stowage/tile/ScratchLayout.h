@@ -1,16 +1,22 @@
 // Where the tile buffers of one offloaded layer go: input and weight tiles in the first scratch pool, output
 // tiles in the last one (Gemmini's scratchpad / accumulator) when there are two, the two halves of each
-// ping-pong pair in different banks when the pool has banks, one region per core in shared pools.
+// ping-pong pair in different banks when the pool has banks, one region per core in shared pools; and which pools
+// a target's tiles may use at all.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "stowage/ir/Graph.h"
 #include "stowage/plan/ProgramPlan.h"
 #include "stowage/target/Board.h"
 
 namespace stowage {
+
+/// The scratch pools of `target` for `node`: the `scratch` pools of the first matching rule that has one,
+/// else the fixed workspace pools only `target` (and no cpu target) can access.
+std::vector<int> scratchPoolsFor(const Board& board, int target, const Node& node);
 
 /// Bytes of one x, w and y tile half (per core).
 struct ScratchNeed {

@@ -10,34 +10,12 @@
 
 #include "stowage/tile/CpuStreaming.h"
 #include "stowage/tile/ResidentTensors.h"
+#include "stowage/tile/ScratchLayout.h"
 #include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"
 #include "stowage/tile/WeightPrefetch.h"
 
 namespace stowage {
-
-std::vector<int> scratchPoolsFor(const Board& board, int target, const Node& node) {
-  const std::string op(opName(node.op));
-  std::vector<int> out;
-  for (const PlacementRule& r : board.rules) {
-    if (!r.matches(op, node.name) || !r.scratch) continue;
-    for (const auto& name : *r.scratch)
-      for (size_t i = 0; i < board.pools.size(); ++i)
-        if (board.pools[i].name == name && board.pools[i].canAccess(board.targets[static_cast<size_t>(target)].name))
-          out.push_back(static_cast<int>(i));
-    return out;
-  }
-  for (size_t i = 0; i < board.pools.size(); ++i) {
-    const MemoryPool& p = board.pools[i];
-    if (p.kind != PoolKind::Workspace || p.placement != PoolPlacement::Fixed || !p.canAccess(board.targets[static_cast<size_t>(target)].name))
-      continue;
-    bool cpuToo = false;
-    for (const Target& t : board.targets)
-      if (t.kind == TargetKind::Cpu && p.canAccess(t.name)) cpuToo = true;
-    if (!cpuToo) out.push_back(static_cast<int>(i));
-  }
-  return out;
-}
 
 void recordTiledLayer(TiledProgram& r, int step, int target, const std::string& mode, const LayerShape& s, TileChoice choice,
                       bool reservePools) {

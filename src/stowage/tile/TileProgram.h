@@ -42,8 +42,4 @@ TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& 
 void recordTiledLayer(TiledProgram& r, int step, int target, const std::string& mode, const LayerShape& s, TileChoice choice,
                       bool reservePools);
 
-/// The scratch pools of `target` for `node`: the `scratch` pools of the first matching rule that has one,
-/// else the fixed workspace pools only `target` (and no cpu target) can access.
-std::vector<int> scratchPoolsFor(const Board& board, int target, const Node& node);
-
 }  // namespace stowage

@@ -16,6 +16,7 @@
 #include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"
 #include "stowage/tile/TileProgram.h"
+#include "stowage/tile/ScratchLayout.h"
 
 namespace stowage {
 
