@@ -26,10 +26,36 @@ int32_t stowage_requantize_s32(int32_t acc, int32_t multiplier, int32_t shift) {
 /* Output row `k` of `p->oh` in the kernel's row order: ascending, or descending with a negative row_band. */
 static int32_t row_at(const stowage_qconv_params* p, int32_t k) { return p->row_band < 0 ? p->oh - 1 - k : k; }
 
+/* ONNX Runtime's requantization (requant_f32 = 1, stowage_kernels_int8.h): the float32 m whose bits multiplier[q]
+ * holds, and round_half_even((float)acc * m) + output_offset clamped to [lo, hi], in float32 as stowage_qlinear_conv's
+ * requant_f32 (onnx_qlinear.c): adding and subtracting 1.5 * 2^23 leaves the nearest integer, ties to even, for
+ * |v| < 2^22; larger values saturate every 8-bit result and are clamped first; NaN gives lo (ONNX Runtime: the type's
+ * minimum, then the clamp). Compile without contracting the multiply into the add (-std=c99, or -ffp-contract=off). */
+static inline float rq_f32_of(int32_t bits) {
+  float m;
+  memcpy(&m, &bits, sizeof m);
+  return m;
+}
+
+static inline int8_t out_f32(int32_t acc, float m, int32_t output_offset, int32_t lo, int32_t hi) {
+  float v = (float)acc * m;
+  int32_t q;
+  if (v != v) return (int8_t)lo;
+  if (v > 4194304.0f) v = 4194304.0f;
+  if (v < -4194304.0f) v = -4194304.0f;
+  {
+    const float shifted = v + 12582912.0f; /* an assignment: rounded to float where sums carry excess precision */
+    const float r = shifted - 12582912.0f;
+    q = (int32_t)r + output_offset;
+  }
+  return (int8_t)(q < lo ? lo : (q > hi ? hi : q));
+}
+
 STOWAGE_FALLBACK static int8_t finish(int32_t acc, const int32_t* bias, const int32_t* multiplier, const int32_t* shift, int32_t ch,
-                     int32_t per_channel, int32_t output_offset, int32_t act_min, int32_t act_max) {
+                     int32_t per_channel, int32_t output_offset, int32_t act_min, int32_t act_max, int32_t f32) {
   const int32_t q = per_channel ? ch : 0;
   if (bias != NULL) acc = stowage_fx_wrap((int64_t)acc + bias[ch]);
+  if (f32) return out_f32(acc, rq_f32_of(multiplier[q]), output_offset, act_min, act_max);
   acc = stowage_fx_requant(acc, multiplier[q], shift[q]);
   acc = stowage_fx_wrap((int64_t)acc + output_offset);
   return (int8_t)stowage_fx_clamp(acc, act_min, act_max);
@@ -63,7 +89,7 @@ STOWAGE_FALLBACK static void qconv2d_ref(const int8_t* x, const int8_t* w, const
             }
           }
           y[(((int64_t)b * p->oh + oy) * p->ow + ox) * pixel_stride + oc] =
-              finish(acc, bias, multiplier, shift, oc, p->per_channel, p->output_offset, p->act_min, p->act_max);
+              finish(acc, bias, multiplier, shift, oc, p->per_channel, p->output_offset, p->act_min, p->act_max, p->requant_f32);
         }
 }
 
@@ -91,7 +117,7 @@ STOWAGE_FALLBACK static void qdepthwise_ref(const int8_t* x, const int8_t* w, co
               }
             }
             y[(((int64_t)b * p->oh + oy) * p->ow + ox) * pixel_stride + oc] =
-                finish(acc, bias, multiplier, shift, oc, p->per_channel, p->output_offset, p->act_min, p->act_max);
+                finish(acc, bias, multiplier, shift, oc, p->per_channel, p->output_offset, p->act_min, p->act_max, p->requant_f32);
           }
 }
 
@@ -104,7 +130,7 @@ STOWAGE_FALLBACK static void qfully_connected_ref(const int8_t* x, const int8_t*
       const int8_t* wp = w + (int64_t)o * p->k;
       int32_t acc = 0;
       for (d = 0; d < p->k; ++d) acc += (int32_t)wp[d] * ((int32_t)xp[d] + p->input_offset);
-      y[(int64_t)b * p->m + o] = finish(acc, bias, multiplier, shift, o, p->per_channel, p->output_offset, p->act_min, p->act_max);
+      y[(int64_t)b * p->m + o] = finish(acc, bias, multiplier, shift, o, p->per_channel, p->output_offset, p->act_min, p->act_max, p->requant_f32);
     }
 }
 
@@ -117,6 +143,23 @@ static inline int8_t out_s8(int32_t acc, const stowage_rq* q, int32_t output_off
   const int32_t v =
       (int32_t)((uint32_t)(narrow ? stowage_rq_apply_narrow(acc, q) : stowage_rq_apply(acc, q)) + (uint32_t)output_offset);
   return (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+}
+
+/* The requantization of channel q: TFLite's (stowage_rq_make) or, with requant_f32, ONNX Runtime's, marked by neg = 1
+ * (a value stowage_rq_make never sets; right = 0 keeps it off the narrow loop), m's bits in multiplier. */
+static inline stowage_rq rq_at(int32_t f32, const int32_t* multiplier, const int32_t* shift, int32_t q) {
+  stowage_rq r;
+  if (!f32) return stowage_rq_make(multiplier[q], shift[q]);
+  r = stowage_rq_make(multiplier[q], 0);
+  r.neg = 1;
+  return r;
+}
+
+/* y[i * stride] = ONNX Runtime's requantization of acc[i] (out_f32) for i < n. */
+static void requant_row_f32(const int32_t* acc, int32_t n, float m, int8_t* y, int32_t stride, int32_t output_offset,
+                            int32_t lo, int32_t hi) {
+  int32_t i;
+  for (i = 0; i < n; ++i, y += stride) *y = out_f32(acc[i], m, output_offset, lo, hi);
 }
 
 /* bias + input_offset * sum(w[0..n)), modulo 2^32 as the reference's int32 accumulation. */
@@ -182,6 +225,10 @@ static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8
                         int32_t lo, int32_t hi) {
   int32_t i;
 #if defined(STOWAGE_DOT_MVE)
+  if (q->neg > 0) {
+    requant_row_f32(acc, n, rq_f32_of(q->multiplier), y, stride, output_offset, lo, hi);
+    return;
+  }
   /* Four outputs per step: VQRDMULH is the rounding doubling high multiply (saturating only INT32_MIN^2); the rounding
    * shift rounds ties away from zero by subtracting 1 from negative values first (gemmlowp's fixup) and then rounding
    * half up (VRSHL); the bytes go out with one scatter store. */
@@ -210,6 +257,10 @@ static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8
       v = (int32_t)((uint32_t)v + (uint32_t)output_offset);
       *y = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
     }
+    return;
+  }
+  if (q->neg > 0) {
+    requant_row_f32(acc, n, rq_f32_of(q->multiplier), y, stride, output_offset, lo, hi);
     return;
   }
   for (i = 0; i < n; ++i, y += stride) *y = out_s8(acc[i], q, output_offset, lo, hi, 0);
@@ -274,7 +325,7 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
         const int8_t* w0 = w + (int32_t)oc * K;
         const int8_t* w1 = w + (int32_t)oc1 * K;
         const int32_t q0 = p->per_channel ? oc : 0, q1 = p->per_channel ? oc1 : 0;
-        stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
+        stowage_rq r0 = rq_at(p->requant_f32, multiplier, shift, q0), r1 = rq_at(p->requant_f32, multiplier, shift, q1);
         r0.narrow = r1.narrow = narrow;
         const int32_t b0 = bias != NULL ? bias[oc] : 0, b1 = bias != NULL ? bias[oc1] : 0;
         const int32_t corr0 = oc < cached ? corr_cache[oc] : folded_bias(bias, oc, p->input_offset, w0, K);
@@ -416,7 +467,7 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
           const int8_t* w0 = w + (int32_t)oc * K;
           const int8_t* w1 = w + (int32_t)oc1 * K;
           const int32_t q0 = p->per_channel ? oc : 0, q1 = p->per_channel ? oc1 : 0;
-          stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
+          stowage_rq r0 = rq_at(p->requant_f32, multiplier, shift, q0), r1 = rq_at(p->requant_f32, multiplier, shift, q1);
           r0.narrow = r1.narrow = narrow;
           const int32_t corr0 = folded_bias(bias, oc, p->input_offset, w0, K);
           const int32_t corr1 = folded_bias(bias, oc1, p->input_offset, w1, K);
@@ -502,6 +553,18 @@ static void requant_pair(const int32_t* acc_a, const int32_t* acc_b, int32_t n, 
   }
 }
 
+/* requant_pair with ONNX Runtime's requantization (out_f32): multiplier holds the float32 bits. */
+static void requant_pair_f32(const int32_t* acc_a, const int32_t* acc_b, int32_t n, const int32_t* multiplier, int per_channel,
+                             int8_t* out_a, int8_t* out_b, int32_t output_offset, int32_t lo, int32_t hi) {
+  int32_t i;
+  float m = rq_f32_of(multiplier[0]);
+  for (i = 0; i < n; ++i) {
+    if (per_channel) m = rq_f32_of(multiplier[i]);
+    out_a[i] = out_f32(acc_a[i], m, output_offset, lo, hi);
+    out_b[i] = out_f32(acc_b[i], m, output_offset, lo, hi);
+  }
+}
+
 /* Pointwise convolution (1x1, stride 1, unpadded) whose accumulators stay in the narrow requantization's range and
  * whose output channels fit STOWAGE_PW_CHANNELS: every pixel of the batch is one long row, run two pixels at a time
  * (ascending, or descending with a negative row_band), each pair through every pair of filters; the sums of
@@ -513,7 +576,7 @@ static void qconv2d_pointwise(const int8_t* x, const int8_t* w, const int32_t* b
                               const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
   const int32_t K = p->c, M = p->m, pixels = p->n * p->h * p->w;
   const int32_t pix_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : M;
-  const int descending = p->row_band < 0, per_channel = p->per_channel;
+  const int descending = p->row_band < 0, per_channel = p->per_channel, f32 = p->requant_f32;
   int32_t corr[STOWAGE_PW_CHANNELS];
   int32_t acc_a[STOWAGE_PW_CHUNK], acc_b[STOWAGE_PW_CHUNK];
   int8_t out[2][STOWAGE_PW_CHANNELS];
@@ -564,8 +627,12 @@ static void qconv2d_pointwise(const int8_t* x, const int8_t* w, const int32_t* b
         acc_a[i + 1] = acc[2];
         acc_b[i + 1] = acc[3];
       }
-      requant_pair(acc_a, acc_b, n, multiplier + (per_channel ? oc0 : 0), shift + (per_channel ? oc0 : 0), per_channel,
-                   out[0] + oc0, out[1] + oc0, p->output_offset, p->act_min, p->act_max);
+      if (f32)
+        requant_pair_f32(acc_a, acc_b, n, multiplier + (per_channel ? oc0 : 0), per_channel, out[0] + oc0, out[1] + oc0,
+                         p->output_offset, p->act_min, p->act_max);
+      else
+        requant_pair(acc_a, acc_b, n, multiplier + (per_channel ? oc0 : 0), shift + (per_channel ? oc0 : 0), per_channel,
+                     out[0] + oc0, out[1] + oc0, p->output_offset, p->act_min, p->act_max);
     }
     memcpy(y + pa * pix_stride, out[0], (size_t)M);
     if (two_pixels) memcpy(y + (pa + 1) * pix_stride, out[1], (size_t)M);
@@ -722,7 +789,7 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
             for (t = 0; t < taps; ++t) s += (uint32_t)w[t * c + ch];
           bs[j] = bias != NULL ? bias[ch] : 0;
           corr[j] = (int32_t)((uint32_t)bs[j] + (uint32_t)p->input_offset * s);
-          rq[j] = stowage_rq_make(multiplier[q], shift[q]);
+          rq[j] = rq_at(p->requant_f32, multiplier, shift, q);
           rq[j].narrow = narrow;
         }
         for (oy = oy0; oy < oy_end; ++oy) {
@@ -862,7 +929,9 @@ static inline void fc_begin_row(const int8_t* x, int32_t* xw, int whole, int32_t
  * these layers per tensor, which requantize a row chunk at a time). */
 __attribute__((noinline)) static int8_t fc_out(int32_t acc, int32_t multiplier, int32_t shift, const stowage_qfc_params* p,
                                                int narrow) {
-  const stowage_rq r = stowage_rq_make(multiplier, shift);
+  stowage_rq r;
+  if (p->requant_f32) return out_f32(acc, rq_f32_of(multiplier), p->output_offset, p->act_min, p->act_max);
+  r = stowage_rq_make(multiplier, shift);
   return out_s8(acc, &r, p->output_offset, p->act_min, p->act_max, narrow);
 }
 
@@ -884,7 +953,7 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
 #endif
   if (!p->per_channel) {
     /* The narrow flag travels in r: one more register live across the dot products made GCC spill their pointers. */
-    stowage_rq r = stowage_rq_make(multiplier[0], shift[0]);
+    stowage_rq r = rq_at(p->requant_f32, multiplier, shift, 0);
     int32_t accs[STOWAGE_ROW_CHUNK];
     r.narrow = acc_is_narrow(bias, p->m, shift, 1, p->input_offset, k);
     for (b = 0; b < p->batches; ++b) {
@@ -1018,7 +1087,8 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
 #if !defined(STOWAGE_SMALL_KERNELS)
   if (qconv_is_fast(p)) {
     if (qconv_is_pointwise(p)) {
-      if (pointwise_fits(p) && acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, p->c)) {
+      if (pointwise_fits(p) &&
+          (p->requant_f32 || acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, p->c))) {
         qconv2d_pointwise(x, w, bias, multiplier, shift, y, p);
         return;
       }

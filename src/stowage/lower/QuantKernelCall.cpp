@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "stowage/ir/LoweringAttributes.h"
 #include "stowage/lower/KernelCall.h"
 #include "stowage/lower/LoweringSupport.h"
 #include "stowage/plan/ProgramPlan.h"
@@ -92,6 +93,8 @@ Result<std::vector<KernelCall>> lowerQConv(const Graph& g, const Node& n) {
                             {&p.act_max, n.attrs.getInt("act_max", 127)}}));
   if (p.per_channel && (g.tensor(mId).numElements() != m || g.tensor(sId).numElements() != m))
     return makeError(nodeLoc(n), "per-channel multipliers and shifts need one entry per output channel");
+  // ONNX Runtime's requantization (pass/QdqNhwc): the multipliers are float32 bits, the shifts unused.
+  p.requant_f32 = n.attrs.getInt(kQdqRequantF32Attr, 0) != 0 ? 1 : 0;
   return std::vector<KernelCall>{
       single(depthwise ? QuantKernel::DepthwiseConv2d : QuantKernel::Conv2d, p, {xId, wId, bId, mId, sId}, n.outputs[0])};
 }
@@ -115,6 +118,7 @@ Result<std::vector<KernelCall>> lowerQFullyConnected(const Graph& g, const Node&
                             {&p.act_max, n.attrs.getInt("act_max", 127)}}));
   if (p.per_channel && (g.tensor(mId).numElements() != m || g.tensor(sId).numElements() != m))
     return makeError(nodeLoc(n), "per-channel multipliers and shifts need one entry per output");
+  p.requant_f32 = n.attrs.getInt(kQdqRequantF32Attr, 0) != 0 ? 1 : 0;
   return std::vector<KernelCall>{single(QuantKernel::FullyConnected, p, {xId, wId, bId, mId, sId}, n.outputs[0])};
 }
 
