@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -125,6 +126,38 @@ TEST(QdqRequantKernel, NhwcInt8KernelsGiveTheQLinearConvBytes) {
       EXPECT_EQ(badDsp, 0) << "DSP emulated: c " << s.c << " h " << s.h << " m " << s.m << " k " << s.k;
     }
   }
+}
+
+// QuantizeLinear rounds in float32 only (a Cortex-M4F emulates double in software): the bytes of
+// round_half_even((double)(x / scale)) + zero point, saturated, for every kind of float (ties, huge, NaN, infinities).
+TEST(QdqRequantKernel, QuantizeLinearInFloat32GivesTheDoubleRoundingsBytes) {
+  std::mt19937 rng(28);
+  std::vector<float> x(60000);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const uint32_t bits = static_cast<uint32_t>(rng());
+    if (i % 3 == 0) std::memcpy(&x[i], &bits, 4);                                        // any float
+    else if (i % 3 == 1) x[i] = static_cast<float>(static_cast<int>(bits % 4000) - 2000) * 0.03125f;  // ties
+    else x[i] = static_cast<float>(static_cast<int>(bits % 100000) - 50000) * 1e-3f;
+  }
+  x[0] = std::numeric_limits<float>::quiet_NaN(), x[1] = std::numeric_limits<float>::infinity(), x[2] = -x[1], x[3] = 1e30f;
+  for (int type : {STOWAGE_ELEM_S8, STOWAGE_ELEM_U8})
+    for (float scale : {0.0625f, 0.0137f, 3.0f}) {
+      const int32_t zp = type == STOWAGE_ELEM_U8 ? 128 : -3;
+      const int8_t zs = static_cast<int8_t>(zp);
+      const uint8_t zu = static_cast<uint8_t>(zp);
+      const stowage_qlinear_quant_params p{1, 1, static_cast<int64_t>(x.size()), type};
+      std::vector<uint8_t> got(x.size());
+      stowage_quantize_linear_f32(x.data(), &scale, type == STOWAGE_ELEM_U8 ? static_cast<const void*>(&zu) : &zs, got.data(), &p);
+      int bad = 0;
+      for (size_t i = 0; i < x.size(); ++i) {
+        const double v = stowage_round_half_even(static_cast<double>(x[i] / scale)) + zp;
+        const double lo = type == STOWAGE_ELEM_U8 ? 0.0 : -128.0, hi = type == STOWAGE_ELEM_U8 ? 255.0 : 127.0;
+        const double c = !(v >= lo) ? lo : (v > hi ? hi : v);
+        const uint8_t want = type == STOWAGE_ELEM_U8 ? static_cast<uint8_t>(c) : static_cast<uint8_t>(static_cast<int8_t>(c));
+        bad += got[i] != want;
+      }
+      EXPECT_EQ(bad, 0) << "type " << type << " scale " << scale;
+    }
 }
 
 }  // namespace
