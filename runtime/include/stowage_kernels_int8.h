@@ -89,6 +89,17 @@ int32_t stowage_qfully_connected_s8_stack_bytes(const stowage_qfc_params* p);
 void stowage_qfully_connected_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                  const int32_t* shift, int8_t* y, const stowage_qfc_params* p);
 
+/* The same three kernels for layers with requant_f32 = 1 (ONNX Runtime's requantization, the QDQ layers of
+ * pass/QdqNhwc): their fast paths in a float32-epilogue copy, so that the TFLite kernels above keep their code (and a
+ * firmware without QDQ layers links none of it). The entry points above take requant_f32 layers too, on their
+ * reference loops. */
+void stowage_qconv2d_s8_rqf32(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                              const int32_t* shift, int8_t* y, const stowage_qconv_params* p);
+void stowage_qdepthwise_conv2d_s8_rqf32(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                                        const int32_t* shift, int8_t* y, const stowage_qconv_params* p);
+void stowage_qfully_connected_s8_rqf32(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                                       const int32_t* shift, int8_t* y, const stowage_qfc_params* p);
+
 /* 2-D pooling, NHWC; input and output share scale and zero point. Windows are clipped to the input;
  * average divides the sum by the number of taps inside the input, rounding half away from zero. */
 typedef struct {

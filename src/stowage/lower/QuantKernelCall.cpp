@@ -315,6 +315,11 @@ Result<std::vector<KernelCall>> lowerQuantNode(const Graph& g, const Node& n) {
 }
 
 std::string quantKernelFunctionName(const QuantCall& c) {
+  // Layers with ONNX Runtime's requantization (pass/QdqNhwc) call the float32-epilogue copies of the int8 kernels.
+  if (const auto* p = std::get_if<stowage_qconv_params>(&c.params); p != nullptr && p->requant_f32 != 0)
+    return c.kernel == QuantKernel::DepthwiseConv2d ? "stowage_qdepthwise_conv2d_s8_rqf32" : "stowage_qconv2d_s8_rqf32";
+  if (const auto* p = std::get_if<stowage_qfc_params>(&c.params); p != nullptr && p->requant_f32 != 0)
+    return "stowage_qfully_connected_s8_rqf32";
   switch (c.kernel) {
     case QuantKernel::Conv2d: return "stowage_qconv2d_s8";
     case QuantKernel::DepthwiseConv2d: return "stowage_qdepthwise_conv2d_s8";
@@ -362,10 +367,16 @@ void executeQuantCall(const QuantCall& c, const std::vector<const void*>& in, vo
   int8_t* y = static_cast<int8_t*>(out);
   std::visit(Overloaded{
                  [&](const stowage_qconv_params& p) {
-                   if (c.kernel == QuantKernel::DepthwiseConv2d) stowage_qdepthwise_conv2d_s8(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p);
+                   if (c.kernel == QuantKernel::DepthwiseConv2d && p.requant_f32)
+                     stowage_qdepthwise_conv2d_s8_rqf32(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p);
+                   else if (c.kernel == QuantKernel::DepthwiseConv2d) stowage_qdepthwise_conv2d_s8(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p);
+                   else if (p.requant_f32) stowage_qconv2d_s8_rqf32(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p);
                    else stowage_qconv2d_s8(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p);
                  },
-                 [&](const stowage_qfc_params& p) { stowage_qfully_connected_s8(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p); },
+                 [&](const stowage_qfc_params& p) {
+                   if (p.requant_f32) stowage_qfully_connected_s8_rqf32(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p);
+                   else stowage_qfully_connected_s8(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p);
+                 },
                  [&](const stowage_qpool_params& p) {
                    if (c.kernel == QuantKernel::MaxPool2d) stowage_qmaxpool2d_s8(s8(0), y, &p);
                    else stowage_qavgpool2d_s8(s8(0), y, &p);

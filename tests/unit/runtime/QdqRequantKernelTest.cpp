@@ -19,6 +19,12 @@ void stowage_emu_dsp_qdepthwise_conv2d_s8(const int8_t*, const int8_t*, const in
                                           int8_t*, const stowage_qconv_params*);
 void stowage_emu_dsp_qfully_connected_s8(const int8_t*, const int8_t*, const int32_t*, const int32_t*, const int32_t*,
                                          int8_t*, const stowage_qfc_params*);
+void stowage_emu_dsp_qconv2d_s8_rqf32(const int8_t*, const int8_t*, const int32_t*, const int32_t*, const int32_t*, int8_t*,
+                                      const stowage_qconv_params*);
+void stowage_emu_dsp_qdepthwise_conv2d_s8_rqf32(const int8_t*, const int8_t*, const int32_t*, const int32_t*, const int32_t*,
+                                                int8_t*, const stowage_qconv_params*);
+void stowage_emu_dsp_qfully_connected_s8_rqf32(const int8_t*, const int8_t*, const int32_t*, const int32_t*, const int32_t*,
+                                               int8_t*, const stowage_qfc_params*);
 }
 
 namespace stowage {
@@ -64,7 +70,7 @@ std::pair<int, int> qdqCompareLayer(const QdqLayerShape& s, std::mt19937& rng) {
   }
   // A Relu absorbed into the output range on every other layer.
   const bool relu = pick(0, 1) == 1;
-  std::vector<int8_t> want(static_cast<size_t>(s.m * oh * ow)), got(want.size()), dsp(want.size());
+  std::vector<int8_t> want(static_cast<size_t>(s.m * oh * ow)), got(want.size()), dsp(want.size()), entry(want.size());
   stowage_qlinear_conv_params q;
   std::memset(&q, 0, sizeof q);
   q.n = 1, q.c = s.c, q.h = s.h, q.w = s.w, q.m = s.m, q.oh = oh, q.ow = ow, q.kh = s.k, q.kw = s.k;
@@ -82,8 +88,9 @@ std::pair<int, int> qdqCompareLayer(const QdqLayerShape& s, std::mt19937& rng) {
     std::memset(&f, 0, sizeof f);
     f.batches = 1, f.k = s.c, f.m = s.m, f.per_channel = s.perChannel, f.input_offset = -xz, f.output_offset = yz;
     f.act_min = relu ? yz : -128, f.act_max = 127, f.requant_f32 = 1;
-    stowage_qfully_connected_s8(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), got.data(), &f);
-    stowage_emu_dsp_qfully_connected_s8(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), dsp.data(), &f);
+    stowage_qfully_connected_s8_rqf32(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), got.data(), &f);
+    stowage_emu_dsp_qfully_connected_s8_rqf32(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), dsp.data(), &f);
+    stowage_qfully_connected_s8(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), entry.data(), &f);
   } else {
     stowage_qconv_params p;
     std::memset(&p, 0, sizeof p);
@@ -92,15 +99,18 @@ std::pair<int, int> qdqCompareLayer(const QdqLayerShape& s, std::mt19937& rng) {
     p.per_channel = s.perChannel, p.input_offset = -xz, p.output_offset = yz, p.act_min = relu ? yz : -128, p.act_max = 127;
     p.requant_f32 = 1;
     if (s.depthwise) {
-      stowage_qdepthwise_conv2d_s8(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), got.data(), &p);
-      stowage_emu_dsp_qdepthwise_conv2d_s8(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), dsp.data(), &p);
+      stowage_qdepthwise_conv2d_s8_rqf32(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), got.data(), &p);
+      stowage_emu_dsp_qdepthwise_conv2d_s8_rqf32(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), dsp.data(), &p);
+      stowage_qdepthwise_conv2d_s8(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), entry.data(), &p);
     } else {
-      stowage_qconv2d_s8(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), got.data(), &p);
-      stowage_emu_dsp_qconv2d_s8(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), dsp.data(), &p);
+      stowage_qconv2d_s8_rqf32(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), got.data(), &p);
+      stowage_emu_dsp_qconv2d_s8_rqf32(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), dsp.data(), &p);
+      stowage_qconv2d_s8(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), entry.data(), &p);
     }
   }
   countBad(got, bad);
   countBad(dsp, badDsp);
+  countBad(entry, bad);  // the TFLite entry points take requant_f32 layers (tiled calls) on their reference loops
   return {bad, badDsp};
 }
 
