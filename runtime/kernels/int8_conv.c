@@ -11,34 +11,14 @@
 #include "int8_dot.h"
 #include "int8_fixedpoint.h"
 
-/* The reference loops: the only kernels with STOWAGE_SMALL_KERNELS; otherwise fallbacks for shapes the fast paths do
- * not take (grouped convolutions, dilated window rows, 2^31-element tensors), kept out of line and compiled for size. */
-#if !defined(STOWAGE_SMALL_KERNELS) && defined(__GNUC__)
-#define STOWAGE_FALLBACK __attribute__((cold, noinline))
-#else
-#define STOWAGE_FALLBACK
-#endif
-
-int32_t stowage_requantize_s32(int32_t acc, int32_t multiplier, int32_t shift) {
-  return stowage_fx_requant(acc, multiplier, shift);
-}
-
-/* Output row `k` of `p->oh` in the kernel's row order: ascending, or descending with a negative row_band. */
-static int32_t row_at(const stowage_qconv_params* p, int32_t k) { return p->row_band < 0 ? p->oh - 1 - k : k; }
-
 /* ONNX Runtime's requantization (requant_f32 = 1, stowage_kernels_int8.h): the float32 m whose bits multiplier[q]
  * holds, and round_half_even((float)acc * m) + output_offset clamped to [lo, hi], in float32 as stowage_qlinear_conv's
  * requant_f32 (onnx_qlinear.c): adding and subtracting 1.5 * 2^23 leaves the nearest integer, ties to even, for
  * |v| < 2^22; larger values saturate every 8-bit result and are clamped first; NaN gives lo (ONNX Runtime: the type's
  * minimum, then the clamp). Compile without contracting the multiply into the add (-std=c99, or -ffp-contract=off).
- * The fast loops exist twice (each *_body below is instantiated with f32 = 0 and 1): the TFLite kernels' code is not
- * touched by the float32 variant, which only the *_rqf32 entry points reach. */
-#if defined(__GNUC__)
-#define STOWAGE_RQ_INLINE inline __attribute__((always_inline))
-#else
-#define STOWAGE_RQ_INLINE inline
-#endif
-
+ * The fast loops below get it when int8_conv_rqf32.c compiles this file a second time with STOWAGE_RQF32_VARIANT
+ * (entry points stowage_*_rqf32): the TFLite kernels' code here is not touched by it (RQ_MAKE, REQUANT_ROW,
+ * REQUANT_PAIR and FC_OUT are their own calls without the variant). */
 static inline float rq_f32_of(int32_t bits) {
   float m;
   memcpy(&m, &bits, sizeof m);
@@ -58,6 +38,39 @@ static inline int8_t out_f32(int32_t acc, float m, int32_t output_offset, int32_
   }
   return (int8_t)(q < lo ? lo : (q > hi ? hi : q));
 }
+
+#if defined(STOWAGE_RQF32_VARIANT)
+#define RQ_MAKE(m, s) stowage_rq_make((m), 0)
+#define REQUANT_ROW(acc, n, q, y, stride, off, lo, hi) requant_row_f32(acc, n, rq_f32_of((q)->multiplier), y, stride, off, lo, hi)
+#define REQUANT_PAIR(a, b, n, mult, sh, pc, oa, ob, off, lo, hi) ((void)(sh), requant_pair_f32(a, b, n, mult, pc, oa, ob, off, lo, hi))
+#define FC_OUT(acc, m, s, p, narrow) ((void)(s), (void)(narrow), out_f32(acc, rq_f32_of(m), (p)->output_offset, (p)->act_min, (p)->act_max))
+#define POINTWISE_NARROW(expr) 1
+#define TFLITE_REQUANT(p) 1
+#else
+#define RQ_MAKE(m, s) stowage_rq_make((m), (s))
+#define REQUANT_ROW requant_row
+#define REQUANT_PAIR requant_pair
+#define FC_OUT fc_out
+#define POINTWISE_NARROW(expr) (expr)
+/* A requant_f32 layer through the TFLite entry points (a caller that names them, such as a tiled layer) takes the
+ * reference loops, which honour it. */
+#define TFLITE_REQUANT(p) (!(p)->requant_f32)
+#endif
+
+/* The reference loops: the only kernels with STOWAGE_SMALL_KERNELS; otherwise fallbacks for shapes the fast paths do
+ * not take (grouped convolutions, dilated window rows, 2^31-element tensors), kept out of line and compiled for size. */
+#if !defined(STOWAGE_SMALL_KERNELS) && defined(__GNUC__)
+#define STOWAGE_FALLBACK __attribute__((cold, noinline))
+#else
+#define STOWAGE_FALLBACK
+#endif
+
+int32_t stowage_requantize_s32(int32_t acc, int32_t multiplier, int32_t shift) {
+  return stowage_fx_requant(acc, multiplier, shift);
+}
+
+/* Output row `k` of `p->oh` in the kernel's row order: ascending, or descending with a negative row_band. */
+static int32_t row_at(const stowage_qconv_params* p, int32_t k) { return p->row_band < 0 ? p->oh - 1 - k : k; }
 
 STOWAGE_FALLBACK static int8_t finish(int32_t acc, const int32_t* bias, const int32_t* multiplier, const int32_t* shift, int32_t ch,
                      int32_t per_channel, int32_t output_offset, int32_t act_min, int32_t act_max, int32_t f32) {
@@ -211,6 +224,7 @@ static void dot_2x2_rows(const int8_t* xa, const int8_t* xb, const int8_t* w0, c
  * in one loop with that channel's constants in registers. */
 #define STOWAGE_ROW_CHUNK 32
 
+#if !defined(STOWAGE_RQF32_VARIANT)
 /* y[i * stride] = the requantized, offset, clamped acc[i] for i < n, all of one channel. */
 static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8_t* y, int32_t stride, int32_t output_offset,
                         int32_t lo, int32_t hi) {
@@ -248,26 +262,16 @@ static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8
   }
   for (i = 0; i < n; ++i, y += stride) *y = out_s8(acc[i], q, output_offset, lo, hi, 0);
 }
+#endif
 
-/* The requantization of channel q: TFLite's (stowage_rq_make) or, with f32, ONNX Runtime's: m's bits in multiplier. */
-static STOWAGE_RQ_INLINE stowage_rq rq_at(const int f32, const int32_t* multiplier, const int32_t* shift, int32_t q) {
-  if (f32) return stowage_rq_make(multiplier[q], 0);
-  return stowage_rq_make(multiplier[q], shift[q]);
-}
-
+#if defined(STOWAGE_RQF32_VARIANT)
 /* y[i * stride] = ONNX Runtime's requantization of acc[i] (out_f32) for i < n. */
 static void requant_row_f32(const int32_t* acc, int32_t n, float m, int8_t* y, int32_t stride, int32_t output_offset,
                             int32_t lo, int32_t hi) {
   int32_t i;
   for (i = 0; i < n; ++i, y += stride) *y = out_f32(acc[i], m, output_offset, lo, hi);
 }
-
-/* requant_row, or with f32 requant_row_f32 (q's multiplier holds m's bits). */
-static STOWAGE_RQ_INLINE void requant_out(const int f32, const int32_t* acc, int32_t n, const stowage_rq* q, int8_t* y,
-                                          int32_t stride, int32_t output_offset, int32_t lo, int32_t hi) {
-  if (f32) requant_row_f32(acc, n, rq_f32_of(q->multiplier), y, stride, output_offset, lo, hi);
-  else requant_row(acc, n, q, y, stride, output_offset, lo, hi);
-}
+#endif
 
 /* Output channels whose zero-point correction a banded convolution computes once (the rest once per band): 256 bytes
  * of stack in the fast convolution and depthwise kernels. */
@@ -297,8 +301,8 @@ static int32_t band_start(const stowage_qconv_params* p, int32_t band, int32_t k
  * output by default), output channels two at a time (the filter rows stay in place while the band's pixels pass), interior pixels two at a time with the folded correction, border
  * pixels one at a time over their clipped window with the offset added per tap; outputs requantized a row chunk at a
  * time. */
-static STOWAGE_RQ_INLINE void qconv2d_fast_body(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                         const int32_t* shift, int8_t* y, const stowage_qconv_params* p, const int f32) {
+static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                         const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
   const int32_t c = p->c, kh = p->kh, kw = p->kw, seg = kw * c, K = kh * seg;
   const int32_t pix_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m;
   const int32_t row_bytes = p->w * c, krow_bytes = p->dil_h * row_bytes, step_bytes = p->stride_w * c;
@@ -328,7 +332,7 @@ static STOWAGE_RQ_INLINE void qconv2d_fast_body(const int8_t* x, const int8_t* w
         const int8_t* w0 = w + (int32_t)oc * K;
         const int8_t* w1 = w + (int32_t)oc1 * K;
         const int32_t q0 = p->per_channel ? oc : 0, q1 = p->per_channel ? oc1 : 0;
-        stowage_rq r0 = rq_at(f32, multiplier, shift, q0), r1 = rq_at(f32, multiplier, shift, q1);
+        stowage_rq r0 = RQ_MAKE(multiplier[q0], shift[q0]), r1 = RQ_MAKE(multiplier[q1], shift[q1]);
         r0.narrow = r1.narrow = narrow;
         const int32_t b0 = bias != NULL ? bias[oc] : 0, b1 = bias != NULL ? bias[oc1] : 0;
         const int32_t corr0 = oc < cached ? corr_cache[oc] : folded_bias(bias, oc, p->input_offset, w0, K);
@@ -406,30 +410,20 @@ static STOWAGE_RQ_INLINE void qconv2d_fast_body(const int8_t* x, const int8_t* w
               acc1[i] = acc[1];
               ++ox;
             }
-            requant_out(f32, acc0, ox_end - ox0, &r0, y_row + ox0 * pix_stride, pix_stride, p->output_offset, p->act_min, p->act_max);
+            REQUANT_ROW(acc0, ox_end - ox0, &r0, y_row + ox0 * pix_stride, pix_stride, p->output_offset, p->act_min, p->act_max);
             if (two)
-              requant_out(f32, acc1, ox_end - ox0, &r1, y_row + ox0 * pix_stride + 1, pix_stride, p->output_offset, p->act_min,
+              REQUANT_ROW(acc1, ox_end - ox0, &r1, y_row + ox0 * pix_stride + 1, pix_stride, p->output_offset, p->act_min,
                           p->act_max);
           }
         }
       }
 }
 
-static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                         const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
-  qconv2d_fast_body(x, w, bias, multiplier, shift, y, p, 0);
-}
-
-static void qconv2d_fast_rqf32(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                         const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
-  qconv2d_fast_body(x, w, bias, multiplier, shift, y, p, 1);
-}
-
 /* Convolution with short window rows (kw * c below 16 bytes, as first layers on images or spectrograms have): a chunk
  * of output pixels' windows is copied into one contiguous buffer (im2col, outside taps filled with the input zero
  * point, which adds nothing once the offset is folded), then every pair of filters runs over pairs of those windows. */
-static STOWAGE_RQ_INLINE void qconv2d_im2col_body(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                           const int32_t* shift, int8_t* y, const stowage_qconv_params* p, const int f32) {
+static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                           const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
   const int32_t c = p->c, kh = p->kh, kw = p->kw, seg = kw * c, K = kh * seg;
   const int32_t pix_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m;
   const int8_t zp = (int8_t)(-p->input_offset);
@@ -480,7 +474,7 @@ static STOWAGE_RQ_INLINE void qconv2d_im2col_body(const int8_t* x, const int8_t*
           const int8_t* w0 = w + (int32_t)oc * K;
           const int8_t* w1 = w + (int32_t)oc1 * K;
           const int32_t q0 = p->per_channel ? oc : 0, q1 = p->per_channel ? oc1 : 0;
-          stowage_rq r0 = rq_at(f32, multiplier, shift, q0), r1 = rq_at(f32, multiplier, shift, q1);
+          stowage_rq r0 = RQ_MAKE(multiplier[q0], shift[q0]), r1 = RQ_MAKE(multiplier[q1], shift[q1]);
           r0.narrow = r1.narrow = narrow;
           const int32_t corr0 = folded_bias(bias, oc, p->input_offset, w0, K);
           const int32_t corr1 = folded_bias(bias, oc1, p->input_offset, w1, K);
@@ -520,21 +514,11 @@ static STOWAGE_RQ_INLINE void qconv2d_im2col_body(const int8_t* x, const int8_t*
             acc0[i] = acc[0];
             acc1[i] = acc[1];
           }
-          requant_out(f32, acc0, n, &r0, yp, pix_stride, p->output_offset, p->act_min, p->act_max);
-          if (two) requant_out(f32, acc1, n, &r1, yp + 1, pix_stride, p->output_offset, p->act_min, p->act_max);
+          REQUANT_ROW(acc0, n, &r0, yp, pix_stride, p->output_offset, p->act_min, p->act_max);
+          if (two) REQUANT_ROW(acc1, n, &r1, yp + 1, pix_stride, p->output_offset, p->act_min, p->act_max);
         }
       }
     }
-}
-
-static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                           const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
-  qconv2d_im2col_body(x, w, bias, multiplier, shift, y, p, 0);
-}
-
-static void qconv2d_im2col_rqf32(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                           const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
-  qconv2d_im2col_body(x, w, bias, multiplier, shift, y, p, 1);
 }
 
 /* Output channels a pointwise convolution requantizes at a time (the accumulators of two pixels wait on the stack). */
@@ -549,6 +533,7 @@ static void qconv2d_im2col_rqf32(const int8_t* x, const int8_t* w, const int32_t
  * take qconv2d_fast. */
 #define STOWAGE_PW_CHANNELS ((STOWAGE_POINTWISE_STACK_BYTES - 8 * STOWAGE_PW_CHUNK - 4 * STOWAGE_PW_WIDE_K) / 6)
 
+#if !defined(STOWAGE_RQF32_VARIANT)
 /* out_a[i], out_b[i] = the two pixels' accumulators acc_a[i], acc_b[i] requantized (narrow range) with channel i's
  * multiplier and shift (one quantization when per_channel is 0), offset and clamped, for i < n. The constants of
  * stowage_rq_make / stowage_rq_apply_narrow derived inline per channel: through stowage_rq_make, KWS and VWW took 0.2%
@@ -575,7 +560,9 @@ static void requant_pair(const int32_t* acc_a, const int32_t* acc_b, int32_t n, 
     out_b[i] = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
   }
 }
+#endif
 
+#if defined(STOWAGE_RQF32_VARIANT)
 /* requant_pair with ONNX Runtime's requantization (out_f32): multiplier holds the float32 bits. */
 static void requant_pair_f32(const int32_t* acc_a, const int32_t* acc_b, int32_t n, const int32_t* multiplier, int per_channel,
                              int8_t* out_a, int8_t* out_b, int32_t output_offset, int32_t lo, int32_t hi) {
@@ -587,6 +574,7 @@ static void requant_pair_f32(const int32_t* acc_a, const int32_t* acc_b, int32_t
     out_b[i] = out_f32(acc_b[i], m, output_offset, lo, hi);
   }
 }
+#endif
 
 /* Pointwise convolution (1x1, stride 1, unpadded) whose accumulators stay in the narrow requantization's range and
  * whose output channels fit STOWAGE_PW_CHANNELS: every pixel of the batch is one long row, run two pixels at a time
@@ -595,8 +583,8 @@ static void requant_pair_f32(const int32_t* acc_a, const int32_t* acc_b, int32_t
  * filter. Each pair's input is read in full before its outputs are written, in pixel order: finer than any band
  * order, so an output placed over its input (plan/analysis/RowOverlap.h) is safe in every band, also for a pair
  * whose pixels lie in two bands. */
-static STOWAGE_RQ_INLINE void qconv2d_pointwise_body(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                              const int32_t* shift, int8_t* y, const stowage_qconv_params* p, const int f32) {
+static void qconv2d_pointwise(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                              const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
   const int32_t K = p->c, M = p->m, pixels = p->n * p->h * p->w;
   const int32_t pix_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : M;
   const int descending = p->row_band < 0, per_channel = p->per_channel;
@@ -650,26 +638,12 @@ static STOWAGE_RQ_INLINE void qconv2d_pointwise_body(const int8_t* x, const int8
         acc_a[i + 1] = acc[2];
         acc_b[i + 1] = acc[3];
       }
-      if (f32)
-        requant_pair_f32(acc_a, acc_b, n, multiplier + (per_channel ? oc0 : 0), per_channel, out[0] + oc0, out[1] + oc0,
-                         p->output_offset, p->act_min, p->act_max);
-      else
-        requant_pair(acc_a, acc_b, n, multiplier + (per_channel ? oc0 : 0), shift + (per_channel ? oc0 : 0), per_channel,
-                     out[0] + oc0, out[1] + oc0, p->output_offset, p->act_min, p->act_max);
+      REQUANT_PAIR(acc_a, acc_b, n, multiplier + (per_channel ? oc0 : 0), shift + (per_channel ? oc0 : 0), per_channel,
+                   out[0] + oc0, out[1] + oc0, p->output_offset, p->act_min, p->act_max);
     }
     memcpy(y + pa * pix_stride, out[0], (size_t)M);
     if (two_pixels) memcpy(y + (pa + 1) * pix_stride, out[1], (size_t)M);
   }
-}
-
-static void qconv2d_pointwise(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                              const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
-  qconv2d_pointwise_body(x, w, bias, multiplier, shift, y, p, 0);
-}
-
-static void qconv2d_pointwise_rqf32(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                              const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
-  qconv2d_pointwise_body(x, w, bias, multiplier, shift, y, p, 1);
 }
 
 #if defined(__GNUC__)
@@ -782,8 +756,8 @@ static STOWAGE_ALWAYS_INLINE void dw_taps_3x3_dsp(const int8_t* xp, const int8_t
 /* Depthwise convolution with depth multiplier 1: per band of output rows (row_band; the whole output by default),
  * channels four at a time (contiguous in input, filter and output), every pixel of the band; interior pixels start from the folded correction and read every tap (3x3 unrolled),
  * border pixels start from the bias and read the taps inside the input with the offset added. */
-static STOWAGE_RQ_INLINE void qdepthwise_fast_body(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                            const int32_t* shift, int8_t* y, const stowage_qconv_params* p, const int f32) {
+static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                            const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
   const int32_t c = p->c, kh = p->kh, kw = p->kw, taps = kh * kw;
   const int32_t pix_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m;
   const int32_t tap_dx = p->dil_w * c, tap_dy = p->dil_h * p->w * c;
@@ -822,7 +796,7 @@ static STOWAGE_RQ_INLINE void qdepthwise_fast_body(const int8_t* x, const int8_t
             for (t = 0; t < taps; ++t) s += (uint32_t)w[t * c + ch];
           bs[j] = bias != NULL ? bias[ch] : 0;
           corr[j] = (int32_t)((uint32_t)bs[j] + (uint32_t)p->input_offset * s);
-          rq[j] = rq_at(f32, multiplier, shift, q);
+          rq[j] = RQ_MAKE(multiplier[q], shift[q]);
           rq[j].narrow = narrow;
         }
         for (oy = oy0; oy < oy_end; ++oy) {
@@ -865,20 +839,10 @@ static STOWAGE_RQ_INLINE void qdepthwise_fast_body(const int8_t* x, const int8_t
               accs[3][i] = a[3];
             }
             for (j = 0; j < nb; ++j)
-              requant_out(f32, accs[j], ox_end - ox0, &rq[j], yp + j, pix_stride, p->output_offset, p->act_min, p->act_max);
+              REQUANT_ROW(accs[j], ox_end - ox0, &rq[j], yp + j, pix_stride, p->output_offset, p->act_min, p->act_max);
           }
         }
       }
-}
-
-static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                            const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
-  qdepthwise_fast_body(x, w, bias, multiplier, shift, y, p, 0);
-}
-
-static void qdepthwise_fast_rqf32(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                            const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
-  qdepthwise_fast_body(x, w, bias, multiplier, shift, y, p, 1);
 }
 
 #if defined(STOWAGE_DOT_WIDENED)
@@ -970,17 +934,19 @@ static inline void fc_begin_row(const int8_t* x, int32_t* xw, int whole, int32_t
 
 /* One output of a fully connected layer quantized per channel: out of line, one copy (code size; TFLite writes
  * these layers per tensor, which requantize a row chunk at a time). */
+#if !defined(STOWAGE_RQF32_VARIANT)
 __attribute__((noinline)) static int8_t fc_out(int32_t acc, int32_t multiplier, int32_t shift, const stowage_qfc_params* p,
                                                int narrow) {
   const stowage_rq r = stowage_rq_make(multiplier, shift);
   return out_s8(acc, &r, p->output_offset, p->act_min, p->act_max, narrow);
 }
+#endif
 
 /* Fully connected: output rows two at a time, the input offset added as the input is read (with the DSP extension
  * once per batch row, as it is widened: fc_begin_row). With one quantization for
  * every output, a chunk of outputs is requantized in one loop. */
-static STOWAGE_RQ_INLINE void qfully_connected_fast_body(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                                  const int32_t* shift, int8_t* y, const stowage_qfc_params* p, const int f32) {
+static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                                  const int32_t* shift, int8_t* y, const stowage_qfc_params* p) {
   const int32_t k = p->k;
   int32_t o, b;
 #if defined(STOWAGE_DOT_WIDENED)
@@ -994,7 +960,7 @@ static STOWAGE_RQ_INLINE void qfully_connected_fast_body(const int8_t* x, const 
 #endif
   if (!p->per_channel) {
     /* The narrow flag travels in r: one more register live across the dot products made GCC spill their pointers. */
-    stowage_rq r = rq_at(f32, multiplier, shift, 0);
+    stowage_rq r = RQ_MAKE(multiplier[0], shift[0]);
     int32_t accs[STOWAGE_ROW_CHUNK];
     r.narrow = acc_is_narrow(bias, p->m, shift, 1, p->input_offset, k);
     for (b = 0; b < p->batches; ++b) {
@@ -1012,7 +978,7 @@ static STOWAGE_RQ_INLINE void qfully_connected_fast_body(const int8_t* x, const 
           accs[i] = acc[0];
           if (i + 1 < n) accs[i + 1] = acc[1];
         }
-        requant_out(f32, accs, n, &r, y + b * p->m + o0, 1, p->output_offset, p->act_min, p->act_max);
+        REQUANT_ROW(accs, n, &r, y + b * p->m + o0, 1, p->output_offset, p->act_min, p->act_max);
       }
     }
     return;
@@ -1027,25 +993,10 @@ static STOWAGE_RQ_INLINE void qfully_connected_fast_body(const int8_t* x, const 
       acc[0] = bias != NULL ? bias[o] : 0;
       acc[1] = bias != NULL ? bias[o1] : 0;
       fc_pair(x + b * k, xw, whole, w + o * k, w + o1 * k, k, p->input_offset, acc);
-      if (f32) {
-        y[b * p->m + o] = out_f32(acc[0], rq_f32_of(multiplier[o]), p->output_offset, p->act_min, p->act_max);
-        if (two) y[b * p->m + o1] = out_f32(acc[1], rq_f32_of(multiplier[o1]), p->output_offset, p->act_min, p->act_max);
-        continue;
-      }
-      y[b * p->m + o] = fc_out(acc[0], multiplier[o], shift[o], p, narrow);
-      if (two) y[b * p->m + o1] = fc_out(acc[1], multiplier[o1], shift[o1], p, narrow);
+      y[b * p->m + o] = FC_OUT(acc[0], multiplier[o], shift[o], p, narrow);
+      if (two) y[b * p->m + o1] = FC_OUT(acc[1], multiplier[o1], shift[o1], p, narrow);
     }
   }
-}
-
-static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                                  const int32_t* shift, int8_t* y, const stowage_qfc_params* p) {
-  qfully_connected_fast_body(x, w, bias, multiplier, shift, y, p, 0);
-}
-
-static void qfully_connected_fast_rqf32(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                                  const int32_t* shift, int8_t* y, const stowage_qfc_params* p) {
-  qfully_connected_fast_body(x, w, bias, multiplier, shift, y, p, 1);
 }
 
 /* The fast paths index with 32-bit arithmetic: tensors must stay below 2^31 elements. */
@@ -1138,16 +1089,13 @@ int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p) {
 #endif
 }
 
-/* The dispatch of stowage_qconv2d_s8 (f32 = 0) and stowage_qconv2d_s8_rqf32 (f32 = 1). */
-static STOWAGE_RQ_INLINE void qconv2d_dispatch(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                                               const int32_t* shift, int8_t* y, const stowage_qconv_params* p, const int f32) {
+void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                        const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
 #if !defined(STOWAGE_SMALL_KERNELS)
-  /* Through the TFLite entry point a requant_f32 layer (a tiled call) takes the reference loops, which honour it. */
-  if (qconv_is_fast(p) && (f32 || !p->requant_f32)) {
+  if (qconv_is_fast(p) && TFLITE_REQUANT(p)) {
     if (qconv_is_pointwise(p)) {
-      if (pointwise_fits(p) && (f32 || acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, p->c))) {
-        if (f32) qconv2d_pointwise_rqf32(x, w, bias, multiplier, shift, y, p);
-        else qconv2d_pointwise(x, w, bias, multiplier, shift, y, p);
+      if (pointwise_fits(p) && POINTWISE_NARROW(acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, p->c))) {
+        qconv2d_pointwise(x, w, bias, multiplier, shift, y, p);
         return;
       }
       /* Inputs and outputs are both pixel after pixel: the batch is one row, or with a band order each band is one
@@ -1161,52 +1109,22 @@ static STOWAGE_RQ_INLINE void qconv2d_dispatch(const int8_t* x, const int8_t* w,
         flat.w = flat.ow = p->w * row_band_of(p);
         flat.row_band = p->row_band > 0 ? 1 : -1;
       }
-      if (f32) qconv2d_fast_rqf32(x, w, bias, multiplier, shift, y, &flat);
-      else qconv2d_fast(x, w, bias, multiplier, shift, y, &flat);
+      qconv2d_fast(x, w, bias, multiplier, shift, y, &flat);
       return;
     }
-    if (qconv_uses_im2col(p)) {
-      if (f32) qconv2d_im2col_rqf32(x, w, bias, multiplier, shift, y, p);
-      else qconv2d_im2col(x, w, bias, multiplier, shift, y, p);
-    } else if (f32) {
-      qconv2d_fast_rqf32(x, w, bias, multiplier, shift, y, p);
-    } else {
-      qconv2d_fast(x, w, bias, multiplier, shift, y, p);
-    }
+    if (qconv_uses_im2col(p)) qconv2d_im2col(x, w, bias, multiplier, shift, y, p);
+    else qconv2d_fast(x, w, bias, multiplier, shift, y, p);
     return;
   }
-#else
-  (void)f32;
 #endif
   qconv2d_ref(x, w, bias, multiplier, shift, y, p);
-}
-
-void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                        const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
-  qconv2d_dispatch(x, w, bias, multiplier, shift, y, p, 0);
-}
-
-void stowage_qconv2d_s8_rqf32(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                              const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
-  qconv2d_dispatch(x, w, bias, multiplier, shift, y, p, 1);
 }
 
 void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
 #if !defined(STOWAGE_SMALL_KERNELS)
-  if (stowage_qdepthwise_conv2d_s8_is_fast(p) && !p->requant_f32) {
+  if (stowage_qdepthwise_conv2d_s8_is_fast(p) && TFLITE_REQUANT(p)) {
     qdepthwise_fast(x, w, bias, multiplier, shift, y, p);
-    return;
-  }
-#endif
-  qdepthwise_ref(x, w, bias, multiplier, shift, y, p);
-}
-
-void stowage_qdepthwise_conv2d_s8_rqf32(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                                        const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
-#if !defined(STOWAGE_SMALL_KERNELS)
-  if (stowage_qdepthwise_conv2d_s8_is_fast(p)) {
-    qdepthwise_fast_rqf32(x, w, bias, multiplier, shift, y, p);
     return;
   }
 #endif
@@ -1216,19 +1134,8 @@ void stowage_qdepthwise_conv2d_s8_rqf32(const int8_t* x, const int8_t* w, const 
 void stowage_qfully_connected_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                  const int32_t* shift, int8_t* y, const stowage_qfc_params* p) {
 #if !defined(STOWAGE_SMALL_KERNELS)
-  if (stowage_qfully_connected_s8_is_fast(p) && !p->requant_f32) {
+  if (stowage_qfully_connected_s8_is_fast(p) && TFLITE_REQUANT(p)) {
     qfully_connected_fast(x, w, bias, multiplier, shift, y, p);
-    return;
-  }
-#endif
-  qfully_connected_ref(x, w, bias, multiplier, shift, y, p);
-}
-
-void stowage_qfully_connected_s8_rqf32(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
-                                       const int32_t* shift, int8_t* y, const stowage_qfc_params* p) {
-#if !defined(STOWAGE_SMALL_KERNELS)
-  if (stowage_qfully_connected_s8_is_fast(p)) {
-    qfully_connected_fast_rqf32(x, w, bias, multiplier, shift, y, p);
     return;
   }
 #endif

@@ -10,9 +10,6 @@
 #define stowage_qdepthwise_conv2d_s8 stowage_emu_dsp_qdepthwise_conv2d_s8
 #define stowage_qfully_connected_s8 stowage_emu_dsp_qfully_connected_s8
 #define stowage_requantize_s32 stowage_emu_dsp_requantize_s32
-#define stowage_qconv2d_s8_rqf32 stowage_emu_dsp_qconv2d_s8_rqf32
-#define stowage_qdepthwise_conv2d_s8_rqf32 stowage_emu_dsp_qdepthwise_conv2d_s8_rqf32
-#define stowage_qfully_connected_s8_rqf32 stowage_emu_dsp_qfully_connected_s8_rqf32
 #include "../../../runtime/kernels/int8_conv.c"
 
 /* gemmlowp's requantization steps taken literally (what stowage_fx_requant computed before it used stowage_rq). */
