@@ -28,7 +28,11 @@ int32_t stowage_requantize_s32(int32_t acc, int32_t multiplier, int32_t shift);
  * band after band in increasing order; -B = the same bands in decreasing order. While it works on band j the kernel
  * reads only the input rows that band's windows cover and writes only band j's rows. That order lets the planner
  * place y over the part of x that no band still to run reads (an overlapping layer: y below x for increasing
- * order, above it for decreasing); every path of both kernels keeps it. */
+ * order, above it for decreasing); every path of both kernels keeps it.
+ * requant_f32: 0 = TFLite's requantization (multiplier Q0.31, shift a power of two, as above). 1 = ONNX Runtime's
+ * (the QDQ ONNX layers, pass/QdqNhwc.h): multiplier[q] holds the bits of a float32 m (x_scale * w_scale / y_scale) and
+ * shift is not read; an output is round_half_even((float)acc * m) + output_offset, the product and the rounding in
+ * float32, then clamped to [act_min, act_max] (stowage_qlinear_conv's requant_f32 = 1, byte for byte). */
 typedef struct {
   int32_t n, h, w, c;
   int32_t oh, ow, m;
@@ -40,6 +44,7 @@ typedef struct {
   int32_t act_min, act_max;
   int32_t out_pixel_stride;
   int32_t row_band;
+  int32_t requant_f32;
 } stowage_qconv_params;
 
 void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
@@ -71,6 +76,7 @@ typedef struct {
   int32_t per_channel;
   int32_t input_offset, output_offset;
   int32_t act_min, act_max;
+  int32_t requant_f32; /* as stowage_qconv_params.requant_f32 */
 } stowage_qfc_params;
 
 /* 1 when stowage_qfully_connected_s8 runs its fast path for `p` (see stowage_qconv2d_s8_is_fast). */
@@ -82,6 +88,17 @@ int stowage_qfully_connected_s8_is_fast(const stowage_qfc_params* p);
 int32_t stowage_qfully_connected_s8_stack_bytes(const stowage_qfc_params* p);
 void stowage_qfully_connected_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                  const int32_t* shift, int8_t* y, const stowage_qfc_params* p);
+
+/* The same three kernels for layers with requant_f32 = 1 (ONNX Runtime's requantization, the QDQ layers of
+ * pass/QdqNhwc): their fast paths in a float32-epilogue copy, so that the TFLite kernels above keep their code (and a
+ * firmware without QDQ layers links none of it). The entry points above take requant_f32 layers too, on their
+ * reference loops. */
+void stowage_qconv2d_s8_rqf32(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                              const int32_t* shift, int8_t* y, const stowage_qconv_params* p);
+void stowage_qdepthwise_conv2d_s8_rqf32(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                                        const int32_t* shift, int8_t* y, const stowage_qconv_params* p);
+void stowage_qfully_connected_s8_rqf32(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                                       const int32_t* shift, int8_t* y, const stowage_qfc_params* p);
 
 /* 2-D pooling, NHWC; input and output share scale and zero point. Windows are clipped to the input;
  * average divides the sum by the number of taps inside the input, rounding half away from zero. */

@@ -11,6 +11,52 @@
 #include "int8_dot.h"
 #include "int8_fixedpoint.h"
 
+/* ONNX Runtime's requantization (requant_f32 = 1, stowage_kernels_int8.h): the float32 m whose bits multiplier[q]
+ * holds, and round_half_even((float)acc * m) + output_offset clamped to [lo, hi], in float32 as stowage_qlinear_conv's
+ * requant_f32 (onnx_qlinear.c): adding and subtracting 1.5 * 2^23 leaves the nearest integer, ties to even, for
+ * |v| < 2^22; larger values saturate every 8-bit result and are clamped first; NaN gives lo (ONNX Runtime: the type's
+ * minimum, then the clamp). Compile without contracting the multiply into the add (-std=c99, or -ffp-contract=off).
+ * The fast loops below get it when int8_conv_rqf32.c compiles this file a second time with STOWAGE_RQF32_VARIANT
+ * (entry points stowage_*_rqf32): the TFLite kernels' code here is not touched by it (RQ_MAKE, REQUANT_ROW,
+ * REQUANT_PAIR and FC_OUT are their own calls without the variant). */
+static inline float rq_f32_of(int32_t bits) {
+  float m;
+  memcpy(&m, &bits, sizeof m);
+  return m;
+}
+
+static inline int8_t out_f32(int32_t acc, float m, int32_t output_offset, int32_t lo, int32_t hi) {
+  float v = (float)acc * m;
+  int32_t q;
+  if (v != v) return (int8_t)lo;
+  if (v > 4194304.0f) v = 4194304.0f;
+  if (v < -4194304.0f) v = -4194304.0f;
+  {
+    const float shifted = v + 12582912.0f; /* an assignment: rounded to float where sums carry excess precision */
+    const float r = shifted - 12582912.0f;
+    q = (int32_t)r + output_offset;
+  }
+  return (int8_t)(q < lo ? lo : (q > hi ? hi : q));
+}
+
+#if defined(STOWAGE_RQF32_VARIANT)
+#define RQ_MAKE(m, s) stowage_rq_make((m), 0)
+#define REQUANT_ROW(acc, n, q, y, stride, off, lo, hi) requant_row_f32(acc, n, rq_f32_of((q)->multiplier), y, stride, off, lo, hi)
+#define REQUANT_PAIR(a, b, n, mult, sh, pc, oa, ob, off, lo, hi) ((void)(sh), requant_pair_f32(a, b, n, mult, pc, oa, ob, off, lo, hi))
+#define FC_OUT(acc, m, s, p, narrow) ((void)(s), (void)(narrow), out_f32(acc, rq_f32_of(m), (p)->output_offset, (p)->act_min, (p)->act_max))
+#define POINTWISE_NARROW(expr) 1
+#define TFLITE_REQUANT(p) 1
+#else
+#define RQ_MAKE(m, s) stowage_rq_make((m), (s))
+#define REQUANT_ROW requant_row
+#define REQUANT_PAIR requant_pair
+#define FC_OUT fc_out
+#define POINTWISE_NARROW(expr) (expr)
+/* A requant_f32 layer through the TFLite entry points (a caller that names them, such as a tiled layer) takes the
+ * reference loops, which honour it. */
+#define TFLITE_REQUANT(p) (!(p)->requant_f32)
+#endif
+
 /* The reference loops: the only kernels with STOWAGE_SMALL_KERNELS; otherwise fallbacks for shapes the fast paths do
  * not take (grouped convolutions, dilated window rows, 2^31-element tensors), kept out of line and compiled for size. */
 #if !defined(STOWAGE_SMALL_KERNELS) && defined(__GNUC__)
@@ -27,9 +73,10 @@ int32_t stowage_requantize_s32(int32_t acc, int32_t multiplier, int32_t shift) {
 static int32_t row_at(const stowage_qconv_params* p, int32_t k) { return p->row_band < 0 ? p->oh - 1 - k : k; }
 
 STOWAGE_FALLBACK static int8_t finish(int32_t acc, const int32_t* bias, const int32_t* multiplier, const int32_t* shift, int32_t ch,
-                     int32_t per_channel, int32_t output_offset, int32_t act_min, int32_t act_max) {
+                     int32_t per_channel, int32_t output_offset, int32_t act_min, int32_t act_max, int32_t f32) {
   const int32_t q = per_channel ? ch : 0;
   if (bias != NULL) acc = stowage_fx_wrap((int64_t)acc + bias[ch]);
+  if (f32) return out_f32(acc, rq_f32_of(multiplier[q]), output_offset, act_min, act_max);
   acc = stowage_fx_requant(acc, multiplier[q], shift[q]);
   acc = stowage_fx_wrap((int64_t)acc + output_offset);
   return (int8_t)stowage_fx_clamp(acc, act_min, act_max);
@@ -63,7 +110,7 @@ STOWAGE_FALLBACK static void qconv2d_ref(const int8_t* x, const int8_t* w, const
             }
           }
           y[(((int64_t)b * p->oh + oy) * p->ow + ox) * pixel_stride + oc] =
-              finish(acc, bias, multiplier, shift, oc, p->per_channel, p->output_offset, p->act_min, p->act_max);
+              finish(acc, bias, multiplier, shift, oc, p->per_channel, p->output_offset, p->act_min, p->act_max, p->requant_f32);
         }
 }
 
@@ -91,7 +138,7 @@ STOWAGE_FALLBACK static void qdepthwise_ref(const int8_t* x, const int8_t* w, co
               }
             }
             y[(((int64_t)b * p->oh + oy) * p->ow + ox) * pixel_stride + oc] =
-                finish(acc, bias, multiplier, shift, oc, p->per_channel, p->output_offset, p->act_min, p->act_max);
+                finish(acc, bias, multiplier, shift, oc, p->per_channel, p->output_offset, p->act_min, p->act_max, p->requant_f32);
           }
 }
 
@@ -104,7 +151,7 @@ STOWAGE_FALLBACK static void qfully_connected_ref(const int8_t* x, const int8_t*
       const int8_t* wp = w + (int64_t)o * p->k;
       int32_t acc = 0;
       for (d = 0; d < p->k; ++d) acc += (int32_t)wp[d] * ((int32_t)xp[d] + p->input_offset);
-      y[(int64_t)b * p->m + o] = finish(acc, bias, multiplier, shift, o, p->per_channel, p->output_offset, p->act_min, p->act_max);
+      y[(int64_t)b * p->m + o] = finish(acc, bias, multiplier, shift, o, p->per_channel, p->output_offset, p->act_min, p->act_max, p->requant_f32);
     }
 }
 
@@ -177,6 +224,7 @@ static void dot_2x2_rows(const int8_t* xa, const int8_t* xb, const int8_t* w0, c
  * in one loop with that channel's constants in registers. */
 #define STOWAGE_ROW_CHUNK 32
 
+#if !defined(STOWAGE_RQF32_VARIANT)
 /* y[i * stride] = the requantized, offset, clamped acc[i] for i < n, all of one channel. */
 static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8_t* y, int32_t stride, int32_t output_offset,
                         int32_t lo, int32_t hi) {
@@ -214,6 +262,16 @@ static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8
   }
   for (i = 0; i < n; ++i, y += stride) *y = out_s8(acc[i], q, output_offset, lo, hi, 0);
 }
+#endif
+
+#if defined(STOWAGE_RQF32_VARIANT)
+/* y[i * stride] = ONNX Runtime's requantization of acc[i] (out_f32) for i < n. */
+static void requant_row_f32(const int32_t* acc, int32_t n, float m, int8_t* y, int32_t stride, int32_t output_offset,
+                            int32_t lo, int32_t hi) {
+  int32_t i;
+  for (i = 0; i < n; ++i, y += stride) *y = out_f32(acc[i], m, output_offset, lo, hi);
+}
+#endif
 
 /* Output channels whose zero-point correction a banded convolution computes once (the rest once per band): 256 bytes
  * of stack in the fast convolution and depthwise kernels. */
@@ -274,7 +332,7 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
         const int8_t* w0 = w + (int32_t)oc * K;
         const int8_t* w1 = w + (int32_t)oc1 * K;
         const int32_t q0 = p->per_channel ? oc : 0, q1 = p->per_channel ? oc1 : 0;
-        stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
+        stowage_rq r0 = RQ_MAKE(multiplier[q0], shift[q0]), r1 = RQ_MAKE(multiplier[q1], shift[q1]);
         r0.narrow = r1.narrow = narrow;
         const int32_t b0 = bias != NULL ? bias[oc] : 0, b1 = bias != NULL ? bias[oc1] : 0;
         const int32_t corr0 = oc < cached ? corr_cache[oc] : folded_bias(bias, oc, p->input_offset, w0, K);
@@ -352,9 +410,9 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
               acc1[i] = acc[1];
               ++ox;
             }
-            requant_row(acc0, ox_end - ox0, &r0, y_row + ox0 * pix_stride, pix_stride, p->output_offset, p->act_min, p->act_max);
+            REQUANT_ROW(acc0, ox_end - ox0, &r0, y_row + ox0 * pix_stride, pix_stride, p->output_offset, p->act_min, p->act_max);
             if (two)
-              requant_row(acc1, ox_end - ox0, &r1, y_row + ox0 * pix_stride + 1, pix_stride, p->output_offset, p->act_min,
+              REQUANT_ROW(acc1, ox_end - ox0, &r1, y_row + ox0 * pix_stride + 1, pix_stride, p->output_offset, p->act_min,
                           p->act_max);
           }
         }
@@ -416,7 +474,7 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
           const int8_t* w0 = w + (int32_t)oc * K;
           const int8_t* w1 = w + (int32_t)oc1 * K;
           const int32_t q0 = p->per_channel ? oc : 0, q1 = p->per_channel ? oc1 : 0;
-          stowage_rq r0 = stowage_rq_make(multiplier[q0], shift[q0]), r1 = stowage_rq_make(multiplier[q1], shift[q1]);
+          stowage_rq r0 = RQ_MAKE(multiplier[q0], shift[q0]), r1 = RQ_MAKE(multiplier[q1], shift[q1]);
           r0.narrow = r1.narrow = narrow;
           const int32_t corr0 = folded_bias(bias, oc, p->input_offset, w0, K);
           const int32_t corr1 = folded_bias(bias, oc1, p->input_offset, w1, K);
@@ -456,8 +514,8 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
             acc0[i] = acc[0];
             acc1[i] = acc[1];
           }
-          requant_row(acc0, n, &r0, yp, pix_stride, p->output_offset, p->act_min, p->act_max);
-          if (two) requant_row(acc1, n, &r1, yp + 1, pix_stride, p->output_offset, p->act_min, p->act_max);
+          REQUANT_ROW(acc0, n, &r0, yp, pix_stride, p->output_offset, p->act_min, p->act_max);
+          if (two) REQUANT_ROW(acc1, n, &r1, yp + 1, pix_stride, p->output_offset, p->act_min, p->act_max);
         }
       }
     }
@@ -475,6 +533,7 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
  * take qconv2d_fast. */
 #define STOWAGE_PW_CHANNELS ((STOWAGE_POINTWISE_STACK_BYTES - 8 * STOWAGE_PW_CHUNK - 4 * STOWAGE_PW_WIDE_K) / 6)
 
+#if !defined(STOWAGE_RQF32_VARIANT)
 /* out_a[i], out_b[i] = the two pixels' accumulators acc_a[i], acc_b[i] requantized (narrow range) with channel i's
  * multiplier and shift (one quantization when per_channel is 0), offset and clamped, for i < n. The constants of
  * stowage_rq_make / stowage_rq_apply_narrow derived inline per channel: through stowage_rq_make, KWS and VWW took 0.2%
@@ -501,6 +560,21 @@ static void requant_pair(const int32_t* acc_a, const int32_t* acc_b, int32_t n, 
     out_b[i] = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
   }
 }
+#endif
+
+#if defined(STOWAGE_RQF32_VARIANT)
+/* requant_pair with ONNX Runtime's requantization (out_f32): multiplier holds the float32 bits. */
+static void requant_pair_f32(const int32_t* acc_a, const int32_t* acc_b, int32_t n, const int32_t* multiplier, int per_channel,
+                             int8_t* out_a, int8_t* out_b, int32_t output_offset, int32_t lo, int32_t hi) {
+  int32_t i;
+  float m = rq_f32_of(multiplier[0]);
+  for (i = 0; i < n; ++i) {
+    if (per_channel) m = rq_f32_of(multiplier[i]);
+    out_a[i] = out_f32(acc_a[i], m, output_offset, lo, hi);
+    out_b[i] = out_f32(acc_b[i], m, output_offset, lo, hi);
+  }
+}
+#endif
 
 /* Pointwise convolution (1x1, stride 1, unpadded) whose accumulators stay in the narrow requantization's range and
  * whose output channels fit STOWAGE_PW_CHANNELS: every pixel of the batch is one long row, run two pixels at a time
@@ -564,7 +638,7 @@ static void qconv2d_pointwise(const int8_t* x, const int8_t* w, const int32_t* b
         acc_a[i + 1] = acc[2];
         acc_b[i + 1] = acc[3];
       }
-      requant_pair(acc_a, acc_b, n, multiplier + (per_channel ? oc0 : 0), shift + (per_channel ? oc0 : 0), per_channel,
+      REQUANT_PAIR(acc_a, acc_b, n, multiplier + (per_channel ? oc0 : 0), shift + (per_channel ? oc0 : 0), per_channel,
                    out[0] + oc0, out[1] + oc0, p->output_offset, p->act_min, p->act_max);
     }
     memcpy(y + pa * pix_stride, out[0], (size_t)M);
@@ -722,7 +796,7 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
             for (t = 0; t < taps; ++t) s += (uint32_t)w[t * c + ch];
           bs[j] = bias != NULL ? bias[ch] : 0;
           corr[j] = (int32_t)((uint32_t)bs[j] + (uint32_t)p->input_offset * s);
-          rq[j] = stowage_rq_make(multiplier[q], shift[q]);
+          rq[j] = RQ_MAKE(multiplier[q], shift[q]);
           rq[j].narrow = narrow;
         }
         for (oy = oy0; oy < oy_end; ++oy) {
@@ -765,7 +839,7 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
               accs[3][i] = a[3];
             }
             for (j = 0; j < nb; ++j)
-              requant_row(accs[j], ox_end - ox0, &rq[j], yp + j, pix_stride, p->output_offset, p->act_min, p->act_max);
+              REQUANT_ROW(accs[j], ox_end - ox0, &rq[j], yp + j, pix_stride, p->output_offset, p->act_min, p->act_max);
           }
         }
       }
@@ -860,11 +934,13 @@ static inline void fc_begin_row(const int8_t* x, int32_t* xw, int whole, int32_t
 
 /* One output of a fully connected layer quantized per channel: out of line, one copy (code size; TFLite writes
  * these layers per tensor, which requantize a row chunk at a time). */
+#if !defined(STOWAGE_RQF32_VARIANT)
 __attribute__((noinline)) static int8_t fc_out(int32_t acc, int32_t multiplier, int32_t shift, const stowage_qfc_params* p,
                                                int narrow) {
   const stowage_rq r = stowage_rq_make(multiplier, shift);
   return out_s8(acc, &r, p->output_offset, p->act_min, p->act_max, narrow);
 }
+#endif
 
 /* Fully connected: output rows two at a time, the input offset added as the input is read (with the DSP extension
  * once per batch row, as it is widened: fc_begin_row). With one quantization for
@@ -884,7 +960,7 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
 #endif
   if (!p->per_channel) {
     /* The narrow flag travels in r: one more register live across the dot products made GCC spill their pointers. */
-    stowage_rq r = stowage_rq_make(multiplier[0], shift[0]);
+    stowage_rq r = RQ_MAKE(multiplier[0], shift[0]);
     int32_t accs[STOWAGE_ROW_CHUNK];
     r.narrow = acc_is_narrow(bias, p->m, shift, 1, p->input_offset, k);
     for (b = 0; b < p->batches; ++b) {
@@ -902,7 +978,7 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
           accs[i] = acc[0];
           if (i + 1 < n) accs[i + 1] = acc[1];
         }
-        requant_row(accs, n, &r, y + b * p->m + o0, 1, p->output_offset, p->act_min, p->act_max);
+        REQUANT_ROW(accs, n, &r, y + b * p->m + o0, 1, p->output_offset, p->act_min, p->act_max);
       }
     }
     return;
@@ -917,8 +993,8 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
       acc[0] = bias != NULL ? bias[o] : 0;
       acc[1] = bias != NULL ? bias[o1] : 0;
       fc_pair(x + b * k, xw, whole, w + o * k, w + o1 * k, k, p->input_offset, acc);
-      y[b * p->m + o] = fc_out(acc[0], multiplier[o], shift[o], p, narrow);
-      if (two) y[b * p->m + o1] = fc_out(acc[1], multiplier[o1], shift[o1], p, narrow);
+      y[b * p->m + o] = FC_OUT(acc[0], multiplier[o], shift[o], p, narrow);
+      if (two) y[b * p->m + o1] = FC_OUT(acc[1], multiplier[o1], shift[o1], p, narrow);
     }
   }
 }
@@ -1016,9 +1092,9 @@ int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p) {
 void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                         const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
 #if !defined(STOWAGE_SMALL_KERNELS)
-  if (qconv_is_fast(p)) {
+  if (qconv_is_fast(p) && TFLITE_REQUANT(p)) {
     if (qconv_is_pointwise(p)) {
-      if (pointwise_fits(p) && acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, p->c)) {
+      if (pointwise_fits(p) && POINTWISE_NARROW(acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, p->c))) {
         qconv2d_pointwise(x, w, bias, multiplier, shift, y, p);
         return;
       }
@@ -1047,7 +1123,7 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
 void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
 #if !defined(STOWAGE_SMALL_KERNELS)
-  if (stowage_qdepthwise_conv2d_s8_is_fast(p)) {
+  if (stowage_qdepthwise_conv2d_s8_is_fast(p) && TFLITE_REQUANT(p)) {
     qdepthwise_fast(x, w, bias, multiplier, shift, y, p);
     return;
   }
@@ -1058,7 +1134,7 @@ void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_
 void stowage_qfully_connected_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                  const int32_t* shift, int8_t* y, const stowage_qfc_params* p) {
 #if !defined(STOWAGE_SMALL_KERNELS)
-  if (stowage_qfully_connected_s8_is_fast(p)) {
+  if (stowage_qfully_connected_s8_is_fast(p) && TFLITE_REQUANT(p)) {
     qfully_connected_fast(x, w, bias, multiplier, shift, y, p);
     return;
   }

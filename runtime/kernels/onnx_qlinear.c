@@ -100,9 +100,12 @@ void stowage_quantize_linear_f32(const float* x, const float* scale, const void*
     for (a = 0; a < p->axis_len; ++a) {
       const float s = scale[a];
       const int32_t zp = zero_point_at(zero_point, p->q_type, a);
+      /* In float32 only (a Cortex-M4F emulates double in software): store_rounded_f32 rounds half to even exactly
+       * as stowage_round_half_even((double)q) for every float, and saturates alike (NaN to the type's minimum). */
+      const requant_mode plain = {1, 0, 0, 0};
       for (in = 0; in < p->inner; ++in, ++i) {
         const float q = x[i] / s;
-        store_saturated(y, p->q_type, i, stowage_round_half_even((double)q) + (double)zp);
+        store_rounded_f32(y, p->q_type, i, q, zp, &plain);
       }
     }
 }
@@ -285,9 +288,28 @@ void stowage_qlinear_binary(const void* a, const void* b, const float* a_scale, 
   int32_t idx[STOWAGE_MAX_RANK];
   int64_t count = 1, i, a_off = 0, b_off = 0;
   int32_t d;
+  int64_t dense = 1;
+  int contiguous = p->a_type == STOWAGE_ELEM_S8 && p->b_type == STOWAGE_ELEM_S8 && p->y_type == STOWAGE_ELEM_S8;
   for (d = 0; d < p->rank; ++d) {
     idx[d] = 0;
     count *= p->shape[d];
+  }
+  for (d = p->rank - 1; d >= 0; --d) {
+    if (p->shape[d] > 1 && (p->a_stride[d] != dense || p->b_stride[d] != dense)) contiguous = 0;
+    dense *= p->shape[d];
+  }
+  if (contiguous) {
+    /* Both int8 operands dense, no broadcasting (the residual additions of the QDQ networks): the same float32 steps
+     * without the index walk. */
+    const int8_t* pa = (const int8_t*)a;
+    const int8_t* pb = (const int8_t*)b;
+    for (i = 0; i < count; ++i) {
+      const float da = (float)(pa[i] - a_zp) * sa;
+      const float db = (float)(pb[i] - b_zp) * sb;
+      const float v = p->mul ? da * db : da + db;
+      quantize_store(y, STOWAGE_ELEM_S8, i, v, sy, y_zp, &mode);
+    }
+    return;
   }
   for (i = 0; i < count; ++i) {
     /* DequantizeLinear of each operand, the float op, QuantizeLinear: each a float32 step of its own. */

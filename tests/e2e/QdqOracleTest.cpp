@@ -236,5 +236,57 @@ INSTANTIATE_TEST_SUITE_P(Models, QdqZoo,
                            return n;
                          });
 
+
+// The zoo's networks as the firmware bench writes them (int8 activations, per-channel int8 weights): the QDQ pass's
+// convolutions, depthwise convolutions and fully connected layers move to the NHWC int8 kernels (pass/QdqNhwc.h) and
+// take their fast paths (with the DSP extension on the Cortex-M4 board), with ONNX Runtime's float32 requantization:
+// the outputs equal byte for byte those of the NCHW QLinear kernels (--no-qdq-nhwc), whose arithmetic the pattern
+// models above check against ONNX Runtime. (With int8 activations ONNX Runtime itself runs these Conv nodes in float
+// on x86 without VNNI, which is why the whole networks are compared with the integer kernels here, not with it.)
+class QdqNhwcZoo : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(QdqNhwcZoo, Int8LayersRunOnTheFastNhwcKernelsWithTheQLinearKernelsBytes) {
+  const std::string model = GetParam();
+  zoo::QdqOptions options;
+  options.activations = zoo::QdqActivationType::Int8;
+  options.perChannel = true;
+  auto built = zoo::buildZooQdqModel(model, 1, options);
+  ASSERT_TRUE(built.ok()) << built.error().render();
+  const fs::path dir = scratchDir("qdq_nhwc_" + model);
+  const fs::path file = dir / (model + "_s8.onnx");
+  qdqWriteModel(built->model, file);
+  const std::string board = std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/mps2-an386.toml";
+  const CommandResult compiled = runCommand(shellQuote(cli()) + " compile " + shellQuote(file.string()) + " -o " +
+                                            shellQuote((dir / "out").string()) + " --board " + shellQuote(board));
+  ASSERT_EQ(compiled.exitCode, 0) << compiled.err;
+  EXPECT_NE(compiled.out.find("on the NHWC int8 kernels with ONNX Runtime's requantization"), std::string::npos) << compiled.out;
+  const nlohmann::json report = nlohmann::json::parse(readFileBytes(dir / "out" / "report.json"));
+  int fast = 0;
+  for (const auto& layer : report["layers"]) {
+    const std::string op = layer["op"];
+    EXPECT_NE(op, "QLinearConv") << "layer " << layer["name"] << " still runs the NCHW QLinearConv kernel";
+    if (op == "QConv2d" || op == "QDepthwiseConv2d" || op == "QFullyConnected") {
+      EXPECT_EQ(layer.value("kernel_variant", std::string()), "cortex-m-dsp") << "layer " << layer["name"] << " misses the fast path";
+      ++fast;
+    }
+  }
+  EXPECT_GE(fast, 5);
+  std::string error;
+  const std::vector<Tensor> inputs = randomModelInputs(file, 1, &error);
+  ASSERT_FALSE(inputs.empty()) << error;
+  ModelRun nhwc = runStowageCli(file, inputs, dir / "nhwc");
+  ASSERT_TRUE(nhwc.ok()) << nhwc.error;
+  ModelRun nchw = runStowageCli(file, inputs, dir / "nchw", "--no-qdq-nhwc");
+  ASSERT_TRUE(nchw.ok()) << nchw.error;
+  EXPECT_EQ(diffOutputs(nhwc.outputs, nchw.outputs, kQdqExact), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, QdqNhwcZoo, ::testing::Values("resnet8", "ds-cnn", "mobilenet-v1-0.25"), [](const auto& info) {
+  std::string n = info.param;
+  for (char& ch : n)
+    if (ch == '-' || ch == '.') ch = '_';
+  return n;
+});
+
 }  // namespace
 }  // namespace stowage::e2e

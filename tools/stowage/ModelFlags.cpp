@@ -70,6 +70,10 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
                 "Compute the operators of a QDQ model (float Conv, Gemm, MatMul between DequantizeLinear and QuantizeLinear) in "
                 "float as written, with float weights: by default they run on integer kernels with their int8 weights, as ONNX "
                 "Runtime's integer kernels compute them (docs/quantized-onnx.md); for comparison");
+  sub->add_flag("--no-qdq-nhwc{false}", options.qdqNhwc,
+                "Keep the int8 convolutions and fully connected layers of a QDQ model on the NCHW QLinear kernels: by default "
+                "they run on the NHWC int8 kernels (DSP / Helium paths) with ONNX Runtime's requantization, the same bytes "
+                "(docs/quantized-onnx.md); for comparison");
   sub->add_flag("--no-overlap{false}", options.planner.overlapLayers,
                 "Plan every int8 convolution's, depthwise convolution's and pool's output apart from its input: by default a "
                 "layer run on the CPU may write its output over the input rows it no longer reads, as far as its kernel's row "

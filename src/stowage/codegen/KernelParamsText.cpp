@@ -53,12 +53,14 @@ std::string quantParamsInitializer(const QuantCall& c) {
                 p.n, p.h, p.w, p.c, p.oh, p.ow, p.m, p.kh, p.kw, p.kc, p.stride_h, p.stride_w, p.dil_h, p.dil_w, p.pad_top,
                 p.pad_left, p.depth_multiplier, p.per_channel, p.input_offset, p.output_offset, p.act_min, p.act_max) +
                    (p.out_pixel_stride != 0 ? fmt::format(",\n  .out_pixel_stride = {}", p.out_pixel_stride) : std::string()) +
-                   (p.row_band != 0 ? fmt::format(",\n  .row_band = {}", p.row_band) : std::string());
+                   (p.row_band != 0 ? fmt::format(",\n  .row_band = {}", p.row_band) : std::string()) +
+                   (p.requant_f32 != 0 ? std::string(",\n  .requant_f32 = 1") : std::string());
           },
           [](const stowage_qfc_params& p) {
             return fmt::format(".batches = {}, .k = {}, .m = {}, .per_channel = {}, .input_offset = {}, .output_offset = {},\n"
                                "  .act_min = {}, .act_max = {}",
-                               p.batches, p.k, p.m, p.per_channel, p.input_offset, p.output_offset, p.act_min, p.act_max);
+                               p.batches, p.k, p.m, p.per_channel, p.input_offset, p.output_offset, p.act_min, p.act_max) +
+                   (p.requant_f32 != 0 ? std::string(", .requant_f32 = 1") : std::string());
           },
           [](const stowage_qpool_params& p) {
             return fmt::format(".n = {}, .h = {}, .w = {}, .c = {}, .oh = {}, .ow = {}, .kh = {}, .kw = {},\n"

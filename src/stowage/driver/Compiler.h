@@ -43,6 +43,9 @@ struct CompileOptions {
   bool fuse = true;                            ///< `--no-fuse` keeps each Relu apart from the Conv before it
   /// `--no-fuse-qdq`: QDQ operators (float ops between DequantizeLinear and QuantizeLinear) stay float (pass/FuseQdq.h).
   bool fuseQdq = true;
+  /// `--no-qdq-nhwc`: the QDQ pass's int8 convolutions and fully connected layers stay on the NCHW QLinear kernels
+  /// instead of the NHWC int8 kernels (pass/QdqNhwc.h).
+  bool qdqNhwc = true;
   /// `--no-reorder`: keep the model's node order; by default the nodes of branching graphs run in the order with the
   /// lowest peak of live activation bytes (pass/ReorderForMemory.h).
   bool reorder = true;

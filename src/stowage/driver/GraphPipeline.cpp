@@ -17,6 +17,7 @@
 #include "stowage/pass/FoldPad.h"
 #include "stowage/pass/FuseActivation.h"
 #include "stowage/pass/FuseQdq.h"
+#include "stowage/pass/QdqNhwc.h"
 #include "stowage/pass/ReorderForMemory.h"
 #include "stowage/plan/analysis/MergeCheck.h"
 #include "stowage/plan/PlanProgram.h"
@@ -66,6 +67,18 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
   std::vector<std::string> qdqRemarks;
   if (options.fuseQdq) {
     STOWAGE_ASSIGN_OR_RETURN(qdqRemarks, timeStage(timings, "fuse-qdq", [&] { return fuseQdq(graph); }));
+    // A board's own int8 convolution kernels know TFLite's requantization only: the QDQ layers then stay NCHW.
+    const auto own = std::find_if(board.kernels.begin(), board.kernels.end(), [](const KernelOverride& k) {
+      return k.kernel == "stowage_qconv2d_s8" || k.kernel == "stowage_qdepthwise_conv2d_s8" || k.kernel == "stowage_qfully_connected_s8";
+    });
+    if (options.qdqNhwc && own != board.kernels.end()) {
+      qdqRemarks.push_back(fmt::format("QDQ: the integer layers stay on the NCHW QLinear kernels: the board replaces {} ({}), "
+                                       "which would not requantize as ONNX Runtime does",
+                                       own->kernel, own->origin));
+    } else if (options.qdqNhwc) {
+      STOWAGE_ASSIGN_OR_RETURN(auto nhwcRemarks, timeStage(timings, "qdq-nhwc", [&] { return qdqToNhwc(graph); }));
+      qdqRemarks.insert(qdqRemarks.end(), nhwcRemarks.begin(), nhwcRemarks.end());
+    }
   }
   STOWAGE_TRY(timeStage(timings, "fold-constants", [&] { return foldConstants(graph); }));
   // Folding and fusing merge two tensors; the board's rules and pins decide whether they may become one.

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "stowage/ir/LoweringAttributes.h"
 #include "stowage/lower/KernelCall.h"
 #include "stowage/lower/LoweringSupport.h"
 #include "stowage/plan/ProgramPlan.h"
@@ -92,6 +93,8 @@ Result<std::vector<KernelCall>> lowerQConv(const Graph& g, const Node& n) {
                             {&p.act_max, n.attrs.getInt("act_max", 127)}}));
   if (p.per_channel && (g.tensor(mId).numElements() != m || g.tensor(sId).numElements() != m))
     return makeError(nodeLoc(n), "per-channel multipliers and shifts need one entry per output channel");
+  // ONNX Runtime's requantization (pass/QdqNhwc): the multipliers are float32 bits, the shifts unused.
+  p.requant_f32 = n.attrs.getInt(kQdqRequantF32Attr, 0) != 0 ? 1 : 0;
   return std::vector<KernelCall>{
       single(depthwise ? QuantKernel::DepthwiseConv2d : QuantKernel::Conv2d, p, {xId, wId, bId, mId, sId}, n.outputs[0])};
 }
@@ -115,6 +118,7 @@ Result<std::vector<KernelCall>> lowerQFullyConnected(const Graph& g, const Node&
                             {&p.act_max, n.attrs.getInt("act_max", 127)}}));
   if (p.per_channel && (g.tensor(mId).numElements() != m || g.tensor(sId).numElements() != m))
     return makeError(nodeLoc(n), "per-channel multipliers and shifts need one entry per output");
+  p.requant_f32 = n.attrs.getInt(kQdqRequantF32Attr, 0) != 0 ? 1 : 0;
   return std::vector<KernelCall>{single(QuantKernel::FullyConnected, p, {xId, wId, bId, mId, sId}, n.outputs[0])};
 }
 
@@ -311,6 +315,11 @@ Result<std::vector<KernelCall>> lowerQuantNode(const Graph& g, const Node& n) {
 }
 
 std::string quantKernelFunctionName(const QuantCall& c) {
+  // Layers with ONNX Runtime's requantization (pass/QdqNhwc) call the float32-epilogue copies of the int8 kernels.
+  if (const auto* p = std::get_if<stowage_qconv_params>(&c.params); p != nullptr && p->requant_f32 != 0)
+    return c.kernel == QuantKernel::DepthwiseConv2d ? "stowage_qdepthwise_conv2d_s8_rqf32" : "stowage_qconv2d_s8_rqf32";
+  if (const auto* p = std::get_if<stowage_qfc_params>(&c.params); p != nullptr && p->requant_f32 != 0)
+    return "stowage_qfully_connected_s8_rqf32";
   switch (c.kernel) {
     case QuantKernel::Conv2d: return "stowage_qconv2d_s8";
     case QuantKernel::DepthwiseConv2d: return "stowage_qdepthwise_conv2d_s8";
@@ -358,10 +367,16 @@ void executeQuantCall(const QuantCall& c, const std::vector<const void*>& in, vo
   int8_t* y = static_cast<int8_t*>(out);
   std::visit(Overloaded{
                  [&](const stowage_qconv_params& p) {
-                   if (c.kernel == QuantKernel::DepthwiseConv2d) stowage_qdepthwise_conv2d_s8(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p);
+                   if (c.kernel == QuantKernel::DepthwiseConv2d && p.requant_f32)
+                     stowage_qdepthwise_conv2d_s8_rqf32(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p);
+                   else if (c.kernel == QuantKernel::DepthwiseConv2d) stowage_qdepthwise_conv2d_s8(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p);
+                   else if (p.requant_f32) stowage_qconv2d_s8_rqf32(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p);
                    else stowage_qconv2d_s8(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p);
                  },
-                 [&](const stowage_qfc_params& p) { stowage_qfully_connected_s8(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p); },
+                 [&](const stowage_qfc_params& p) {
+                   if (p.requant_f32) stowage_qfully_connected_s8_rqf32(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p);
+                   else stowage_qfully_connected_s8(s8(0), s8(1), s32(2), s32(3), s32(4), y, &p);
+                 },
                  [&](const stowage_qpool_params& p) {
                    if (c.kernel == QuantKernel::MaxPool2d) stowage_qmaxpool2d_s8(s8(0), y, &p);
                    else stowage_qavgpool2d_s8(s8(0), y, &p);

@@ -124,7 +124,7 @@ TEST(Int8Kernels, FullyConnectedPerTensorAndPerChannel) {
   std::vector<int32_t> bias{100, -200, 0, 5, 7}, mult{1518500250, 1073741824, 2000000000, 1300000000, 1100000000},
       shift{-8, -7, -9, -8, -10};
   for (int perChannel = 0; perChannel < 2; ++perChannel) {
-    stowage_qfc_params p{batches, k, m, perChannel, 17, -20, -128, 127};
+    stowage_qfc_params p{batches, k, m, perChannel, 17, -20, -128, 127, 0};
     std::vector<int8_t> y(batches * m);
     stowage_qfully_connected_s8(x.data(), w.data(), bias.data(), mult.data(), shift.data(), y.data(), &p);
     for (int b = 0; b < batches; ++b)

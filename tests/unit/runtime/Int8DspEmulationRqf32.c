@@ -1,0 +1,16 @@
+/* The float32-epilogue copy of the int8 kernels (runtime/kernels/int8_conv_rqf32.c) with the Arm DSP instructions
+ * emulated, as Int8DspEmulation.c does for the TFLite ones (QdqRequantKernelTest.cpp). */
+#define STOWAGE_EMULATE_DSP 1
+#define rqf32_requantize_s32 emu_rqf32_requantize_s32
+#define rqf32_qconv2d_s8_is_fast emu_rqf32_qconv2d_s8_is_fast
+#define rqf32_qdepthwise_conv2d_s8_is_fast emu_rqf32_qdepthwise_conv2d_s8_is_fast
+#define rqf32_qfully_connected_s8_is_fast emu_rqf32_qfully_connected_s8_is_fast
+#define rqf32_qfully_connected_s8_stack_bytes emu_rqf32_qfully_connected_s8_stack_bytes
+#define rqf32_qconv2d_s8_stack_bytes emu_rqf32_qconv2d_s8_stack_bytes
+#define rqf32_qconv2d_s8 emu_rqf32_qconv2d_s8
+#define rqf32_qdepthwise_conv2d_s8 emu_rqf32_qdepthwise_conv2d_s8
+#define rqf32_qfully_connected_s8 emu_rqf32_qfully_connected_s8
+#define stowage_qconv2d_s8_rqf32 stowage_emu_dsp_qconv2d_s8_rqf32
+#define stowage_qdepthwise_conv2d_s8_rqf32 stowage_emu_dsp_qdepthwise_conv2d_s8_rqf32
+#define stowage_qfully_connected_s8_rqf32 stowage_emu_dsp_qfully_connected_s8_rqf32
+#include "../../../runtime/kernels/int8_conv_rqf32.c"
