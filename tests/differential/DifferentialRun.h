@@ -90,7 +90,9 @@ class ModelUnderTest {
 
   /// The model compiled for the emulated `machine` (`stowage run --emulate`: the default board mapped onto it) under
   /// `variant`, built as firmware and run on QEMU: its outputs must be the reference's bytes (the reference was
-  /// built and run on the host). Skipped when the cross compiler or QEMU is missing, or the model does not fit.
+  /// built and run on the host; within the float tolerance when a node other than a (de)quantize computes in float:
+  /// libm's last bits differ between the host and the firmware). Skipped when the cross compiler or QEMU is missing,
+  /// or the model does not fit.
   PairResult checkEmulated(const std::string& machine, const Variant& variant);
 
   /// Distinct generated programs run so far (identical ones run once and reuse the outputs).
