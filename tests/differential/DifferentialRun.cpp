@@ -8,7 +8,10 @@
 #include <sstream>
 
 #include "../e2e/OrtOracle.h"
+#include "stowage/driver/EmulatorRunner.h"
 #include "stowage/driver/HostRunner.h"
+#include "stowage/firmware/EmulatedMachine.h"
+#include "stowage/firmware/Toolchain.h"
 #include "stowage/plan/algo/OffsetAlgorithm.h"
 #include "stowage/zoo/OnnxGraphBuilder.h"
 
@@ -125,6 +128,8 @@ bool isInfeasibleError(const std::string& message) {
                              "infeasible", "exceeds", "leaves no pool", "larger than",
                              // a random pin that contradicts a random rule: the board is self-contradictory
                              "but the rule",
+                             // a pin of a board drawn for the unshrunk model, on a tensor the shrunk model lacks
+                             "matches no tensor",
                              // exact / hill-climb within the 1 s limit of a variant on a tight pool: not a wrong plan
                              "found no placement within"})
     if (message.find(phrase) != std::string::npos) return true;
@@ -136,7 +141,9 @@ ModelUnderTest::ModelUnderTest(std::filesystem::path model, uint64_t inputSeed, 
     : model_(std::move(model)), work_(std::move(work)), exactFloat_(exactOutputs) {
   std::filesystem::create_directories(work_);
   std::string error;
-  inputs_ = e2e::randomModelInputs(model_, inputSeed, &error);
+  // Int8 inputs (TFLite models) over their whole range; float ones in [-1, 1).
+  const bool tflite = model_.extension() == ".tflite";
+  inputs_ = e2e::randomModelInputs(model_, inputSeed, &error, tflite ? -128.0 : -1.0, tflite ? 127.0 : 1.0);
   if (inputs_.empty()) {
     reference_ = {Outcome::Failed, "inputs: " + error};
     return;
@@ -204,6 +211,51 @@ PairResult ModelUnderTest::check(const std::string& boardToml, const Variant& va
   // dtype is an integer one, else within the float tolerance.
   const std::string diff = e2e::diffOutputs(outputs, referenceOutputs_, Tolerance{exactFloat_ ? 0.0 : kFloatRtol, exactFloat_ ? 0.0 : kFloatAtol});
   if (!diff.empty()) return {Outcome::Mismatch, diff, r.reusedRun};
+  return r;
+}
+
+PairResult ModelUnderTest::checkEmulated(const std::string& machineName, const Variant& variant) {
+  if (reference_.outcome != Outcome::Match) return {Outcome::Skipped, "no reference: " + reference_.detail};
+  Result<const EmulatedMachine*> machine = findEmulatedMachine(machineName);
+  if (!machine) return {Outcome::Failed, "emulator: " + machine.error().render()};
+  for (const char* program : {"arm-none-eabi-gcc", "qemu-system-arm"})
+    if (!findProgram(program, {}).ok()) return {Outcome::Skipped, fmt::format("emulator: {} not found on PATH", program)};
+  CompileOptions options;
+  options.modelPath = model_.string();
+  options.emulate = *machine;
+  variant.apply(options);
+  PairResult r;
+  std::vector<Tensor> outputs;
+  try {
+    Result<CompileResult> compiled = compileModel(options);
+    if (!compiled) {
+      const std::string message = compiled.error().render();
+      return {isInfeasibleError(message) || compiled.error().unsupported ? Outcome::Skipped : Outcome::Failed, "compile: " + message};
+    }
+    EmulatorRunOptions runOptions;
+    runOptions.timeoutSeconds = 300;
+    Result<std::vector<Tensor>> run = runOnEmulator(*compiled, inputs_, **machine, runOptions);
+    ++programsRun_;
+    if (!run) return {Outcome::Failed, "emulator: " + run.error().render()};
+    outputs = std::move(*run);
+  } catch (const std::exception& e) {
+    return {Outcome::Failed, std::string("exception: ") + e.what()};
+  }
+  // Integer kernels and dequantizing give the same bytes on every machine; float kernels call the platform's libm
+  // (expf in Softmax, Sigmoid, ...), whose last bits differ between the host's glibc and the firmware's newlib, so a
+  // graph computing in float (a QDQ model's unquantized Softmax, kept float activations) gets the float tolerance.
+  bool floatCompute = false;
+  const Graph& graph = referenceCompile_->graph;
+  for (const Node& n : graph.nodes) {
+    if (n.op == OpKind::Dequantize || n.op == OpKind::DequantizeLinear || n.op == OpKind::Quantize || n.op == OpKind::QuantizeLinear)
+      continue;
+    for (TensorId t : n.outputs)
+      if (t != kNoTensor && graph.tensors[static_cast<size_t>(t)].dtype == DType::Float32) floatCompute = true;
+  }
+  const std::string diff = e2e::diffOutputs(outputs, referenceOutputs_, floatCompute ? Tolerance{kFloatRtol, kFloatAtol} : Tolerance{0.0, 0.0});
+  if (!diff.empty())
+    return {Outcome::Mismatch, fmt::format("emulated {} against the host reference ({}): {}", machineName,
+                                           floatCompute ? "float tolerance: the graph computes in float" : "byte for byte", diff)};
   return r;
 }
 

@@ -69,7 +69,7 @@ bool isInfeasibleError(const std::string& message);
 /// One model and its reference run; runs variants against it.
 class ModelUnderTest {
  public:
-  /// Imports `model` (a file), draws inputs from `inputSeed` and runs the reference. `work`: a scratch folder.
+  /// Imports `model` (an .onnx or .tflite file), draws inputs from `inputSeed` and runs the reference. `work`: a scratch folder.
   /// `exactOutputs`: every run must give the reference's bytes (QDQ models: their float outputs are dequantized
   /// int8 values), else float outputs may differ within kFloatRtol / kFloatAtol.
   ModelUnderTest(std::filesystem::path model, uint64_t inputSeed, std::filesystem::path work, bool exactOutputs);
@@ -87,6 +87,13 @@ class ModelUnderTest {
 
   /// ONNX Runtime on the same inputs against the reference (float tolerance). Skipped when the oracle is missing.
   PairResult checkOnnxRuntime();
+
+  /// The model compiled for the emulated `machine` (`stowage run --emulate`: the default board mapped onto it) under
+  /// `variant`, built as firmware and run on QEMU: its outputs must be the reference's bytes (the reference was
+  /// built and run on the host; within the float tolerance when a node other than a (de)quantize computes in float:
+  /// libm's last bits differ between the host and the firmware). Skipped when the cross compiler or QEMU is missing,
+  /// or the model does not fit.
+  PairResult checkEmulated(const std::string& machine, const Variant& variant);
 
   /// Distinct generated programs run so far (identical ones run once and reuse the outputs).
   int programsRun() const { return programsRun_; }

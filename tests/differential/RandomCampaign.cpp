@@ -10,6 +10,7 @@
 
 #include "stowage/ir/Op.h"
 #include "stowage/zoo/RandomBoard.h"
+#include "stowage/zoo/RandomTflite.h"
 
 namespace stowage::differential {
 namespace {
@@ -38,19 +39,27 @@ zoo::RandomBoardHints boardHints(const CompileResult& reference) {
   return hints;
 }
 
+/// The start of a failure's first line, up to its first name, number or path ("compile: error: planner: internal
+/// error: "): what must not change while shrinking.
+std::string failureKind(const std::string& detail) {
+  const std::string line = firstLine(detail);
+  return line.substr(0, line.find_first_of("'\"0123456789/"));
+}
+
 /// Whether `recipe`, built, still fails as `finding` did (same outcome) on its board and variant.
 bool stillFails(const zoo::RandomRecipe& recipe, const Finding& finding, const CampaignOptions& options,
                 const std::filesystem::path& work, std::string* detail) {
-  Result<zoo::RandomModel> built = zoo::buildRandomModel(recipe);
-  if (!built) return false;
-  const std::filesystem::path path = work / "model.onnx";
-  if (!writeModel(built->model, path)) return false;
-  ModelUnderTest m(path, recipe.seed, work, recipe.quantized);
+  Result<std::filesystem::path> path = writeRandomModel(recipe, work);
+  if (!path) return false;
+  ModelUnderTest m(*path, recipe.seed, work, recipe.quantized);
   PairResult r;
   if (finding.pair == -1) r = m.referenceResult();
   else if (finding.pair == -2) r = m.checkOnnxRuntime();
+  else if (finding.pair == -3) r = m.checkEmulated(options.emulateMachine, finding.variant);
   else r = m.check(finding.boardToml, finding.variant, options.hook);
   if (r.outcome != finding.outcome) return false;
+  // A failure must stay the same kind of failure (not, say, a planner error turned into a build error).
+  if (r.outcome == Outcome::Failed && failureKind(r.detail) != failureKind(finding.detail)) return false;
   if (detail) *detail = r.detail;
   return true;
 }
@@ -92,16 +101,37 @@ void shrink(Finding& finding, const CampaignOptions& options, const std::filesys
 
 }  // namespace
 
-void writeReproducer(const std::filesystem::path& dir, const onnx::ModelProto& model, const Finding& f) {
+bool emulatesSeed(uint64_t seed, int emulatePercent) {
+  return static_cast<int>((seed * 0x9E3779B97F4A7C15ull >> 40) % 100u) < emulatePercent;
+}
+
+Result<std::filesystem::path> writeRandomModel(const zoo::RandomRecipe& recipe, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
-  writeModel(model, dir / "model.onnx");
+  if (recipe.quantized && recipe.tflite) {
+    STOWAGE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, zoo::buildRandomTflite(recipe));
+    const std::filesystem::path path = dir / "model.tflite";
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (!out) return makeError(path.string(), "cannot write");
+    return path;
+  }
+  STOWAGE_ASSIGN_OR_RETURN(zoo::RandomModel built, zoo::buildRandomModel(recipe));
+  const std::filesystem::path path = dir / "model.onnx";
+  if (!writeModel(built.model, path)) return makeError(path.string(), "cannot write");
+  return path;
+}
+
+void writeReproducer(const std::filesystem::path& dir, const Finding& f) {
+  Result<std::filesystem::path> model = writeRandomModel(f.recipe, dir);
+  const std::string file = model ? model->filename().string() : "model.onnx";
   if (!f.boardToml.empty()) std::ofstream(dir / "board.toml") << f.boardToml;
   std::ofstream(dir / "variant.txt") << f.variant.toString() << "\n";
   std::ofstream readme(dir / "README.txt");
   readme << fmt::format("seed {} pair {} ({} board): {}\n\n{}\n\nmodel (shrunk): {}\nmodel (as generated): {}\n\n", f.seed,
                         f.pair, f.boardKind, outcomeName(f.outcome), f.detail, f.recipe.describe(), f.originalRecipe);
-  readme << "reference: stowage run model.onnx " << referenceVariant().cliFlags() << "\n";
-  readme << "this pair: stowage run model.onnx " << (f.boardToml.empty() ? "" : "--board board.toml ") << f.variant.cliFlags()
+  readme << "reference: stowage run " << file << " " << referenceVariant().cliFlags() << "\n";
+  readme << "this pair: stowage run " << file << " " << (f.boardToml.empty() ? "" : "--board board.toml ")
+         << (f.pair == -3 ? "--emulate " + f.boardKind.substr(f.boardKind.find(' ') + 1) + " " : "") << f.variant.cliFlags()
          << "\n(stowage-random check DIR re-runs the pair in-process with the same inputs)\n";
 }
 
@@ -114,8 +144,8 @@ SeedReport runSeed(uint64_t seed, const CampaignOptions& options) {
   report.model = recipe.describe();
   const std::filesystem::path work = options.work / fmt::format("{}{}", options.quantized ? "q" : "f", seed);
   std::filesystem::remove_all(work);
-  Result<zoo::RandomModel> built = zoo::buildRandomModel(recipe);
-  const std::string kind = options.quantized ? "int8" : "f32";
+  Result<std::filesystem::path> modelPath = writeRandomModel(recipe, work);
+  const std::string kind = options.quantized ? (recipe.tflite ? "tflite" : "int8") : "f32";
   auto record = [&](int pair, const std::string& boardKind, const std::string& boardToml, const Variant& variant,
                     const PairResult& r) {
     ++report.outcomes[r.outcome];
@@ -133,18 +163,17 @@ SeedReport runSeed(uint64_t seed, const CampaignOptions& options) {
     f.originalRecipe = recipe.describe();
     if (options.shrink) shrink(f, options, work / fmt::format("shrink-pair{}", pair));
     if (!options.reproducers.empty()) {
-      f.reproducer = options.reproducers / fmt::format("{}-{}-{}", kind, seed, pair < 0 ? (pair == -1 ? "ref" : "ort") : std::to_string(pair));
-      if (Result<zoo::RandomModel> m = zoo::buildRandomModel(f.recipe)) writeReproducer(f.reproducer, m->model, f);
+      f.reproducer = options.reproducers / fmt::format("{}-{}-{}", kind, seed,
+                                                       pair == -1 ? "ref" : pair == -2 ? "ort" : pair == -3 ? "emu" : std::to_string(pair));
+      writeReproducer(f.reproducer, f);
     }
     report.findings.push_back(std::move(f));
   };
-  if (!built) {
-    record(-1, "default", "", referenceVariant(), {Outcome::Failed, "generator: " + built.error().render()});
+  if (!modelPath) {
+    record(-1, "default", "", referenceVariant(), {Outcome::Failed, "generator: " + modelPath.error().render()});
     return report;
   }
-  const std::filesystem::path modelPath = work / "model.onnx";
-  writeModel(built->model, modelPath);
-  ModelUnderTest m(modelPath, seed, work, options.quantized);
+  ModelUnderTest m(*modelPath, seed, work, options.quantized);
   if (m.referenceResult().outcome != Outcome::Match) {
     record(-1, "default", "", referenceVariant(), m.referenceResult());
     return report;
@@ -166,6 +195,13 @@ SeedReport runSeed(uint64_t seed, const CampaignOptions& options) {
     const Variant variant = randomVariant(pairSeed);
     ++report.pairs;
     record(pair, boardKind, boardToml, variant, m.check(boardToml, variant, options.hook));
+  }
+  if (options.quantized && emulatesSeed(seed, options.emulatePercent)) {
+    // The firmware on QEMU: the default board mapped onto the machine, a random variant; the host reference's bytes.
+    const Variant variant = randomVariant(seed * 1000003ull + 999983ull);
+    ++report.pairs;
+    report.emulated = true;
+    record(-3, "emulated " + options.emulateMachine, "", variant, m.checkEmulated(options.emulateMachine, variant));
   }
   report.programsRun = m.programsRun();
   return report;

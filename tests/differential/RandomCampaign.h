@@ -21,7 +21,10 @@ struct CampaignOptions {
   bool onnxRuntime = true;         ///< also compare float models with ONNX Runtime (when installed)
   bool shrink = true;              ///< minimise findings
   int shrinkAttempts = 40;         ///< candidate models tried by the shrinker per finding, at most
-  zoo::RandomModelOptions model;   ///< `quantized` above overrides model.quantized
+  zoo::RandomModelOptions model;   ///< `quantized` above overrides model.quantized; model.tflitePercent: int8 seeds
+                                   ///< written as .tflite files (zoo/RandomTflite.h) rather than QDQ ONNX
+  int emulatePercent = 0;          ///< int8 seeds (chosen by seed) also built as firmware and run on QEMU, in percent
+  std::string emulateMachine = "mps2-an386";  ///< the machine of those runs (`stowage run --emulate`)
   std::filesystem::path work;      ///< scratch folder (created)
   std::filesystem::path reproducers;  ///< findings go to <reproducers>/<kind>-<seed>-<pair>/; empty: not written
   CompileHook hook;                ///< between compile and run of every pair except the reference (test of the test)
@@ -30,7 +33,7 @@ struct CampaignOptions {
 /// A mismatch or failure, after shrinking.
 struct Finding {
   uint64_t seed = 0;
-  int pair = 0;               ///< -1: the reference itself, -2: ONNX Runtime
+  int pair = 0;               ///< -1: the reference itself, -2: ONNX Runtime, -3: the emulated firmware
   std::string boardKind;      ///< "default", "cpu", "engine", "cores"
   std::string boardToml;      ///< empty: the default board
   Variant variant;
@@ -48,6 +51,7 @@ struct SeedReport {
   std::map<Outcome, int> outcomes;
   int programsRun = 0;          ///< distinct generated programs built and run (identical ones run once)
   bool onnxRuntimeChecked = false;
+  bool emulated = false;        ///< the firmware was built and run on QEMU (one of the pairs)
   std::vector<std::string> skips;  ///< the first line of each skip's reason
   std::vector<Finding> findings;
 };
@@ -55,7 +59,14 @@ struct SeedReport {
 /// Runs seed `seed`. Deterministic but for planner time limits (exact / hill-climb stop after 1 s).
 SeedReport runSeed(uint64_t seed, const CampaignOptions& options);
 
-/// Writes `model` and `finding`'s board, variant and a README to `dir` (created).
-void writeReproducer(const std::filesystem::path& dir, const onnx::ModelProto& model, const Finding& finding);
+/// Whether int8 seed `seed` is also run on the emulator under `emulatePercent` (deterministic).
+bool emulatesSeed(uint64_t seed, int emulatePercent);
+
+/// Writes the model of `recipe` to `dir` (created) as model.onnx, or model.tflite for a TFLite recipe; the path, or
+/// an error when the recipe does not build.
+Result<std::filesystem::path> writeRandomModel(const zoo::RandomRecipe& recipe, const std::filesystem::path& dir);
+
+/// Writes `finding`'s model (its shrunk recipe), board, variant and a README to `dir` (created).
+void writeReproducer(const std::filesystem::path& dir, const Finding& finding);
 
 }  // namespace stowage::differential

@@ -10,6 +10,7 @@
 
 #include "E2eSupport.h"
 #include "stowage/frontend/OnnxImporter.h"
+#include "stowage/frontend/TfliteImporter.h"
 #include "stowage/io/FileBytes.h"
 #include "stowage/io/TensorFile.h"
 #include "stowage/zoo/OnnxGraphBuilder.h"
@@ -170,7 +171,7 @@ ModelRun runStowageCli(const fs::path& model, const std::vector<Tensor>& inputs,
 }
 
 std::vector<Tensor> randomModelInputs(const fs::path& model, uint64_t seed, std::string* error, double lo, double hi) {
-  auto graph = importOnnxFile(model.string());
+  auto graph = model.extension() == ".tflite" ? importTfliteFile(model.string()) : importOnnxFile(model.string());
   if (!graph.ok()) {
     if (error) *error = graph.error().render();
     return {};

@@ -56,7 +56,7 @@ std::vector<ModelRun> runOrtOracleBatch(const std::vector<OrtJob>& jobs, const s
 ModelRun runStowageCli(const std::filesystem::path& model, const std::vector<Tensor>& inputs,
                        const std::filesystem::path& work, const std::string& extraFlags = "");
 
-/// One input tensor per graph input of the ONNX model (as stowage imports it: name, dtype, static shape), filled
+/// One input tensor per graph input of the ONNX (or .tflite) model (as stowage imports it: name, dtype, static shape), filled
 /// from a seeded splitmix64: float32 uniform in [lo, hi), integer types uniform over [lo, hi] clamped to the
 /// type's range, bool 0/1. Empty with `*error` set when the model cannot be imported.
 std::vector<Tensor> randomModelInputs(const std::filesystem::path& model, uint64_t seed, std::string* error,

@@ -15,6 +15,7 @@
 
 #include "RandomCampaign.h"
 #include "stowage/zoo/RandomBoard.h"
+#include "stowage/zoo/RandomTflite.h"
 
 namespace {
 
@@ -39,6 +40,8 @@ json toJson(const SeedReport& r, bool quantized) {
   for (const auto& [o, n] : r.outcomes) j["outcomes"][outcomeName(o)] = n;
   j["programs"] = r.programsRun;
   j["ort"] = r.onnxRuntimeChecked;
+  j["tflite"] = r.model.rfind("tflite ", 0) == 0;
+  j["emulated"] = r.emulated;
   j["skips"] = r.skips;
   for (const Finding& f : r.findings)
     j["findings"].push_back({{"pair", f.pair}, {"board", f.boardKind}, {"outcome", outcomeName(f.outcome)},
@@ -48,7 +51,7 @@ json toJson(const SeedReport& r, bool quantized) {
 }
 
 struct Totals {
-  int models = 0, int8Models = 0, pairs = 0, programs = 0, ort = 0, crashes = 0;
+  int models = 0, int8Models = 0, tfliteModels = 0, emulated = 0, pairs = 0, programs = 0, ort = 0, crashes = 0;
   std::map<std::string, int> outcomes;
   std::map<std::string, int> skipReasons;
   std::vector<std::string> findings;
@@ -61,8 +64,14 @@ std::string skipKey(const std::string& line) {
   return s.substr(0, 60);
 }
 
+struct CampaignFlags {
+  int tflitePercent = 50;   ///< of the int8 seeds, written as .tflite
+  int emulatePercent = 10;  ///< of the int8 seeds, also run on QEMU
+  std::string machine = "mps2-an386";
+};
+
 int runCampaign(uint64_t first, int seeds, double seconds, int boards, int int8Percent, bool ort, bool shrinkFindings,
-                const fs::path& out, int jobs, bool keepWork) {
+                const fs::path& out, int jobs, bool keepWork, const CampaignFlags& flags) {
   fs::create_directories(out / "results");
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
@@ -88,6 +97,8 @@ int runCampaign(uint64_t first, int seeds, double seconds, int boards, int int8P
     t.pairs += j["pairs"].get<int>();
     t.programs += j["programs"].get<int>();
     t.ort += j["ort"].get<bool>();
+    t.tfliteModels += j.value("tflite", false);
+    t.emulated += j.value("emulated", false);
     if (j.contains("outcomes"))
       for (auto& [k, v] : j["outcomes"].items()) t.outcomes[k] += v.get<int>();
     for (const auto& s : j["skips"]) ++t.skipReasons[skipKey(s.get<std::string>())];
@@ -110,6 +121,9 @@ int runCampaign(uint64_t first, int seeds, double seconds, int boards, int int8P
       CampaignOptions options;
       options.boardsPerModel = boards;
       options.quantized = quantized;
+      options.model.tflitePercent = flags.tflitePercent;
+      options.emulatePercent = flags.emulatePercent;
+      options.emulateMachine = flags.machine;
       options.onnxRuntime = ort;
       options.shrink = shrinkFindings;
       options.work = out / "work";
@@ -126,12 +140,13 @@ int runCampaign(uint64_t first, int seeds, double seconds, int boards, int int8P
   }
   while (!running.empty()) reap(true);
   const int mismatches = t.outcomes["mismatch"], failed = t.outcomes["failed"];
-  std::printf("%-8s %-6s %-7s %-7s %-9s %-7s %-8s %-9s %-9s %-8s %s\n", "models", "int8", "pairs", "match", "mismatch",
-              "failed", "skipped", "programs", "ort-runs", "crashes", "seconds");
-  std::printf("%-8d %-6d %-7d %-7d %-9d %-7d %-8d %-9d %-9d %-8d %.0f\n", t.models, t.int8Models, t.pairs, t.outcomes["match"],
-              mismatches, failed, t.outcomes["skipped"], t.programs, t.ort, t.crashes, elapsed());
-  std::printf("(pairs: random board x variant runs compared with each model's reference; match/mismatch/failed/skipped also\n"
-              " count the reference and ONNX Runtime checks; programs: distinct generated programs built and run)\n");
+  std::printf("%-8s %-6s %-7s %-9s %-7s %-7s %-9s %-7s %-8s %-9s %-9s %-8s %s\n", "models", "int8", "tflite", "emulated", "pairs",
+              "match", "mismatch", "failed", "skipped", "programs", "ort-runs", "crashes", "seconds");
+  std::printf("%-8d %-6d %-7d %-9d %-7d %-7d %-9d %-7d %-8d %-9d %-9d %-8d %.0f\n", t.models, t.int8Models, t.tfliteModels, t.emulated,
+              t.pairs, t.outcomes["match"], mismatches, failed, t.outcomes["skipped"], t.programs, t.ort, t.crashes, elapsed());
+  std::printf("(int8: int8 models, tflite: those written as .tflite files, emulated: firmware runs on QEMU; pairs: random\n"
+              " board x variant runs and emulated runs compared with each model's reference; match/mismatch/failed/skipped\n"
+              " also count the reference and ONNX Runtime checks; programs: distinct generated programs built and run)\n");
   if (!t.skipReasons.empty()) {
     std::vector<std::pair<int, std::string>> reasons;
     for (const auto& [k, n] : t.skipReasons) reasons.push_back({n, k});
@@ -153,14 +168,20 @@ int checkReproducer(const fs::path& dir) {
     return 2;
   }
   const std::string readme = readText(dir / "README.txt");
-  const bool quantized = readme.find("model (shrunk): int8") != std::string::npos;
+  const bool quantized = readme.find("model (shrunk): int8") != std::string::npos ||
+                         readme.find("model (shrunk): tflite") != std::string::npos;
   uint64_t seed = 0;
   std::sscanf(readme.c_str(), "seed %lu", &seed);
-  ModelUnderTest m(dir / "model.onnx", seed, dir / "work", quantized);
+  const fs::path model = fs::exists(dir / "model.tflite") ? dir / "model.tflite" : dir / "model.onnx";
+  ModelUnderTest m(model, seed, dir / "work", quantized);
   PairResult r = m.referenceResult();
   if (r.outcome == Outcome::Match) {
     const std::string board = fs::exists(dir / "board.toml") ? readText(dir / "board.toml") : "";
-    r = readme.find(" pair -2 ") != std::string::npos ? m.checkOnnxRuntime() : m.check(board, *variant);
+    const size_t emulated = readme.find("(emulated ");
+    if (readme.find(" pair -2 ") != std::string::npos) r = m.checkOnnxRuntime();
+    else if (readme.find(" pair -3 ") != std::string::npos && emulated != std::string::npos)
+      r = m.checkEmulated(readme.substr(emulated + 10, readme.find(' ', emulated + 10) - emulated - 10), *variant);
+    else r = m.check(board, *variant);
   }
   std::printf("%s\n%s\n", outcomeName(r.outcome), r.detail.c_str());
   return r.outcome == Outcome::Match ? 0 : 1;
@@ -173,12 +194,13 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   uint64_t seed = 1;
-  bool int8 = false;
+  bool int8 = false, tflite = false;
   std::string outPath;
   CLI::App* model = app.add_subcommand("model", "Write the random model of a seed (.onnx) and print its recipe");
   model->add_option("--seed", seed, "Seed")->required();
   model->add_flag("--int8", int8, "QDQ int8 model instead of float32");
-  model->add_option("-o,--output", outPath, "Output .onnx file")->required();
+  model->add_flag("--tflite", tflite, "Int8 .tflite model (the same recipe in TFLite's form)");
+  model->add_option("-o,--output", outPath, "Output .onnx (.tflite with --tflite) file")->required();
 
   size_t workspace = 64 * 1024;
   CLI::App* board = app.add_subcommand("board", "Write the random board of a seed (.toml)");
@@ -197,6 +219,11 @@ int main(int argc, char** argv) {
   run->add_option("--seconds", seconds, "Stop starting seeds after this many seconds");
   run->add_option("--boards", boards, "Pairs (board x variant) per model; the first on the default board")->capture_default_str();
   run->add_option("--int8-percent", int8Percent, "Share of seeds with int8 QDQ models")->capture_default_str();
+  CampaignFlags flags;
+  run->add_option("--tflite-percent", flags.tflitePercent, "Share of the int8 seeds written as .tflite files")->capture_default_str();
+  run->add_option("--emulate-percent", flags.emulatePercent,
+                  "Share of the int8 seeds also built as firmware and run on QEMU (--emulate-machine)")->capture_default_str();
+  run->add_option("--emulate-machine", flags.machine, "QEMU machine of the emulated runs")->capture_default_str();
   run->add_option("--jobs", jobs, "Seeds run at once (one process each)")->capture_default_str();
   run->add_flag("--no-ort", noOrt, "Do not compare float models with ONNX Runtime");
   run->add_flag("--no-shrink", noShrink, "Write findings as found, without minimising them");
@@ -211,8 +238,24 @@ int main(int argc, char** argv) {
 
   if (model->parsed()) {
     zoo::RandomModelOptions options;
-    options.quantized = int8;
-    const zoo::RandomRecipe recipe = zoo::randomRecipe(seed, options);
+    options.quantized = int8 || tflite;
+    zoo::RandomRecipe recipe = zoo::randomRecipe(seed, options);
+    if (tflite) {
+      recipe.tflite = true;
+      Result<std::vector<uint8_t>> bytes = zoo::buildRandomTflite(recipe);
+      if (!bytes) {
+        std::fputs(bytes.error().render().c_str(), stderr);
+        return 2;
+      }
+      std::ofstream out(outPath, std::ios::binary);
+      out.write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
+      if (!out) {
+        std::fprintf(stderr, "error: cannot write %s\n", outPath.c_str());
+        return 2;
+      }
+      std::printf("%s\n", recipe.describe().c_str());
+      return 0;
+    }
     Result<zoo::RandomModel> built = zoo::buildRandomModel(recipe);
     if (!built) {
       std::fputs(built.error().render().c_str(), stderr);
@@ -235,6 +278,6 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (run->parsed())
-    return runCampaign(first, seeds, seconds, boards, int8Percent, !noOrt, !noShrink, outDir, std::max(1, jobs), keepWork);
+    return runCampaign(first, seeds, seconds, boards, int8Percent, !noOrt, !noShrink, outDir, std::max(1, jobs), keepWork, flags);
   return checkReproducer(reproducer);
 }

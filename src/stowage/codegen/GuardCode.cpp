@@ -81,6 +81,23 @@ static void {0}_guard_retire({0}_guard_buf* b) {{
                      p, plan.guardBytes, upperIdentifier(p));
 }
 
+namespace {
+
+/// Whether an overlapping layer's output `y` and the group of the input it overlaps share a byte when each is taken
+/// with its canaries (plan.guardBytes on either side of the data).
+bool guardBytesMeetInput(const ProgramPlan& plan, const PlacedBuffer& y) {
+  if (y.overlapsInput == kNoTensor || y.sizeBytes == 0) return false;
+  const int xi = plan.bufferOf(y.overlapsInput);
+  if (xi < 0) return false;
+  const PlacedBuffer* x = &plan.buffers[static_cast<size_t>(xi)];
+  if (x->aliasOf != kNoTensor && plan.bufferOf(x->aliasOf) >= 0) x = &plan.buffers[static_cast<size_t>(plan.bufferOf(x->aliasOf))];
+  if (!(x->slot == y.slot) || x->sizeBytes == 0) return false;
+  const size_t g = plan.guardBytes;
+  return y.offset < x->offset + x->sizeBytes + 2 * g && x->offset < y.offset + y.sizeBytes + 2 * g;
+}
+
+}  // namespace
+
 GuardLayout guardLayout(const Graph& g, const ProgramPlan& plan) {
   GuardLayout out;
   out.index.assign(g.tensors.size(), -1);
@@ -141,9 +158,11 @@ GuardLayout guardLayout(const Graph& g, const ProgramPlan& plan) {
       r.deadStep = std::max(r.deadStep, lastUse[id]);
     }
   // Overlapping layers: the output's record is armed after its write; every record on the input's group bytes
-  // stops at that step.
+  // stops at that step. Not only when the data overlap: the planner's shifts hold the canaries too, so the output's
+  // canary may lie on the input's data (armed before the step, it would overwrite input bytes still to be read) or
+  // its data on the input's canary.
   for (const PlacedBuffer& y : plan.buffers) {
-    if (!sharesBytesWithInput(plan, y) || out.index[static_cast<size_t>(y.tensor)] < 0) continue;
+    if (!guardBytesMeetInput(plan, y) || out.index[static_cast<size_t>(y.tensor)] < 0) continue;
     out.records[static_cast<size_t>(out.index[static_cast<size_t>(y.tensor)])].armAfterWrite = true;
     const PlacedBuffer& x = plan.buffers[static_cast<size_t>(plan.bufferOf(y.overlapsInput))];
     const TensorId root = x.aliasOf == kNoTensor ? x.tensor : x.aliasOf;

@@ -338,7 +338,7 @@ RandomStep randomConvStep(SplitMix64& rng, int64_t maxChannels) {
 
 std::string RandomRecipe::describe() const {
   using namespace random_model_detail;  // in the function: the unity build must not see these names elsewhere
-  std::string s = fmt::format("{}{}x{}x{}:", quantized ? "int8 " : "f32 ", channels, height, width);
+  std::string s = fmt::format("{}{}x{}x{}:", quantized ? (tflite ? "tflite " : "int8 ") : "f32 ", channels, height, width);
   for (const RandomStep& st : steps) {
     s += ' ';
     s += stepName(st.kind);
@@ -355,7 +355,9 @@ std::string RandomRecipe::describe() const {
       s += fmt::format("(o{}{}{})", st.outChannels, st.kind == RandomStepKind::Head ? (st.variant2 ? " matmul" : " gemm") : "",
                        st.softmax ? " softmax" : "");
   }
-  if (quantized)
+  if (quantized && tflite)
+    s += fmt::format(" | s8{}{}", perChannel ? " pc" : " pt", symmetric ? " sym" : "");
+  else if (quantized)
     s += fmt::format(" | {}{}{}{}{}", uint8Activations ? "u8" : "s8", perChannel ? " pc" : " pt", symmetric ? " sym" : "",
                      reduceRange ? " rr" : "", keepActivations ? " keep-act" : "");
   return s;
@@ -363,7 +365,9 @@ std::string RandomRecipe::describe() const {
 
 RandomRecipe randomRecipe(uint64_t seed, const RandomModelOptions& options) {
   using namespace random_model_detail;
-  SplitMix64 rng(seed * 0x9E3779B97F4A7C15ull + 27);
+  // The start state is hashed: SplitMix64 steps its state by the same 0x9E37... that `seed * 0x9E37...` used to
+  // start from, so seed s + 1 drew seed s's stream shifted by one draw (consecutive seeds shared most of their steps).
+  SplitMix64 rng(SplitMix64(seed * 0x9E3779B97F4A7C15ull + 27).next());
   RandomRecipe r;
   r.seed = seed;
   r.quantized = options.quantized;
@@ -431,6 +435,7 @@ RandomRecipe randomRecipe(uint64_t seed, const RandomModelOptions& options) {
   r.reduceRange = chance(rng, 15);
   r.keepActivations = chance(rng, 25);
   r.quantizeSoftmax = chance(rng, 50);
+  r.tflite = options.quantized && chance(rng, options.tflitePercent);
   return r;
 }
 

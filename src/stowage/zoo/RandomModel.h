@@ -52,6 +52,7 @@ struct RandomStep {
 struct RandomRecipe {
   uint64_t seed = 0;           ///< weights and quantisation ranges are drawn from it
   bool quantized = false;      ///< int8 QDQ (zoo/QdqQuantizer.h) rather than float32
+  bool tflite = false;         ///< (quantized only) an int8 .tflite file instead (zoo/RandomTflite.h)
   int64_t channels = 3, height = 8, width = 8;  ///< the input [1, channels, height, width]
   std::vector<RandomStep> steps;
   // QDQ options (quantized only)
@@ -70,6 +71,8 @@ struct RandomModelOptions {
   int maxSteps = 8;            ///< steps before the head (at least 1)
   int64_t maxChannels = 12;
   int64_t maxSpatial = 16;     ///< input height and width in [3, maxSpatial]
+  int tflitePercent = 0;       ///< quantized recipes written as .tflite instead of QDQ ONNX, in percent (drawn last:
+                               ///< the rest of a seed's recipe does not depend on it)
 };
 
 /// The recipe of seed `seed` (the same seed and options give the same recipe everywhere).

@@ -161,6 +161,9 @@ OverlapSummary assignOverlaps(const Graph& g, const Board& board, const std::vec
     if (root < 0 || root == yi || y.aliasOf != kNoTensor || y.firstStep != static_cast<int>(step) || strided[static_cast<size_t>(yi)]) continue;
     const PlacedBuffer& xr = buffers[static_cast<size_t>(root)];
     if (x.aliasRunBytes != 0 || strided[static_cast<size_t>(root)] || xr.endStep != static_cast<int>(step) + 1) continue;
+    // The input's group must have been written by an earlier step (the validator's rule): a graph input planned in
+    // a pool (--io-in-pools) starts at step 0 like the output of the first layer that reads it.
+    if (xr.firstStep >= static_cast<int>(step)) continue;
     // A part of its group (a Slice view: a band's rows of a fused chain's input): the rest of the group is other rows,
     // which the kernel's row order says nothing about.
     if (x.sizeBytes != xr.sizeBytes) continue;
