@@ -45,16 +45,16 @@ static inline int8_t out_f32(int32_t acc, float m, int32_t output_offset, int32_
 #define REQUANT_PAIR(a, b, n, mult, sh, pc, oa, ob, off, lo, hi) ((void)(sh), requant_pair_f32(a, b, n, mult, pc, oa, ob, off, lo, hi))
 #define FC_OUT(acc, m, s, p, narrow) ((void)(s), (void)(narrow), out_f32(acc, rq_f32_of(m), (p)->output_offset, (p)->act_min, (p)->act_max))
 #define POINTWISE_NARROW(expr) 1
-#define TFLITE_REQUANT(p) 1
+#define REF_REQUANT_F32(p) ((p)->requant_f32)
 #else
 #define RQ_MAKE(m, s) stowage_rq_make((m), (s))
 #define REQUANT_ROW requant_row
 #define REQUANT_PAIR requant_pair
 #define FC_OUT fc_out
 #define POINTWISE_NARROW(expr) (expr)
-/* A requant_f32 layer through the TFLite entry points (a caller that names them, such as a tiled layer) takes the
- * reference loops, which honour it. */
-#define TFLITE_REQUANT(p) (!(p)->requant_f32)
+/* The TFLite entry points never see a requant_f32 layer: every caller (lowering, tiled layers, the simulator's
+ * engine) names the _rqf32 entry points for those, so their reference loops carry no float epilogue. */
+#define REF_REQUANT_F32(p) 0
 #endif
 
 /* The reference loops: the only kernels with STOWAGE_SMALL_KERNELS; otherwise fallbacks for shapes the fast paths do
@@ -110,7 +110,7 @@ STOWAGE_FALLBACK static void qconv2d_ref(const int8_t* x, const int8_t* w, const
             }
           }
           y[(((int64_t)b * p->oh + oy) * p->ow + ox) * pixel_stride + oc] =
-              finish(acc, bias, multiplier, shift, oc, p->per_channel, p->output_offset, p->act_min, p->act_max, p->requant_f32);
+              finish(acc, bias, multiplier, shift, oc, p->per_channel, p->output_offset, p->act_min, p->act_max, REF_REQUANT_F32(p));
         }
 }
 
@@ -138,7 +138,7 @@ STOWAGE_FALLBACK static void qdepthwise_ref(const int8_t* x, const int8_t* w, co
               }
             }
             y[(((int64_t)b * p->oh + oy) * p->ow + ox) * pixel_stride + oc] =
-                finish(acc, bias, multiplier, shift, oc, p->per_channel, p->output_offset, p->act_min, p->act_max, p->requant_f32);
+                finish(acc, bias, multiplier, shift, oc, p->per_channel, p->output_offset, p->act_min, p->act_max, REF_REQUANT_F32(p));
           }
 }
 
@@ -151,7 +151,7 @@ STOWAGE_FALLBACK static void qfully_connected_ref(const int8_t* x, const int8_t*
       const int8_t* wp = w + (int64_t)o * p->k;
       int32_t acc = 0;
       for (d = 0; d < p->k; ++d) acc += (int32_t)wp[d] * ((int32_t)xp[d] + p->input_offset);
-      y[(int64_t)b * p->m + o] = finish(acc, bias, multiplier, shift, o, p->per_channel, p->output_offset, p->act_min, p->act_max, p->requant_f32);
+      y[(int64_t)b * p->m + o] = finish(acc, bias, multiplier, shift, o, p->per_channel, p->output_offset, p->act_min, p->act_max, REF_REQUANT_F32(p));
     }
 }
 
@@ -1092,7 +1092,7 @@ int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p) {
 void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                         const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
 #if !defined(STOWAGE_SMALL_KERNELS)
-  if (qconv_is_fast(p) && TFLITE_REQUANT(p)) {
+  if (qconv_is_fast(p)) {
     if (qconv_is_pointwise(p)) {
       if (pointwise_fits(p) && POINTWISE_NARROW(acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, p->c))) {
         qconv2d_pointwise(x, w, bias, multiplier, shift, y, p);
@@ -1123,7 +1123,7 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
 void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
 #if !defined(STOWAGE_SMALL_KERNELS)
-  if (stowage_qdepthwise_conv2d_s8_is_fast(p) && TFLITE_REQUANT(p)) {
+  if (stowage_qdepthwise_conv2d_s8_is_fast(p)) {
     qdepthwise_fast(x, w, bias, multiplier, shift, y, p);
     return;
   }
@@ -1134,7 +1134,7 @@ void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_
 void stowage_qfully_connected_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                  const int32_t* shift, int8_t* y, const stowage_qfc_params* p) {
 #if !defined(STOWAGE_SMALL_KERNELS)
-  if (stowage_qfully_connected_s8_is_fast(p) && TFLITE_REQUANT(p)) {
+  if (stowage_qfully_connected_s8_is_fast(p)) {
     qfully_connected_fast(x, w, bias, multiplier, shift, y, p);
     return;
   }

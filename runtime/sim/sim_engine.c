@@ -225,7 +225,10 @@ static void qconv_common(const char* name, int depthwise, const int8_t* x, const
   count = operand(r, count, "engine multipliers", multiplier, quant, 0);
   count = operand(r, count, "engine shifts", shift, quant, 0);
   count = operand(r, count, "engine output", y, pixels * m, 1);
-  if (depthwise) stowage_qdepthwise_conv2d_s8(x, w, bias, multiplier, shift, y, p);
+  /* A QDQ layer (ONNX Runtime's float32 requantization) on the kernels' _rqf32 entry points. */
+  if (depthwise && p->requant_f32) stowage_qdepthwise_conv2d_s8_rqf32(x, w, bias, multiplier, shift, y, p);
+  else if (depthwise) stowage_qdepthwise_conv2d_s8(x, w, bias, multiplier, shift, y, p);
+  else if (p->requant_f32) stowage_qconv2d_s8_rqf32(x, w, bias, multiplier, shift, y, p);
   else stowage_qconv2d_s8(x, w, bias, multiplier, shift, y, p);
   schedule(SIM_QUEUE_EXEC, name, cycles, 0u, r, count);
 }
@@ -255,7 +258,8 @@ void stowage_accel_qfully_connected_s8(const int8_t* x, const int8_t* w, const i
   count = operand(r, count, "engine multipliers", multiplier, quant, 0);
   count = operand(r, count, "engine shifts", shift, quant, 0);
   count = operand(r, count, "engine output", y, b * m, 1);
-  stowage_qfully_connected_s8(x, w, bias, multiplier, shift, y, p);
+  if (p->requant_f32) stowage_qfully_connected_s8_rqf32(x, w, bias, multiplier, shift, y, p);
+  else stowage_qfully_connected_s8(x, w, bias, multiplier, shift, y, p);
   schedule(SIM_QUEUE_EXEC, "qfully_connected_s8", cycles, 0u, r, count);
 }
 

@@ -279,6 +279,19 @@ TEST_P(QdqNhwcZoo, Int8LayersRunOnTheFastNhwcKernelsWithTheQLinearKernelsBytes) 
   ModelRun nchw = runStowageCli(file, inputs, dir / "nchw", "--no-qdq-nhwc");
   ASSERT_TRUE(nchw.ok()) << nchw.error;
   EXPECT_EQ(diffOutputs(nhwc.outputs, nchw.outputs, kQdqExact), "");
+  // Tiled on an accelerator's engine (the simulator's intrinsics) and on a DSP's cores (the tiles call the kernels'
+  // _rqf32 entry points): the same bytes.
+  for (const char* accel : {"gemmini-like", "hexagon-vtcm"}) {
+    const std::string flags = " --board " + shellQuote(std::string(STOWAGE_SOURCE_DIR) + "/examples/boards/" + accel + ".toml");
+    const fs::path out = dir / (std::string("out_") + accel);
+    const CommandResult c = runCommand(shellQuote(cli()) + " compile " + shellQuote(file.string()) + " -o " + shellQuote(out.string()) + flags);
+    ASSERT_EQ(c.exitCode, 0) << c.err;
+    const std::string text = readFileBytes(out / "report.json");
+    EXPECT_NE(text.find("\"offload\""), std::string::npos) << accel << ": nothing offloaded";
+    ModelRun tiled = runStowageCli(file, inputs, dir / (std::string("run_") + accel), flags.substr(1));
+    ASSERT_TRUE(tiled.ok()) << accel << ": " << tiled.error;
+    EXPECT_EQ(diffOutputs(tiled.outputs, nhwc.outputs, kQdqExact), "") << accel;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, QdqNhwcZoo, ::testing::Values("resnet8", "ds-cnn", "mobilenet-v1-0.25"), [](const auto& info) {

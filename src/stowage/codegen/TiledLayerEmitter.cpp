@@ -360,8 +360,15 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
     a.emplace_back("p", "&" + dd + "->p");
     return a;
   };
-  const IntrinsicSpec computeSpec = engine ? target.intrinsic(tileKernelIntrinsic(k))
-                                           : IntrinsicSpec{"", tileKernelFunction(k), target.intrinsic(tileKernelIntrinsic(k)).args};
+  // A QDQ layer (ONNX Runtime's float32 requantization, requant_f32) calls the int8 kernels' _rqf32 entry points on
+  // the cores (the engine's intrinsic dispatches on the field itself).
+  bool requantF32 = false;
+  if (!sched.tiles.empty() && (k == TileKernel::QConv2d || k == TileKernel::QDepthwiseConv2d))
+    requantF32 = sched.tiles[0].qconvParams().requant_f32 != 0;
+  if (!sched.tiles.empty() && k == TileKernel::QFullyConnected) requantF32 = sched.tiles[0].qfcParams().requant_f32 != 0;
+  const IntrinsicSpec computeSpec =
+      engine ? target.intrinsic(tileKernelIntrinsic(k))
+             : IntrinsicSpec{"", tileKernelFunction(k) + (requantF32 ? "_rqf32" : ""), target.intrinsic(tileKernelIntrinsic(k)).args};
   // The portable kernel keeps the stowage_kernels order; only engine intrinsics are renamed. A board kernel for the
   // target's cores ([[kernels]]) has the portable kernel's signature and takes its place.
   IntrinsicSpec portable = computeSpec;

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <iterator>
 
+#include <unistd.h>
+
 #include "stowage/driver/FirmwareObjectCache.h"
 
 namespace stowage {
@@ -28,7 +30,10 @@ std::vector<std::string> command(const std::string& dir) {
 class FirmwareObjectCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("stowage_fw_cache_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+    // One folder per process and test: ctest runs these tests in parallel processes, and one's TearDown must not
+    // remove the folder another is still using.
+    dir_ = fs::temp_directory_path() / ("stowage_fw_cache_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     setenv("STOWAGE_FIRMWARE_CACHE", (dir_ / "cache").c_str(), 1);
   }

@@ -70,7 +70,7 @@ std::pair<int, int> qdqCompareLayer(const QdqLayerShape& s, std::mt19937& rng) {
   }
   // A Relu absorbed into the output range on every other layer.
   const bool relu = pick(0, 1) == 1;
-  std::vector<int8_t> want(static_cast<size_t>(s.m * oh * ow)), got(want.size()), dsp(want.size()), entry(want.size());
+  std::vector<int8_t> want(static_cast<size_t>(s.m * oh * ow)), got(want.size()), dsp(want.size());
   stowage_qlinear_conv_params q;
   std::memset(&q, 0, sizeof q);
   q.n = 1, q.c = s.c, q.h = s.h, q.w = s.w, q.m = s.m, q.oh = oh, q.ow = ow, q.kh = s.k, q.kw = s.k;
@@ -90,7 +90,6 @@ std::pair<int, int> qdqCompareLayer(const QdqLayerShape& s, std::mt19937& rng) {
     f.act_min = relu ? yz : -128, f.act_max = 127, f.requant_f32 = 1;
     stowage_qfully_connected_s8_rqf32(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), got.data(), &f);
     stowage_emu_dsp_qfully_connected_s8_rqf32(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), dsp.data(), &f);
-    stowage_qfully_connected_s8(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), entry.data(), &f);
   } else {
     stowage_qconv_params p;
     std::memset(&p, 0, sizeof p);
@@ -101,16 +100,13 @@ std::pair<int, int> qdqCompareLayer(const QdqLayerShape& s, std::mt19937& rng) {
     if (s.depthwise) {
       stowage_qdepthwise_conv2d_s8_rqf32(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), got.data(), &p);
       stowage_emu_dsp_qdepthwise_conv2d_s8_rqf32(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), dsp.data(), &p);
-      stowage_qdepthwise_conv2d_s8(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), entry.data(), &p);
     } else {
       stowage_qconv2d_s8_rqf32(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), got.data(), &p);
       stowage_emu_dsp_qconv2d_s8_rqf32(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), dsp.data(), &p);
-      stowage_qconv2d_s8(xn.data(), wn.data(), bias.data(), mult.data(), shift.data(), entry.data(), &p);
     }
   }
   countBad(got, bad);
   countBad(dsp, badDsp);
-  countBad(entry, bad);  // the TFLite entry points take requant_f32 layers (tiled calls) on their reference loops
   return {bad, badDsp};
 }
 
