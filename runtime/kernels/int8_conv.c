@@ -65,6 +65,22 @@ static inline int8_t out_f32(int32_t acc, float m, int32_t output_offset, int32_
 #define STOWAGE_FALLBACK
 #endif
 
+/* STOWAGE_INT8_FAST_PATHS_ONLY: the compiler's define for a firmware whose every int8 convolution, depthwise convolution
+ * and fully connected call takes its fast path (it asks the *_is_fast functions below for each call): the reference
+ * loops are left out (1.2 KB of code on a Cortex-M4), and a call that would need them stops the program
+ * (STOWAGE_REFERENCE_MISSING) instead of computing anything. Ignored with STOWAGE_SMALL_KERNELS, which runs them only. */
+#if defined(STOWAGE_INT8_FAST_PATHS_ONLY) && !defined(STOWAGE_SMALL_KERNELS)
+#define STOWAGE_REFERENCE_LOOPS 0
+#if defined(__GNUC__)
+#define STOWAGE_REFERENCE_MISSING() __builtin_trap()
+#else
+#include <stdlib.h>
+#define STOWAGE_REFERENCE_MISSING() abort()
+#endif
+#else
+#define STOWAGE_REFERENCE_LOOPS 1
+#endif
+
 int32_t stowage_requantize_s32(int32_t acc, int32_t multiplier, int32_t shift) {
   return stowage_fx_requant(acc, multiplier, shift);
 }
@@ -72,6 +88,7 @@ int32_t stowage_requantize_s32(int32_t acc, int32_t multiplier, int32_t shift) {
 /* Output row `k` of `p->oh` in the kernel's row order: ascending, or descending with a negative row_band. */
 static int32_t row_at(const stowage_qconv_params* p, int32_t k) { return p->row_band < 0 ? p->oh - 1 - k : k; }
 
+#if STOWAGE_REFERENCE_LOOPS
 STOWAGE_FALLBACK static int8_t finish(int32_t acc, const int32_t* bias, const int32_t* multiplier, const int32_t* shift, int32_t ch,
                      int32_t per_channel, int32_t output_offset, int32_t act_min, int32_t act_max, int32_t f32) {
   const int32_t q = per_channel ? ch : 0;
@@ -154,6 +171,7 @@ STOWAGE_FALLBACK static void qfully_connected_ref(const int8_t* x, const int8_t*
       y[(int64_t)b * p->m + o] = finish(acc, bias, multiplier, shift, o, p->per_channel, p->output_offset, p->act_min, p->act_max, REF_REQUANT_F32(p));
     }
 }
+#endif
 
 
 #if !defined(STOWAGE_SMALL_KERNELS)
@@ -1117,7 +1135,11 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
     return;
   }
 #endif
+#if STOWAGE_REFERENCE_LOOPS
   qconv2d_ref(x, w, bias, multiplier, shift, y, p);
+#else
+  STOWAGE_REFERENCE_MISSING();
+#endif
 }
 
 void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
@@ -1128,7 +1150,11 @@ void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_
     return;
   }
 #endif
+#if STOWAGE_REFERENCE_LOOPS
   qdepthwise_ref(x, w, bias, multiplier, shift, y, p);
+#else
+  STOWAGE_REFERENCE_MISSING();
+#endif
 }
 
 void stowage_qfully_connected_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
@@ -1139,5 +1165,9 @@ void stowage_qfully_connected_s8(const int8_t* x, const int8_t* w, const int32_t
     return;
   }
 #endif
+#if STOWAGE_REFERENCE_LOOPS
   qfully_connected_ref(x, w, bias, multiplier, shift, y, p);
+#else
+  STOWAGE_REFERENCE_MISSING();
+#endif
 }

@@ -113,6 +113,20 @@ std::string qemuCommand(const EmulatedMachine& m) {
                      m.qemuBinary, m.qemuMachine, extra);
 }
 
+/// The stowage.cmake lines that build the model library `lib` with `defines` (FirmwareProject::modelDefines), each
+/// explained; "" without any.
+std::string modelDefinesCmake(const std::vector<std::string>& defines, const std::string& lib) {
+  if (defines.empty()) return "";
+  std::string text;
+  for (const std::string& d : defines) {
+    if (d == "STOWAGE_NO_SIMD") text += "# STOWAGE_NO_SIMD (--kernels portable): the int8 kernels' portable loops, not the DSP or Helium ones.\n";
+    if (d == "STOWAGE_INT8_FAST_PATHS_ONLY")
+      text += "# STOWAGE_INT8_FAST_PATHS_ONLY: every int8 convolution and fully connected layer of this model takes the\n"
+              "# kernels' fast path, so their reference loops are left out (code size).\n";
+  }
+  return text + fmt::format("target_compile_definitions({} PRIVATE {})\n", lib, join(defines, " "));
+}
+
 }  // namespace
 
 Result<FirmwareProject> makeFirmwareProject(const Graph& g, const ProgramPlan& plan, const GeneratedC& code, const std::string& name,
@@ -182,6 +196,8 @@ Result<FirmwareProject> makeFirmwareProject(const Graph& g, const ProgramPlan& p
   fw.includeDirs = {"model", "runtime/include", "runtime/firmware"};
 
   if (options.noSimd) fw.modelDefines.push_back("STOWAGE_NO_SIMD");
+  // Every int8 convolution and fully connected call takes the kernels' fast path: their reference loops are left out.
+  if (!code.int8ReferenceLoops) fw.modelDefines.push_back("STOWAGE_INT8_FAST_PATHS_ONLY");
   // CMake: the model as a library (stowage.cmake, also for existing firmware builds), the firmware around it.
   const std::string lib = name + "_model";
   std::string quotedModel;
@@ -200,10 +216,7 @@ Result<FirmwareProject> makeFirmwareProject(const Graph& g, const ProgramPlan& p
                    "option(STOWAGE_SMALL_KERNELS \"Size over speed: the int8 convolutions run their reference loops only\" OFF)\n"
                    "if(STOWAGE_SMALL_KERNELS)\n  target_compile_definitions({1} PRIVATE STOWAGE_SMALL_KERNELS)\nendif()\n{6}",
                    name, lib, stowageVersion(), upperIdentifier(name), quotedModel, fw.weightsSource,
-                   fw.modelDefines.empty() ? std::string()
-                                           : fmt::format("# --kernels portable: the int8 kernels' portable loops, not the DSP or Helium ones.\n"
-                                                         "target_compile_definitions({} PRIVATE {})\n",
-                                                         lib, join(fw.modelDefines, " ")))});
+                   modelDefinesCmake(fw.modelDefines, lib))});
   const std::string tcFile = "toolchain-" + fw.toolchain.triple + ".cmake";
   fw.files.push_back({tcFile, toolchainCmake(fw.toolchain, cpu)});
   std::string fwList;

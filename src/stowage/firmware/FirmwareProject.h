@@ -40,7 +40,8 @@ struct FirmwareProject {
   std::string linkerScript;               ///< relative
   std::vector<std::string> kernelFiles;   ///< the runtime kernels it ships ("kernels/int8_conv.c")
   std::vector<std::string> boardKernelFiles;  ///< the C sources of the board's own kernels ([[kernels]]), "model/my_conv.c"
-  std::vector<std::string> modelDefines;  ///< preprocessor symbols the model library is built with ("STOWAGE_NO_SIMD")
+  /// preprocessor symbols the model library is built with ("STOWAGE_NO_SIMD", "STOWAGE_INT8_FAST_PATHS_ONLY")
+  std::vector<std::string> modelDefines;
 };
 
 /// The project for model `name` (graph, plan and code as compileGraph made them; the plan's board must have a [device]

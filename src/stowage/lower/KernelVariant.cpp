@@ -61,6 +61,17 @@ bool takesFastPath(const QuantCall& q) {
 
 }  // namespace
 
+bool runsInt8ReferenceLoops(const KernelCall& call) {
+  const auto* q = std::get_if<QuantCall>(&call.params);
+  if (q == nullptr) return false;
+  switch (q->kernel) {
+    case QuantKernel::Conv2d:
+    case QuantKernel::DepthwiseConv2d:
+    case QuantKernel::FullyConnected: return !takesFastPath(*q);
+    default: return false;
+  }
+}
+
 KernelVariant cpuKernelVariant(const Graph& g, const Board& board, int target, const KernelCall& call, const KernelIsa& isa) {
   if (boardKernelFor(g, board, target, kernelFunctionName(call), firstTensorOf(call)) != nullptr) return KernelVariant::Board;
   const auto* q = std::get_if<QuantCall>(&call.params);

@@ -44,6 +44,10 @@ TensorId firstTensorOf(const KernelCall& call);
 const KernelOverride* boardKernelFor(const Graph& g, const Board& board, int target, const std::string& function,
                                      TensorId firstTensor);
 
+/// Whether `call` is an int8 convolution, depthwise convolution or fully connected call (stowage_kernels_int8.h) that
+/// runs the kernels' reference loops rather than their fast path (grouped, dilated window rows, 2^31 elements).
+bool runsInt8ReferenceLoops(const KernelCall& call);
+
 /// The variant of `call` made by target `target` on the CPU (not offloaded): the board's kernel when one replaces it,
 /// the Helium or DSP path for the int8 convolution, depthwise convolution and fully connected calls that take the
 /// kernels' fast path (runtime/kernels/int8_conv.c: one group, unit width dilation, 32-bit indices), else portable.

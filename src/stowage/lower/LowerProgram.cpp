@@ -67,4 +67,21 @@ Result<LoweredProgram> lowerProgram(const Graph& g, const ProgramPlan& plan, con
   return program;
 }
 
+bool needsInt8ReferenceLoops(const ProgramPlan& plan, const LoweredProgram& program) {
+  for (size_t step = 0; step < program.layers.size(); ++step) {
+    const LoweredLayer& layer = program.layers[step];
+    const bool offloaded = plan.offloadedAt(static_cast<int>(step)) != nullptr;
+    for (size_t k = 0; k < layer.calls.size(); ++k) {
+      const KernelCall& call = layer.calls[k];
+      if (offloaded) {
+        if (std::holds_alternative<QuantCall>(call.params)) return true;
+        continue;
+      }
+      const bool boardKernel = k < layer.boardKernels.size() && layer.boardKernels[k] != nullptr;
+      if (!boardKernel && runsInt8ReferenceLoops(call)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace stowage

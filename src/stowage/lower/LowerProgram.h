@@ -34,4 +34,10 @@ struct LoweredProgram {
 /// cannot run with (an internal planner error, naming the node and tensor).
 Result<LoweredProgram> lowerProgram(const Graph& g, const ProgramPlan& plan, const KernelIsa& isa);
 
+/// Whether running `program` (placed by `plan`) needs the int8 kernels' reference loops: a CPU layer calls the portable
+/// kernel (not a board's) where it runs them (runsInt8ReferenceLoops), or a layer is offloaded with such a kernel (its
+/// cores call it on tiles whose shapes this does not know). When not, a firmware build leaves them out
+/// (STOWAGE_INT8_FAST_PATHS_ONLY, runtime/kernels/int8_conv.c).
+bool needsInt8ReferenceLoops(const ProgramPlan& plan, const LoweredProgram& program);
+
 }  // namespace stowage

@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 
 #include "../frontend/TfliteTestModels.h"
+#include "stowage/lower/KernelVariant.h"
+#include "stowage/lower/LowerProgram.h"
 
 namespace stowage {
 namespace {
@@ -93,6 +95,46 @@ TEST_F(ReportKernelVariant, CortexM4ProjectKeepsTheDspPath) {
   const std::string cmake(std::istreambuf_iterator<char>(in), {});
   EXPECT_NE(cmake.find("add_library"), std::string::npos);
   EXPECT_EQ(cmake.find("STOWAGE_NO_SIMD"), std::string::npos) << cmake;
+  // Its one layer takes the fast path: the kernels are built without their reference loops.
+  EXPECT_NE(cmake.find("STOWAGE_INT8_FAST_PATHS_ONLY"), std::string::npos) << cmake;
+}
+
+/// A QuantCall of `kernel` with the params of a 3x3 convolution over `c` channels of which each group reads `kc`.
+KernelCall convCall(QuantKernel kernel, int32_t c, int32_t kc) {
+  stowage_qconv_params p{};
+  p.n = 1;
+  p.h = p.w = p.oh = p.ow = 8;
+  p.c = c;
+  p.m = c;
+  p.kh = p.kw = 3;
+  p.kc = kc;
+  p.stride_h = p.stride_w = p.dil_h = p.dil_w = 1;
+  p.pad_top = p.pad_left = 1;
+  p.depth_multiplier = 1;
+  p.act_min = -128;
+  p.act_max = 127;
+  KernelCall call;
+  call.params = QuantCall{kernel, p};
+  return call;
+}
+
+TEST(Int8ReferenceLoops, OnlyCallsOffTheFastPathNeedThem) {
+  EXPECT_FALSE(runsInt8ReferenceLoops(convCall(QuantKernel::Conv2d, 8, 8)));
+  EXPECT_TRUE(runsInt8ReferenceLoops(convCall(QuantKernel::Conv2d, 8, 4))) << "a grouped convolution";
+  EXPECT_FALSE(runsInt8ReferenceLoops(convCall(QuantKernel::DepthwiseConv2d, 8, 1)));
+  KernelCall dilated = convCall(QuantKernel::Conv2d, 8, 8);
+  std::get<stowage_qconv_params>(std::get<QuantCall>(dilated.params).params).dil_w = 2;
+  EXPECT_TRUE(runsInt8ReferenceLoops(dilated)) << "dilated window rows";
+  EXPECT_FALSE(runsInt8ReferenceLoops(KernelCall{})) << "not an int8 call";
+
+  ProgramPlan plan;
+  LoweredProgram program;
+  program.layers.resize(2);
+  program.layers[0].calls = {convCall(QuantKernel::Conv2d, 8, 8)};
+  program.layers[1].calls = {convCall(QuantKernel::DepthwiseConv2d, 8, 1)};
+  EXPECT_FALSE(needsInt8ReferenceLoops(plan, program));
+  program.layers[1].calls.push_back(convCall(QuantKernel::Conv2d, 8, 2));
+  EXPECT_TRUE(needsInt8ReferenceLoops(plan, program));
 }
 
 }  // namespace
