@@ -66,6 +66,12 @@ int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p);
  * (grouped convolutions, dilated window rows, tensors of 2^31 elements or more, STOWAGE_SMALL_KERNELS). */
 int stowage_qconv2d_s8_is_fast(const stowage_qconv_params* p);
 int stowage_qdepthwise_conv2d_s8_is_fast(const stowage_qconv_params* p);
+/* Bytes of the stack buffers stowage_qdepthwise_conv2d_s8 uses for `p` at most (0: none): with the DSP extension (and
+ * not Helium) a fast-path depthwise layer (depth multiplier 1, at most 7x7 taps) holds its window rows, widened, in a
+ * strip of STOWAGE_DW_STRIP_BYTES, and its filters for four channels, 8 bytes a tap. Reported as for
+ * stowage_qconv2d_s8_stack_bytes. */
+#define STOWAGE_DW_STRIP_BYTES 768
+int32_t stowage_qdepthwise_conv2d_s8_stack_bytes(const stowage_qconv_params* p);
 void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, int8_t* y, const stowage_qconv_params* p);
 

@@ -242,6 +242,28 @@ static void dot_2x2_rows(const int8_t* xa, const int8_t* xb, const int8_t* w0, c
  * in one loop with that channel's constants in registers. */
 #define STOWAGE_ROW_CHUNK 32
 
+/* Filter rows and columns up to which a depthwise convolution takes the fast path (7x7): with the DSP extension its four
+ * channels' filters are widened on the stack, 8 bytes a tap, beside the strip of STOWAGE_DW_STRIP_BYTES. */
+#define STOWAGE_DW_STRIP_K 7
+#define STOWAGE_DW_STRIP_TAPS (STOWAGE_DW_STRIP_K * STOWAGE_DW_STRIP_K)
+#define STOWAGE_DW_STRIP_WORDS (STOWAGE_DW_STRIP_BYTES / 4)
+
+/* Output columns a strip chunk of `p` covers (at most a requantized row chunk): 0 when the strip cannot hold the kh
+ * window rows of one output column. */
+static int32_t dw_strip_cols(const stowage_qconv_params* p) {
+  const int32_t in_cols = STOWAGE_DW_STRIP_WORDS / (2 * p->kh), span = (p->kw - 1) * p->dil_w + 1;
+  int32_t n;
+  if (in_cols < span) return 0;
+  n = (in_cols - span) / p->stride_w + 1;
+  return n < STOWAGE_ROW_CHUNK ? n : STOWAGE_ROW_CHUNK;
+}
+
+/* Whether the strip holds `p`'s window (what stowage_qdepthwise_conv2d_s8_is_fast asks in every build, so that the
+ * compiler's answer, from its host build, holds on the device): at most 7x7 taps, one output column's window rows. */
+static int dw_strip_fits(const stowage_qconv_params* p) {
+  return p->kh <= STOWAGE_DW_STRIP_K && p->kw <= STOWAGE_DW_STRIP_K && dw_strip_cols(p) > 0;
+}
+
 #if !defined(STOWAGE_RQF32_VARIANT)
 /* y[i * stride] = the requantized, offset, clamped acc[i] for i < n, all of one channel. */
 static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8_t* y, int32_t stride, int32_t output_offset,
@@ -680,6 +702,7 @@ static inline void tap_range(int32_t i0, int32_t n, int32_t k, int32_t dil, int3
   *t1 = b;
 }
 
+#if !defined(STOWAGE_DOT_WIDENED)
 /* a[0..nb) += sum over the taps fy in [fy0, fy1), fx in [fx0, fx1) of w * (x + offset) for nb <= 4 consecutive channels.
  * xp and wp point at tap (0, 0) of the window and of the filter for the first channel; with_offset is a constant at
  * every call (0 where the offset is folded into the correction), as are the tap ranges of the 3x3 interior, so the
@@ -702,29 +725,6 @@ static STOWAGE_ALWAYS_INLINE void dw_taps(const int8_t* xp, const int8_t* wp, in
     vst1q_s32(a, va);
     return;
   }
-#elif defined(STOWAGE_DOT_DSP)
-  if (nb == 4) {
-    const int32_t off2 = (int32_t)(((uint32_t)offset & 0xFFFFu) | ((uint32_t)offset << 16));
-    for (fy = fy0; fy < fy1; ++fy)
-      for (fx = fx0; fx < fx1; ++fx) {
-        const int32_t xv = stowage_load4(xp + fy * tap_dy + fx * tap_dx), wv = stowage_load4(wp + fy * wtap_dy + fx * wtap_dx);
-        int32_t xe = __sxtb16(xv), xo = stowage_sxtb16_odd(xv);
-        const int32_t we = __sxtb16(wv), wo = stowage_sxtb16_odd(wv);
-        if (with_offset) {
-          xe = __sadd16(xe, off2);
-          xo = __sadd16(xo, off2);
-        }
-        a0 = __smlabb(xe, we, a0);
-        a2 = __smlatt(xe, we, a2);
-        a1 = __smlabb(xo, wo, a1);
-        a3 = __smlatt(xo, wo, a3);
-      }
-    a[0] = a0;
-    a[1] = a1;
-    a[2] = a2;
-    a[3] = a3;
-    return;
-  }
 #endif
   for (fy = fy0; fy < fy1; ++fy)
     for (fx = fx0; fx < fx1; ++fx) {
@@ -740,37 +740,175 @@ static STOWAGE_ALWAYS_INLINE void dw_taps(const int8_t* xp, const int8_t* wp, in
   a[2] = a2;
   a[3] = a3;
 }
-
-#if defined(STOWAGE_DOT_DSP) && !defined(STOWAGE_DOT_MVE)
-/* One tap of four channels on the DSP path (interior: no offset). */
-#define DW_TAP4(xq, wq)                                                                       \
-  do {                                                                                        \
-    const int32_t xv_ = stowage_load4(xq), wv_ = stowage_load4(wq);                           \
-    const int32_t xe_ = __sxtb16(xv_), xo_ = stowage_sxtb16_odd(xv_);                         \
-    const int32_t we_ = __sxtb16(wv_), wo_ = stowage_sxtb16_odd(wv_);                         \
-    a0 = __smlabb(xe_, we_, a0);                                                              \
-    a2 = __smlatt(xe_, we_, a2);                                                              \
-    a1 = __smlabb(xo_, wo_, a1);                                                              \
-    a3 = __smlatt(xo_, wo_, a3);                                                              \
-  } while (0)
-
-/* The 3x3 interior of four channels, written out: nine taps of straight-line code. */
-static STOWAGE_ALWAYS_INLINE void dw_taps_3x3_dsp(const int8_t* xp, const int8_t* wp, int32_t tap_dx, int32_t tap_dy,
-                                                  int32_t c, int32_t* a) {
-  int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], fy;
-  for (fy = 0; fy < 3; ++fy, xp += tap_dy, wp += 3 * c) {
-    DW_TAP4(xp, wp);
-    DW_TAP4(xp + tap_dx, wp + c);
-    DW_TAP4(xp + 2 * tap_dx, wp + 2 * c);
-  }
-  a[0] = a0;
-  a[1] = a1;
-  a[2] = a2;
-  a[3] = a3;
-}
-#undef DW_TAP4
 #endif
 
+#if defined(STOWAGE_DOT_WIDENED)
+/* The int8 values of channels [0, nb) at q as one word, zero above them: the last block of a channel count that is not
+ * a multiple of four reads no byte past its pixel. */
+static inline int32_t dw_load_block(const int8_t* q, int32_t nb) {
+  uint32_t v = 0;
+  int32_t k;
+  if (nb == 4) return stowage_load4(q);
+  for (k = 0; k < nb; ++k) v |= (uint32_t)(uint8_t)q[k] << (8 * k);
+  return (int32_t)v;
+}
+
+/* Input row `xrow` (channel block start; NULL for a row outside the input) at columns [ix0, ix0 + n) of w, widened
+ * for the block's nb <= 4 channels (zero for the others) to halfword pairs with the offset added, two words a pixel (channels 0 and 2, then 1 and 3); zero
+ * outside the input, where TFLite skips the tap. */
+static STOWAGE_ALWAYS_INLINE void dw_widen_row(const int8_t* xrow, int32_t c, int32_t nb, int32_t w, int32_t ix0, int32_t n, int32_t off2,
+                         int32_t* dst) {
+  int32_t lo = ix0 < 0 ? -ix0 : 0, hi = w - ix0 < n ? w - ix0 : n, j;
+  if (xrow == NULL || hi < lo) lo = hi = n;
+  for (j = 0; j < lo; ++j, dst += 2) dst[0] = dst[1] = 0;
+  for (xrow += (ix0 + lo) * c; j < hi; ++j, dst += 2, xrow += c) {
+    const int32_t v = dw_load_block(xrow, nb);
+    dst[0] = __sadd16(__sxtb16(v), off2);
+    dst[1] = __sadd16(stowage_sxtb16_odd(v), off2);
+  }
+  for (; j < n; ++j, dst += 2) dst[0] = dst[1] = 0;
+}
+
+/* One tap of the strip: the input pair words at rp, the filter pair words at wq. */
+#define DW_STRIP_TAP(rp, wq)                  \
+  do {                                        \
+    int32_t xe_, xo_, we_, wo_;               \
+    dw_load_pair(rp, &xe_, &xo_);             \
+    dw_load_pair(wq, &we_, &wo_);             \
+    a0 = __smlabb(xe_, we_, a0);              \
+    a2 = __smlatt(xe_, we_, a2);              \
+    a1 = __smlabb(xo_, wo_, a1);              \
+    a3 = __smlatt(xo_, wo_, a3);              \
+  } while (0)
+
+/* Two words at p (one LDRD: the strip and the widened filters are word arrays). */
+static inline void dw_load_pair(const int32_t* p, int32_t* lo, int32_t* hi) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  *lo = (int32_t)(uint32_t)v;
+  *hi = (int32_t)(uint32_t)(v >> 32);
+}
+
+/* accs[j][i] = bs[j] + the 3x3 window of output pixel i over strip rows r0, r1, r2 (taps one pixel apart, pixels `step`
+ * words apart), for i < n and the block's four channels. */
+static STOWAGE_ALWAYS_INLINE void dw_strip_3x3(const int32_t* r0, const int32_t* r1, const int32_t* r2, const int32_t* ww,
+                                               const int32_t* bs, int32_t n, int32_t step, int32_t (*accs)[STOWAGE_ROW_CHUNK]) {
+  int32_t i;
+  for (i = 0; i < n; ++i, r0 += step, r1 += step, r2 += step) {
+    int32_t a0, a1, a2, a3;
+    dw_load_pair(bs, &a0, &a1);
+    dw_load_pair(bs + 2, &a2, &a3);
+    DW_STRIP_TAP(r0, ww);
+    DW_STRIP_TAP(r0 + 2, ww + 2);
+    DW_STRIP_TAP(r0 + 4, ww + 4);
+    DW_STRIP_TAP(r1, ww + 6);
+    DW_STRIP_TAP(r1 + 2, ww + 8);
+    DW_STRIP_TAP(r1 + 4, ww + 10);
+    DW_STRIP_TAP(r2, ww + 12);
+    DW_STRIP_TAP(r2 + 2, ww + 14);
+    DW_STRIP_TAP(r2 + 4, ww + 16);
+    accs[0][i] = a0;
+    accs[1][i] = a1;
+    accs[2][i] = a2;
+    accs[3][i] = a3;
+  }
+}
+
+/* dw_strip_3x3 with the pixel step a constant (stride 1 and 2), out of line: the loop has the registers to itself. */
+__attribute__((noinline)) static void dw_strip_3x3_s1(const int32_t* r0, const int32_t* r1, const int32_t* r2, const int32_t* ww,
+                                                      const int32_t* bs, int32_t n, int32_t (*accs)[STOWAGE_ROW_CHUNK]) {
+  dw_strip_3x3(r0, r1, r2, ww, bs, n, 2, accs);
+}
+__attribute__((noinline)) static void dw_strip_3x3_s2(const int32_t* r0, const int32_t* r1, const int32_t* r2, const int32_t* ww,
+                                                      const int32_t* bs, int32_t n, int32_t (*accs)[STOWAGE_ROW_CHUNK]) {
+  dw_strip_3x3(r0, r1, r2, ww, bs, n, 4, accs);
+}
+
+/* Depthwise convolution (depth multiplier 1, stowage_qdepthwise_conv2d_s8_is_fast) on the DSP extension through a strip: per band
+ * of output rows, block of four channels and chunk of output columns, the kh input rows an output row reads are held
+ * widened (dw_widen_row) in a ring of kh strip rows, each widened once for all the output rows that read it, so every
+ * output pixel, border or not, is its bias plus kh x kw taps of one input pair load, one filter pair load and four
+ * multiply-accumulates, with no bounds checks and no zero-point correction. Input rows are read no later than the
+ * direct loops read them (the band order of an overlapping layer holds). STOWAGE_DW_STRIP_BYTES on the stack. */
+static void qdepthwise_strip(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                             const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
+  const int32_t c = p->c, kh = p->kh, kw = p->kw, taps = kh * kw;
+  const int32_t pix_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m;
+  const int32_t band = row_band_of(p), cols = dw_strip_cols(p), span = (kw - 1) * p->dil_w + 1;
+  const int32_t off2 = (int32_t)(((uint32_t)p->input_offset & 0xFFFFu) | ((uint32_t)p->input_offset << 16));
+  const int32_t tap_dx = 2 * p->dil_w, pix_dx = 2 * p->stride_w;
+  const int narrow = acc_is_narrow(bias, c, shift, p->per_channel ? c : 1, p->input_offset, taps);
+  int32_t strip[STOWAGE_DW_STRIP_WORDS], ww[2 * STOWAGE_DW_STRIP_TAPS], accs[4][STOWAGE_ROW_CHUNK];
+  int32_t b, kb, ch0;
+  for (b = 0; b < p->n; ++b)
+    for (kb = 0; kb * band < p->oh; ++kb)
+      for (ch0 = 0; ch0 < c; ch0 += 4) {
+        const int32_t oy0 = band_start(p, band, kb);
+        const int32_t oy_end = p->oh - oy0 < band ? p->oh : oy0 + band;
+        const int32_t nb = c - ch0 < 4 ? c - ch0 : 4;
+        int32_t bs[4], j, t, ox0;
+        stowage_rq rq[4];
+        for (t = 0; t < taps; ++t) {
+          const int32_t v = dw_load_block(w + t * c + ch0, nb);
+          ww[2 * t] = __sxtb16(v);
+          ww[2 * t + 1] = stowage_sxtb16_odd(v);
+        }
+        for (j = 0; j < 4; ++j) {
+          const int32_t ch = ch0 + (j < nb ? j : 0), q = p->per_channel ? ch : 0;
+          bs[j] = bias != NULL ? bias[ch] : 0;
+          rq[j] = RQ_MAKE(multiplier[q], shift[q]);
+          rq[j].narrow = narrow;
+        }
+        for (ox0 = 0; ox0 < p->ow; ox0 += cols) {
+          const int32_t n = p->ow - ox0 < cols ? p->ow - ox0 : cols;
+          const int32_t ix0 = ox0 * p->stride_w - p->pad_left, in_cols = (n - 1) * p->stride_w + span;
+          int32_t oy, fy, held = 0, have = 0;
+          int32_t* ring[STOWAGE_DW_STRIP_K];
+          for (fy = 0; fy < kh; ++fy) ring[fy] = strip + fy * 2 * in_cols;
+          for (oy = oy0; oy < oy_end; ++oy) {
+            const int32_t iy0 = oy * p->stride_h - p->pad_top;
+            int8_t* yp = y + (((int32_t)b * p->oh + oy) * p->ow + ox0) * pix_stride + ch0;
+            int32_t i, keep = 0, first_new;
+            /* ring[fy] holds input row iy0 + fy * dil_h. With unit row dilation, rows the last output row widened move
+             * up (the ring turns by the row step) and only the new ones are widened. */
+            if (have && p->dil_h == 1 && iy0 >= held && iy0 - held < kh) {
+              const int32_t turn = iy0 - held;
+              int32_t* moved[STOWAGE_DW_STRIP_K];
+              keep = kh - turn;
+              for (fy = 0; fy < kh; ++fy) moved[fy] = ring[(fy + turn) % kh];
+              for (fy = 0; fy < kh; ++fy) ring[fy] = moved[fy];
+            }
+            for (first_new = keep, fy = first_new; fy < kh; ++fy) {
+              const int32_t iy = iy0 + fy * p->dil_h;
+              dw_widen_row(iy >= 0 && iy < p->h ? x + (((int32_t)b * p->h + iy) * p->w) * c + ch0 : NULL, c, nb, p->w, ix0,
+                           in_cols, off2, ring[fy]);
+            }
+            held = iy0;
+            have = 1;
+            if (kh == 3 && kw == 3 && p->dil_w == 1 && p->stride_w <= 2) {
+              if (p->stride_w == 1) dw_strip_3x3_s1(ring[0], ring[1], ring[2], ww, bs, n, accs);
+              else dw_strip_3x3_s2(ring[0], ring[1], ring[2], ww, bs, n, accs);
+            } else {
+              for (i = 0; i < n; ++i) {
+                int32_t a0 = bs[0], a1 = bs[1], a2 = bs[2], a3 = bs[3], fx;
+                const int32_t* wq = ww;
+                for (fy = 0; fy < kh; ++fy)
+                  for (fx = 0; fx < kw; ++fx, wq += 2) DW_STRIP_TAP(ring[fy] + i * pix_dx + fx * tap_dx, wq);
+                accs[0][i] = a0;
+                accs[1][i] = a1;
+                accs[2][i] = a2;
+                accs[3][i] = a3;
+              }
+            }
+            for (j = 0; j < nb; ++j) REQUANT_ROW(accs[j], n, &rq[j], yp + j, pix_stride, p->output_offset, p->act_min, p->act_max);
+          }
+        }
+      }
+}
+#undef DW_STRIP_TAP
+#endif
+
+#if !defined(STOWAGE_DOT_WIDENED)
 /* Depthwise convolution with depth multiplier 1: per band of output rows (row_band; the whole output by default),
  * channels four at a time (contiguous in input, filter and output), every pixel of the band; interior pixels start from the folded correction and read every tap (3x3 unrolled),
  * border pixels start from the bias and read the taps inside the input with the offset added. */
@@ -836,10 +974,6 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
                 a[1] = corr[1];
                 a[2] = corr[2];
                 a[3] = corr[3];
-#if defined(STOWAGE_DOT_DSP) && !defined(STOWAGE_DOT_MVE)
-                if (is3x3 && nb == 4) dw_taps_3x3_dsp(xb, wb, tap_dx, tap_dy, c, a);
-                else
-#endif
                 if (is3x3) dw_taps(xb, wb, 0, 3, 0, 3, tap_dx, tap_dy, c, 3 * c, nb, 0, 0, a);
                 else dw_taps(xb, wb, 0, kh, 0, kw, tap_dx, tap_dy, c, kw * c, nb, 0, 0, a);
               } else {
@@ -862,6 +996,7 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
         }
       }
 }
+#endif
 
 #if defined(STOWAGE_DOT_WIDENED)
 /* Input elements up to which a fully connected layer widens a batch row once, its offset added, for every pair of
@@ -1073,7 +1208,7 @@ int stowage_qdepthwise_conv2d_s8_is_fast(const stowage_qconv_params* p) {
   (void)p;
   return 0;
 #else
-  return p->depth_multiplier == 1 && p->m == p->c && conv_fits_32bit(p);
+  return p->depth_multiplier == 1 && p->m == p->c && conv_fits_32bit(p) && dw_strip_fits(p);
 #endif
 }
 
@@ -1092,6 +1227,16 @@ int32_t stowage_qfully_connected_s8_stack_bytes(const stowage_qfc_params* p) {
   return 0;
 #else
   return stowage_qfully_connected_s8_is_fast(p) ? STOWAGE_FC_STACK_BYTES : 0;
+#endif
+}
+
+int32_t stowage_qdepthwise_conv2d_s8_stack_bytes(const stowage_qconv_params* p) {
+#if defined(STOWAGE_SMALL_KERNELS)
+  (void)p;
+  return 0;
+#else
+  /* What the DSP build takes (qdepthwise_strip), whichever build asks: the compiler's, on the host, reports for the target. */
+  return stowage_qdepthwise_conv2d_s8_is_fast(p) ? STOWAGE_DW_STRIP_BYTES + 8 * p->kh * p->kw : 0;
 #endif
 }
 
@@ -1146,7 +1291,11 @@ void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_
                                   const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
 #if !defined(STOWAGE_SMALL_KERNELS)
   if (stowage_qdepthwise_conv2d_s8_is_fast(p)) {
+#if defined(STOWAGE_DOT_WIDENED)
+    qdepthwise_strip(x, w, bias, multiplier, shift, y, p);
+#else
     qdepthwise_fast(x, w, bias, multiplier, shift, y, p);
+#endif
     return;
   }
 #endif

@@ -418,6 +418,9 @@ std::vector<size_t> kernelStackByStep(const Graph& g, const ProgramPlan& plan) {
       if (q == nullptr) continue;
       if (q->kernel == QuantKernel::Conv2d)
         bytes[step] = std::max(bytes[step], static_cast<size_t>(stowage_qconv2d_s8_stack_bytes(&std::get<stowage_qconv_params>(q->params))));
+      else if (q->kernel == QuantKernel::DepthwiseConv2d)
+        bytes[step] = std::max(bytes[step],
+                               static_cast<size_t>(stowage_qdepthwise_conv2d_s8_stack_bytes(&std::get<stowage_qconv_params>(q->params))));
       else if (q->kernel == QuantKernel::FullyConnected)
         bytes[step] = std::max(bytes[step], static_cast<size_t>(stowage_qfully_connected_s8_stack_bytes(&std::get<stowage_qfc_params>(q->params))));
     }

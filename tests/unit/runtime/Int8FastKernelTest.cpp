@@ -191,6 +191,12 @@ TEST(Int8FastKernels, StackBytesNameTheBuffersOfEachPath) {
   p.m = 8;
   p.kh = p.kw = 3, p.pad_top = p.pad_left = 1, p.dil_w = 2;  // dilated across the row: the reference loops
   EXPECT_EQ(stowage_qconv2d_s8_stack_bytes(&p), 0);
+  // Depthwise: the strip of widened window rows and the four channels' widened filters, up to 7x7 taps.
+  p.kh = p.kw = 3, p.pad_top = p.pad_left = 1, p.dil_w = 1, p.c = p.m = 8, p.kc = 1, p.depth_multiplier = 1;
+  EXPECT_EQ(stowage_qdepthwise_conv2d_s8_stack_bytes(&p), STOWAGE_DW_STRIP_BYTES + 8 * 9);
+  p.kh = p.kw = 9;  // larger windows: the reference loops, no buffer
+  EXPECT_EQ(stowage_qdepthwise_conv2d_s8_stack_bytes(&p), 0);
+  EXPECT_EQ(stowage_qdepthwise_conv2d_s8_is_fast(&p), 0);
   // Fully connected: the widened batch row (any length: a longer one is widened in chunks into the same buffer).
   stowage_qfc_params f{};
   f.batches = 1, f.k = 640, f.m = 128;
@@ -203,6 +209,38 @@ TEST(Int8FastKernels, DepthwiseOnRandomShapesMatchesDirectLoops) {
   std::mt19937 rng(202);
   for (int t = 0; t < 300; ++t) {
     const Drawn d = draw(rng, true);
+    expectSame(d, stowage_qdepthwise_conv2d_s8, "host", t);
+    expectSame(d, stowage_emu_dsp_qdepthwise_conv2d_s8, "dsp", t);
+  }
+}
+
+TEST(Int8FastKernels, DepthwiseOnWideRowsAndLargeWindowsMatchesDirectLoops) {
+  // Rows wider than one strip chunk (the DSP path's column chunks), windows up to 7x7 (the largest the fast path takes),
+  // channel counts that are not a multiple of 4 (a partial last block), bands of an overlapping layer.
+  std::mt19937 rng(707);
+  for (int t = 0; t < 120; ++t) {
+    Drawn d = draw(rng, true);
+    stowage_qconv_params& p = d.p;
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    p.depth_multiplier = 1;
+    p.kh = pick(1, 7), p.kw = pick(1, 7);
+    p.dil_w = pick(1, 4) == 4 ? 2 : 1;
+    p.h = pick(1 + (p.kh - 1) * p.dil_h, 14);
+    p.w = pick(std::max(1 + (p.kw - 1) * p.dil_w, 20), 100);
+    p.c = p.m = pick(1, 3) == 1 ? pick(1, 11) : 4 * pick(1, 5);
+    p.pad_top = pick(0, p.kh - 1), p.pad_left = pick(0, p.kw - 1);
+    p.oh = (p.h + p.pad_top + pick(0, p.kh - 1) - ((p.kh - 1) * p.dil_h + 1)) / p.stride_h + 1;
+    p.ow = (p.w + p.pad_left + pick(0, p.kw - 1) - ((p.kw - 1) * p.dil_w + 1)) / p.stride_w + 1;
+    p.out_pixel_stride = pick(1, 4) == 4 ? p.m + pick(1, 3) : 0;
+    p.row_band = p.n == 1 && pick(0, 1) == 1 ? pick(1, std::max(1, p.oh)) * (pick(0, 1) == 1 ? 1 : -1) : 0;
+    d.x.resize(static_cast<size_t>(p.n * p.h * p.w * p.c));
+    for (auto& v : d.x) v = static_cast<int8_t>(pick(-128, 127));
+    d.w.resize(static_cast<size_t>(p.kh * p.kw * p.m));
+    for (auto& v : d.w) v = static_cast<int8_t>(pick(-127, 127));
+    d.bias.resize(static_cast<size_t>(p.m), pick(-30000, 30000));
+    d.mult.resize(static_cast<size_t>(p.m), (1 << 30) + pick(0, (1 << 30) - 1));
+    d.shift.resize(static_cast<size_t>(p.m), -pick(5, 12));
+    ASSERT_TRUE(stowage_qdepthwise_conv2d_s8_is_fast(&p)) << "trial " << t;
     expectSame(d, stowage_qdepthwise_conv2d_s8, "host", t);
     expectSame(d, stowage_emu_dsp_qdepthwise_conv2d_s8, "dsp", t);
   }
