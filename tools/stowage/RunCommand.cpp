@@ -89,7 +89,7 @@ CommandRunner registerRunCommand(CLI::App& app) {
   auto options = std::make_shared<CompileOptions>();
   CLI::App* sub = app.add_subcommand(
       "run",
-      "Compile an ONNX or TFLite model, build the generated C with $CC (default cc; -std=c99 -Wall -Wextra -Werror -pedantic, -O2 for the model code, -O0 for the weights and the harness) "
+      "Compile an ONNX or TFLite model, build the generated C with $CC (default cc; -std=c99 -Wall -Wextra -Werror -pedantic, a small model (under 1 MB of weights C) as one translation unit with the harness at -O1, a larger one with -O2 for the model code, -O0 for the weights and the harness) "
       "and the Stowage runtime, run it on the host and write its outputs: OUTDIR/output_0.pb, output_1.pb, ... "
       "(ONNX TensorProto named after each model output, the format of ONNX test data), or .npy / .bin with --format. "
       "The runtime is found at the build's paths unless STOWAGE_RUNTIME_LIB (libstowage_rt.a) or STOWAGE_RUNTIME_DIR "
