@@ -135,6 +135,12 @@ typedef struct {
 } stowage_qbinary_params;
 
 void stowage_qadd_s8(const int8_t* a, const int8_t* b, int8_t* y, const stowage_qbinary_params* p);
+/* Bytes of stack stowage_qadd_s8 and stowage_qsub_s8 use for `p` at most (0: none): from STOWAGE_QBINARY_TABLE_ELEMENTS
+ * output elements (and when the sums stay in the narrow requantization's range), each operand's rescaled value per int8
+ * value in a table of 256 int32 (two: STOWAGE_QBINARY_STACK_BYTES), made once per call. */
+#define STOWAGE_QBINARY_TABLE_ELEMENTS 1024
+#define STOWAGE_QBINARY_STACK_BYTES 2048
+int32_t stowage_qadd_s8_stack_bytes(const stowage_qbinary_params* p);
 void stowage_qmul_s8(const int8_t* a, const int8_t* b, int8_t* y, const stowage_qbinary_params* p);
 
 /* Softmax over the last axis (outer rows of `depth` elements), int8 in and out (output scale 1/256, zero

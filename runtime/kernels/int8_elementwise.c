@@ -37,6 +37,28 @@ static inline int8_t add_one_narrow(int32_t a, int32_t b, const stowage_qbinary_
   return (int8_t)stowage_fx_clamp(out, p->act_min, p->act_max);
 }
 
+/* Elements from which a narrow ADD or SUB rescales its operands through tables (STOWAGE_QBINARY_TABLE_ELEMENTS, the
+ * header): each operand's rescaled value depends on its int8 value alone, so 256 entries per operand, made once per call
+ * by add_one_narrow's own steps, replace two requantizations per element. */
+static int32_t rescale_narrow(int32_t v, int32_t offset, int32_t left_shift, const stowage_rq* q) {
+  const int32_t x = stowage_fx_smmulr((int32_t)((uint32_t)(v + offset) << (left_shift + q->left + 1)), q->multiplier);
+  return (int32_t)((uint32_t)x + (uint32_t)q->half + (uint32_t)((x >> 31) & q->neg)) >> q->right;
+}
+
+/* One row of n outputs of a narrow ADD (subtract: SUB) with the operands rescaled by tables ta, tb (indexed by value +
+ * 128), operand steps as and bs, the constants in locals (through p every int8 store may alias them). */
+static void add_row_tables(const int8_t* a, const int8_t* b, int8_t* y, int32_t n, int32_t as, int32_t bs, const int32_t* ta,
+                           const int32_t* tb, const stowage_qbinary_params* p, const stowage_rq* q_out, int subtract) {
+  const int32_t out_off = p->output_offset, lo = p->act_min, hi = p->act_max;
+  const stowage_rq out = *q_out;
+  int32_t i;
+  for (i = 0; i < n; ++i, a += as, b += bs) {
+    const int32_t ra = ta[*a + 128], rb = tb[*b + 128];
+    const int32_t v = stowage_rq_apply_narrow(subtract ? ra - rb : ra + rb, &out) + out_off;
+    y[i] = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+  }
+}
+
 /* Whether every step of add_one stays in the narrow requantizations' range: |operand + offset| <= 128 + |offset|
  * shifted by left_shift within each input's bound, the rescaled operands (at most their input times 2^shift for a
  * positive shift, plus one for the rounding) summed within the output's. */
@@ -71,6 +93,14 @@ static void binary(const int8_t* a, const int8_t* b, int8_t* y, const stowage_qb
   q.b = stowage_rq_make(p->b_multiplier, p->b_shift);
   q.out = stowage_rq_make(p->output_multiplier, p->output_shift);
   narrow = (op == OP_ADD || op == OP_SUB) && binary_is_narrow(p);
+  /* A narrow ADD or SUB of at least STOWAGE_QBINARY_TABLE_ELEMENTS with operand steps in 32 bits: rescaling tables. */
+  const int tables = narrow && stowage_qadd_s8_stack_bytes(p) > 0 && as >= 0 && bs >= 0 && as <= INT32_MAX && bs <= INT32_MAX;
+  int32_t ta[256], tb[256];
+  if (tables)
+    for (d = 0; d < 256; ++d) {
+      ta[d] = rescale_narrow(d - 128, p->a_offset, p->left_shift, &q.a);
+      tb[d] = rescale_narrow(d - 128, p->b_offset, p->left_shift, &q.b);
+    }
   for (d = 0; d < last; ++d) {
     idx[d] = 0;
     rows *= p->shape[d];
@@ -83,13 +113,15 @@ static void binary(const int8_t* a, const int8_t* b, int8_t* y, const stowage_qb
     int32_t i;
     switch (op) {
       case OP_ADD:
-        if (narrow)
+        if (tables) add_row_tables(ap, bp, yp, inner, (int32_t)as, (int32_t)bs, ta, tb, p, &q.out, 0);
+        else if (narrow)
           for (i = 0; i < inner; ++i) yp[i] = add_one_narrow(ap[i * as], bp[i * bs], p, &q, 0);
         else
           for (i = 0; i < inner; ++i) yp[i] = add_one(ap[i * as], bp[i * bs], p, &q, 0);
         break;
       case OP_SUB:
-        if (narrow)
+        if (tables) add_row_tables(ap, bp, yp, inner, (int32_t)as, (int32_t)bs, ta, tb, p, &q.out, 1);
+        else if (narrow)
           for (i = 0; i < inner; ++i) yp[i] = add_one_narrow(ap[i * as], bp[i * bs], p, &q, 1);
         else
           for (i = 0; i < inner; ++i) yp[i] = add_one(ap[i * as], bp[i * bs], p, &q, 1);
@@ -114,6 +146,13 @@ static void binary(const int8_t* a, const int8_t* b, int8_t* y, const stowage_qb
       idx[d] = 0;
     }
   }
+}
+
+int32_t stowage_qadd_s8_stack_bytes(const stowage_qbinary_params* p) {
+  int64_t elements = 1;
+  int32_t d;
+  for (d = 0; d < p->rank; ++d) elements *= p->shape[d];
+  return elements >= STOWAGE_QBINARY_TABLE_ELEMENTS && binary_is_narrow(p) ? STOWAGE_QBINARY_STACK_BYTES : 0;
 }
 
 void stowage_qadd_s8(const int8_t* a, const int8_t* b, int8_t* y, const stowage_qbinary_params* p) { binary(a, b, y, p, OP_ADD); }

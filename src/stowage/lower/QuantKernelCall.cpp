@@ -421,6 +421,8 @@ std::vector<size_t> kernelStackByStep(const Graph& g, const ProgramPlan& plan) {
       else if (q->kernel == QuantKernel::DepthwiseConv2d)
         bytes[step] = std::max(bytes[step],
                                static_cast<size_t>(stowage_qdepthwise_conv2d_s8_stack_bytes(&std::get<stowage_qconv_params>(q->params))));
+      else if (q->kernel == QuantKernel::Add || q->kernel == QuantKernel::Sub)
+        bytes[step] = std::max(bytes[step], static_cast<size_t>(stowage_qadd_s8_stack_bytes(&std::get<stowage_qbinary_params>(q->params))));
       else if (q->kernel == QuantKernel::FullyConnected)
         bytes[step] = std::max(bytes[step], static_cast<size_t>(stowage_qfully_connected_s8_stack_bytes(&std::get<stowage_qfc_params>(q->params))));
     }

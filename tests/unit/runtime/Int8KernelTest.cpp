@@ -194,11 +194,13 @@ TEST(Int8Kernels, AddAndSubOnRandomQuantizationsFollowTflitesSteps) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   auto wrap = [](int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); };
   for (int t = 0; t < 400; ++t) {
-    const int n = pick(1, 40);
+    // One trial in three large enough for the rescaling tables (STOWAGE_QBINARY_TABLE_ELEMENTS), some of those with a
+    // broadcast second operand (step 0).
+    const int n = t % 3 == 0 ? pick(STOWAGE_QBINARY_TABLE_ELEMENTS, 3000) : pick(1, 40);
     auto a = randomS8(n, 1000 + t), b = randomS8(n, 2000 + t);
     stowage_qbinary_params p{};
     p.rank = 1;
-    p.shape[0] = n, p.a_stride[0] = 1, p.b_stride[0] = 1;
+    p.shape[0] = n, p.a_stride[0] = 1, p.b_stride[0] = t % 6 == 0 ? 0 : 1;
     p.a_offset = pick(-127, 128), p.b_offset = pick(-127, 128), p.output_offset = pick(-128, 127);
     p.left_shift = t % 4 == 0 ? pick(0, 30) : 20;
     p.a_multiplier = (1 << 30) + pick(0, (1 << 30) - 1), p.b_multiplier = (1 << 30) + pick(0, (1 << 30) - 1);
@@ -211,7 +213,7 @@ TEST(Int8Kernels, AddAndSubOnRandomQuantizationsFollowTflitesSteps) {
       (subtract ? stowage_qsub_s8 : stowage_qadd_s8)(a.data(), b.data(), y.data(), &p);
       for (int i = 0; i < n; ++i) {
         const int32_t sa = wrap(int64_t{a[static_cast<size_t>(i)] + p.a_offset} * (int64_t{1} << p.left_shift));
-        const int32_t sb = wrap(int64_t{b[static_cast<size_t>(i)] + p.b_offset} * (int64_t{1} << p.left_shift));
+        const int32_t sb = wrap(int64_t{b[static_cast<size_t>(i * p.b_stride[0])] + p.b_offset} * (int64_t{1} << p.left_shift));
         const int32_t ra = refRequant(sa, p.a_multiplier, p.a_shift), rb = refRequant(sb, p.b_multiplier, p.b_shift);
         const int32_t sum = wrap(subtract ? int64_t{ra} - rb : int64_t{ra} + rb);
         const int32_t want = clampS8(wrap(int64_t{refRequant(sum, p.output_multiplier, p.output_shift)} + p.output_offset),
@@ -220,6 +222,13 @@ TEST(Int8Kernels, AddAndSubOnRandomQuantizationsFollowTflitesSteps) {
       }
     }
   }
+  stowage_qbinary_params p{};
+  p.rank = 2, p.shape[0] = 32, p.shape[1] = 32, p.left_shift = 20;
+  p.a_multiplier = p.b_multiplier = p.output_multiplier = 1 << 30;
+  p.a_shift = p.b_shift = -1, p.output_shift = -20;
+  EXPECT_EQ(stowage_qadd_s8_stack_bytes(&p), STOWAGE_QBINARY_STACK_BYTES) << "1,024 elements: the tables";
+  p.shape[1] = 31;
+  EXPECT_EQ(stowage_qadd_s8_stack_bytes(&p), 0);
 }
 
 TEST(Int8Kernels, SoftmaxWithinOneStepOfFloatSoftmax) {
