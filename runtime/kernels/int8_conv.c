@@ -423,7 +423,9 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
                 acc[0] = acc[1] = corr0;
                 acc[2] = acc[3] = corr1;
 #if defined(STOWAGE_DOT_WIDENED)
-                if (widened) {
+                if (widened && seg4 == seg) {
+                  stowage_dot_2x2_wfilters_rows(xa, step_bytes, ww, seg4, kh, krow_bytes, acc);
+                } else if (widened) {
                   int32_t fy, e;
                   for (fy = 0; fy < kh; ++fy) {
                     const int8_t* xr = xa + fy * krow_bytes;

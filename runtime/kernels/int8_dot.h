@@ -227,6 +227,56 @@ __attribute__((noinline)) static void stowage_dot_2x2_wfilters(const int8_t* xa,
   acc[2] = a2;
   acc[3] = a3;
 }
+
+/* stowage_dot_2x2_wfilters over `rows` window rows of n4 elements each, row_step bytes apart in the input (the filters'
+ * rows one after another in ww): one call per pixel pair instead of one per row; the row loop keeps its counters in
+ * memory (every register holds the inner loop), 7 instructions a row. */
+__attribute__((noinline)) static void stowage_dot_2x2_wfilters_rows(const int8_t* xa, int32_t ystep, const int32_t* ww,
+                                                                    int32_t n4, int32_t rows, int32_t row_step, int32_t* acc) {
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], xe, xo, ye, yo, we, wo;
+  const int8_t* xp = xa;
+  const int32_t* wp = ww;
+  const int8_t* end;
+  int32_t left = rows;
+  const int32_t n4m = n4, adv = row_step - n4;
+  __asm__ volatile(
+      "2:\n\t"
+      "ldr    %[we], %[n4m]\n\t"
+      "add    %[end], %[xp], %[we]\n\t"
+      "1:\n\t"
+      "ldr    %[yo], [%[xp], %[ys]]\n\t"
+      "ldr    %[xo], [%[xp]], #4\n\t"
+      "sxtb16 %[ye], %[yo]\n\t"
+      "sxtb16 %[yo], %[yo], ror #8\n\t"
+      "sxtb16 %[xe], %[xo]\n\t"
+      "sxtb16 %[xo], %[xo], ror #8\n\t"
+      "ldrd   %[we], %[wo], [%[wp]], #8\n\t"
+      "smlad  %[a0], %[xe], %[we], %[a0]\n\t"
+      "smlad  %[a0], %[xo], %[wo], %[a0]\n\t"
+      "smlad  %[a1], %[ye], %[we], %[a1]\n\t"
+      "smlad  %[a1], %[yo], %[wo], %[a1]\n\t"
+      "ldrd   %[we], %[wo], [%[wp]], #8\n\t"
+      "smlad  %[a2], %[xe], %[we], %[a2]\n\t"
+      "smlad  %[a2], %[xo], %[wo], %[a2]\n\t"
+      "smlad  %[a3], %[ye], %[we], %[a3]\n\t"
+      "smlad  %[a3], %[yo], %[wo], %[a3]\n\t"
+      "cmp    %[xp], %[end]\n\t"
+      "bne    1b\n\t"
+      "ldr    %[we], %[adv]\n\t"
+      "add    %[xp], %[xp], %[we]\n\t"
+      "ldr    %[we], %[left]\n\t"
+      "subs   %[we], %[we], #1\n\t"
+      "str    %[we], %[left]\n\t"
+      "bne    2b\n\t"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [xp] "+r"(xp), [wp] "+r"(wp), [xe] "=&r"(xe),
+        [xo] "=&r"(xo), [ye] "=&r"(ye), [yo] "=&r"(yo), [we] "=&r"(we), [wo] "=&r"(wo), [end] "=&r"(end), [left] "+m"(left)
+      : [ys] "r"(ystep), [n4m] "m"(n4m), [adv] "m"(adv)
+      : "cc", "memory");
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
 #else
 static inline void stowage_dot_2x2_widened(const int32_t* xw, const int8_t* w0, int32_t wstep, int32_t n4, int32_t* acc) {
   int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], i;
@@ -268,6 +318,12 @@ static inline void stowage_dot_2x2_wfilters(const int8_t* xa, int32_t ystep, con
   acc[1] = a1;
   acc[2] = a2;
   acc[3] = a3;
+}
+
+static inline void stowage_dot_2x2_wfilters_rows(const int8_t* xa, int32_t ystep, const int32_t* ww, int32_t n4, int32_t rows,
+                                                 int32_t row_step, int32_t* acc) {
+  int32_t r;
+  for (r = 0; r < rows; ++r) stowage_dot_2x2_wfilters(xa + r * row_step, ystep, ww + r * n4, n4, acc);
 }
 #endif
 #endif
