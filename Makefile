@@ -9,6 +9,8 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
+FUZZ_RUNS ?=
+FUZZ_MAX_LEN ?=
 JOBS       ?= $(shell nproc)
 CTEST_ARGS ?=
 
@@ -90,7 +92,9 @@ test: build build-asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 # libFuzzer on every parser (tests/fuzz): a clang build with ASan/UBSan in $(FUZZ_BUILD), then each target for
-# FUZZ_SECONDS (FUZZ_TARGETS: a subset, e.g. "onnx tflite"); findings in $(FUZZ_BUILD)/fuzz/findings/<target>/.
+# FUZZ_SECONDS (FUZZ_TARGETS: a subset, e.g. "onnx tflite"; FUZZ_RUNS: stop a target after that many executions;
+# FUZZ_MAX_LEN: largest input in bytes);
+# findings in $(FUZZ_BUILD)/fuzz/findings/<target>/.
 $(FUZZ_BUILD)/build.ninja:
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTOWAGE_FUZZ=ON \
 	  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1"
@@ -99,7 +103,7 @@ fuzz: deps
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(FUZZ_PACKAGES)"
 	@$(MAKE) --no-print-directory $(FUZZ_BUILD)/build.ninja
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target stowage_fuzz_targets
-	./tools/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_MAX_LEN=$(FUZZ_MAX_LEN) ./tools/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Random models x random boards, checked differentially (docs/testing.md): RANDOM_SECONDS of seeds from RANDOM_FIRST,
 # findings shrunk into $(BUILD)/random-run/reproducers/. stowage-random is not part of `make build` (make test does

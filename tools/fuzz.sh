@@ -1,6 +1,9 @@
 #!/bin/sh
 # `make fuzz`: runs each libFuzzer target of tests/fuzz for SECONDS from a seed corpus and prints what it found.
 # Usage: tools/fuzz.sh BUILD_DIR SECONDS [TARGET...]   (targets: `BUILD_DIR/bin/stowage_fuzz_replay --list`)
+# FUZZ_RUNS=N in the environment: each target stops after N executions (or at SECONDS, whichever comes first);
+# FUZZ_MAX_LEN=N: inputs of at most N bytes (libFuzzer's -max_len; by default the largest seed, ~1 MB with ../shared).
+# FUZZ_TIMEOUT=S: an input taking longer than S seconds is a finding (default 10).
 # Seeds: the targets' built-in seeds (stowage_fuzz_replay --write-seeds), the example boards, the small models and
 # tensors of Debian's libonnx-testdata, the checked-in regressions, and ../shared's models when that folder exists.
 # The corpus grows in BUILD_DIR/fuzz/corpus/<target> across runs; crashes, leaks, timeouts and out-of-memory
@@ -43,7 +46,8 @@ for t in $targets; do
   before=$(find "$findings" -type f | wc -l)
   echo "== fuzz $t for ${seconds}s (corpus $corpus, seeds $(ls "$seeds" | wc -l))"
   log="$build/fuzz/$t.log"
-  "$build/bin/stowage_fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  # FUZZ_RUNS (make fuzz FUZZ_RUNS=N): stop each target after N executions, or at SECONDS, whichever comes first.
+  "$build/bin/stowage_fuzz_$t" -max_total_time="$seconds" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} ${FUZZ_MAX_LEN:+-max_len=$FUZZ_MAX_LEN} -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$findings/" "$corpus" "$seeds" "$here/tests/fuzz/regressions/$t" >"$log" 2>&1 || true
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   new=$(( $(find "$findings" -type f | wc -l) - before ))

@@ -33,7 +33,14 @@ QuantizedMultiplier quantizeMultiplier(double m) {
 
 ActivationRange activationRangeInt8(int8_t activation, float scale, int64_t zeroPoint) {
   ActivationRange r;
-  auto quantize = [&](float f) -> int64_t { return zeroPoint + static_cast<int64_t>(std::round(f / scale)); };
+  // Saturated before the conversion: a scale near zero (or zero, NaN) in a malformed file puts f / scale beyond int64,
+  // whose conversion is undefined (found by the tflite fuzz target); the range is clamped to [-128, 127] anyway.
+  auto quantize = [&](float f) -> int64_t {
+    double v = std::round(f / scale);  // in float, as TFLite computes it
+    if (std::isnan(v)) v = 0.0;
+    v = std::max(-1e15, std::min(1e15, v));
+    return zeroPoint + static_cast<int64_t>(v);
+  };
   switch (activation) {
     case 0: break;  // NONE
     case 1: r.min = static_cast<int32_t>(std::max<int64_t>(-128, quantize(0.0f))); break;  // RELU
