@@ -42,7 +42,8 @@ static inline int8_t out_f32(int32_t acc, float m, int32_t output_offset, int32_
 #if defined(STOWAGE_RQF32_VARIANT)
 #define RQ_MAKE(m, s) stowage_rq_make((m), 0)
 #define REQUANT_ROW(acc, n, q, y, stride, off, lo, hi) requant_row_f32(acc, n, rq_f32_of((q)->multiplier), y, stride, off, lo, hi)
-#define REQUANT_PAIR(a, b, n, mult, sh, pc, oa, ob, off, lo, hi) ((void)(sh), requant_pair_f32(a, b, n, mult, pc, oa, ob, off, lo, hi))
+#define REQUANT_PAIR(a, b, n, mult, sh, pc, oa, ob, off, lo, hi, fold) \
+  ((void)(sh), (void)(fold), requant_pair_f32(a, b, n, mult, pc, oa, ob, off, lo, hi))
 #define FC_OUT(acc, m, s, p, narrow) ((void)(s), (void)(narrow), out_f32(acc, rq_f32_of(m), (p)->output_offset, (p)->act_min, (p)->act_max))
 #define POINTWISE_NARROW(expr) 1
 #define REF_REQUANT_F32(p) ((p)->requant_f32)
@@ -264,6 +265,17 @@ static int dw_strip_fits(const stowage_qconv_params* p) {
   return p->kh <= STOWAGE_DW_STRIP_K && p->kw <= STOWAGE_DW_STRIP_K && dw_strip_cols(p) > 0;
 }
 
+/* v clamped to [-128, 127]: one SSAT where the target has it (GCC does not find it for this clamp). */
+static inline int32_t stowage_ssat8(int32_t v) {
+#if defined(__ARM_FEATURE_SAT) && defined(__GNUC__)
+  int32_t r;
+  __asm__("ssat %0, #8, %1" : "=r"(r) : "r"(v));
+  return r;
+#else
+  return v < -128 ? -128 : (v > 127 ? 127 : v);
+#endif
+}
+
 #if !defined(STOWAGE_RQF32_VARIANT)
 /* y[i * stride] = the requantized, offset, clamped acc[i] for i < n, all of one channel. */
 static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8_t* y, int32_t stride, int32_t output_offset,
@@ -292,6 +304,30 @@ static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8
     /* stowage_rq_apply_narrow with its constants in registers, the rounding's -1 for negative values unconditional. */
     const int32_t mult = q->multiplier, up = q->left + 1, right = q->right;
     const uint32_t half = (uint32_t)q->half;
+#if !defined(STOWAGE_DOT_MVE) /* with Helium at most 3 outputs are left: the set-up would cost more than it saves */
+    if (right <= 22 && (uint32_t)(output_offset + 128) <= 255u) {
+      /* The output offset joins the rounding constant before the shift: (a + off * 2^right) >> right is
+       * (a >> right) + off exactly, and with |x| <= 2^30, half < 2^21 and |off| * 2^right <= 2^29 nothing overflows
+       * (an int8 offset, right <= 22).
+       * The full int8 range (no activation, or one the output range holds) clamps with one saturating instruction. */
+      const uint32_t add = half + ((uint32_t)output_offset << right);
+      const int32_t* const end = acc + n;
+      if (lo == -128 && hi == 127) {
+        for (; acc < end; ++acc, y += stride) {
+          const int32_t x = stowage_fx_smmulr((int32_t)((uint32_t)*acc << up), mult);
+          const int32_t v = (int32_t)((uint32_t)x + add + (uint32_t)(x >> 31)) >> right;
+          *y = (int8_t)stowage_ssat8(v);
+        }
+      } else {
+        for (; acc < end; ++acc, y += stride) {
+          const int32_t x = stowage_fx_smmulr((int32_t)((uint32_t)*acc << up), mult);
+          const int32_t v = (int32_t)((uint32_t)x + add + (uint32_t)(x >> 31)) >> right;
+          *y = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+        }
+      }
+      return;
+    }
+#endif
     for (i = 0; i < n; ++i, y += stride) {
       const int32_t x = stowage_fx_smmulr((int32_t)((uint32_t)acc[i] << up), mult);
       int32_t v = (int32_t)((uint32_t)x + half + (uint32_t)(x >> 31)) >> right;
@@ -611,14 +647,46 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
 #define STOWAGE_PW_CHANNELS ((STOWAGE_POINTWISE_STACK_BYTES - 8 * STOWAGE_PW_CHUNK - 4 * STOWAGE_PW_WIDE_K) / 6)
 
 #if !defined(STOWAGE_RQF32_VARIANT)
+/* Whether requant_pair may fold the output offset into its rounding constant and clamp by saturation: the full int8
+ * output range, an int8 offset and every right shift (the nq channels' -shift) at most 22, so that |x| <= 2^30,
+ * half < 2^21 and |offset| * 2^right <= 2^29 add up without overflow. Once per layer. */
+static int requant_pair_folds(const int32_t* shift, int32_t nq, const stowage_qconv_params* p) {
+  int32_t i;
+  if (p->act_min != -128 || p->act_max != 127 || (uint32_t)(p->output_offset + 128) > 255u) return 0;
+  for (i = 0; i < nq; ++i)
+    if (shift[i] < -22) return 0;
+  return 1;
+}
+
 /* out_a[i], out_b[i] = the two pixels' accumulators acc_a[i], acc_b[i] requantized (narrow range) with channel i's
  * multiplier and shift (one quantization when per_channel is 0), offset and clamped, for i < n. The constants of
  * stowage_rq_make / stowage_rq_apply_narrow derived inline per channel: through stowage_rq_make, KWS and VWW took 0.2%
  * more instructions on the M4. */
 static void requant_pair(const int32_t* acc_a, const int32_t* acc_b, int32_t n, const int32_t* multiplier,
                          const int32_t* shift, int per_channel, int8_t* out_a, int8_t* out_b, int32_t output_offset,
-                         int32_t lo, int32_t hi) {
+                         int32_t lo, int32_t hi, int fold) {
   int32_t i, mult = multiplier[0], up = 0, right = 0, half = 0, neg = 0;
+  if (fold) {
+    /* requant_pair_folds: the output offset joins the rounding constant before the shift (exact, as in requant_row)
+     * and the full int8 range clamps with one saturating instruction. */
+    uint32_t add = 0;
+    for (i = 0; i < n; ++i) {
+      int32_t x;
+      if (per_channel || i == 0) {
+        const int32_t s = shift[per_channel ? i : 0];
+        mult = multiplier[per_channel ? i : 0];
+        up = (s > 0 ? s : 0) + 1;
+        right = s < 0 ? -s : 0;
+        add = (((uint32_t)1 << right) >> 1) + ((uint32_t)output_offset << right);
+        neg = right > 0 ? -1 : 0;
+      }
+      x = stowage_fx_smmulr((int32_t)((uint32_t)acc_a[i] << up), mult);
+      out_a[i] = (int8_t)stowage_ssat8((int32_t)((uint32_t)x + add + (uint32_t)((x >> 31) & neg)) >> right);
+      x = stowage_fx_smmulr((int32_t)((uint32_t)acc_b[i] << up), mult);
+      out_b[i] = (int8_t)stowage_ssat8((int32_t)((uint32_t)x + add + (uint32_t)((x >> 31) & neg)) >> right);
+    }
+    return;
+  }
   for (i = 0; i < n; ++i) {
     int32_t x, v;
     if (per_channel || i == 0) {
@@ -673,8 +741,14 @@ static void qconv2d_pointwise(const int8_t* x, const int8_t* w, const int32_t* b
   const int32_t K4 = K & ~3; /* at least 4, at most STOWAGE_PW_WIDE_K (pointwise_fits) */
 #endif
   int32_t oc, k;
+  int fold;
   if (M <= 0 || M > STOWAGE_PW_CHANNELS) return;
   for (oc = 0; oc < M; ++oc) corr[oc] = folded_bias(bias, oc, p->input_offset, w + oc * K, K);
+#if defined(STOWAGE_RQF32_VARIANT)
+  fold = 0;
+#else
+  fold = requant_pair_folds(shift, per_channel ? M : 1, p);
+#endif
   for (k = 0; k < pixels; k += 2) {
     const int32_t two_pixels = k + 1 < pixels;
     /* The pair (pa, pa + 1): from the first pixels up, or from the last down; a lone last pixel is paired with itself
@@ -716,7 +790,7 @@ static void qconv2d_pointwise(const int8_t* x, const int8_t* w, const int32_t* b
         acc_b[i + 1] = acc[3];
       }
       REQUANT_PAIR(acc_a, acc_b, n, multiplier + (per_channel ? oc0 : 0), shift + (per_channel ? oc0 : 0), per_channel,
-                   out[0] + oc0, out[1] + oc0, p->output_offset, p->act_min, p->act_max);
+                   out[0] + oc0, out[1] + oc0, p->output_offset, p->act_min, p->act_max, fold);
     }
     memcpy(y + pa * pix_stride, out[0], (size_t)M);
     if (two_pixels) memcpy(y + (pa + 1) * pix_stride, out[1], (size_t)M);

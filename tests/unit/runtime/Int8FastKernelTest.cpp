@@ -72,8 +72,11 @@ Drawn draw(std::mt19937& rng, bool depthwise) {
   p.per_channel = pick(0, 1);
   p.input_offset = pick(-127, 128);
   p.output_offset = pick(-128, 127);
-  p.act_min = pick(-128, -60);
-  p.act_max = pick(60, 127);
+  // Half the draws clamp to the full int8 range (no activation: the requantization folds the output offset into its
+  // rounding and saturates, when every right shift is at most 22), half to a narrower one.
+  const bool full_range = pick(0, 1) == 1;
+  p.act_min = full_range ? -128 : pick(-128, -60);
+  p.act_max = full_range ? 127 : pick(60, 127);
   p.out_pixel_stride = pick(1, 4) == 4 ? p.m + pick(1, 3) : 0;
   std::uniform_int_distribution<int> s8(-128, 127), w8(-127, 127);
   d.x.resize(static_cast<size_t>(p.n * p.h * p.w * p.c));
@@ -81,12 +84,13 @@ Drawn draw(std::mt19937& rng, bool depthwise) {
   d.w.resize(static_cast<size_t>(depthwise ? p.kh * p.kw * p.m : p.m * p.kh * p.kw * p.c));
   for (auto& v : d.w) v = static_cast<int8_t>(w8(rng));
   // One draw in eight has a bias near 2^29 (accumulators outside the narrow requantization's range: the exact wide
-  // path), one in eight left shifts (positive exponents, as TFLite gives a scale ratio above 1).
-  const bool wide = pick(1, 8) == 1, left = pick(1, 8) == 1;
+  // path), one in eight left shifts (positive exponents, as TFLite gives a scale ratio above 1), one in eight right
+  // shifts around 22 (where folding the output offset into the rounding constant stops being exact in 32 bits).
+  const bool wide = pick(1, 8) == 1, left = pick(1, 8) == 1, deep = pick(1, 8) == 1;
   for (int i = 0; i < p.m; ++i) {
     d.bias.push_back(wide ? pick(-(1 << 29), 1 << 29) : pick(-30000, 30000));
     d.mult.push_back((1 << 30) + pick(0, (1 << 30) - 1));
-    d.shift.push_back(left ? pick(-1, 4) : -pick(5, 12));
+    d.shift.push_back(left ? pick(-1, 4) : (deep ? -pick(19, 26) : -pick(5, 12)));
   }
   // Half of the single-image draws ask for the band order of an overlapping layer (stowage_qconv_params.row_band),
   // ascending or descending.
