@@ -65,6 +65,11 @@ int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p);
 /* 1 when the kernel runs its fast path for `p` (the loops with Arm DSP and Helium variants), 0 for the reference loops
  * (grouped convolutions, dilated window rows, tensors of 2^31 elements or more, STOWAGE_SMALL_KERNELS). */
 int stowage_qconv2d_s8_is_fast(const stowage_qconv_params* p);
+/* 1 when stowage_qconv2d_s8 built with the DSP extension widens `p`'s filters one window row at a time (a fast-path
+ * convolution whose window has more than 384 elements and whose rows have at most 384, in whole pixels of four-channel
+ * groups); the compiler asks it per call and builds a firmware none of whose calls do without that code
+ * (STOWAGE_NO_CONV_BY_FILTER_ROWS). Answered the same in every build. */
+int stowage_qconv2d_s8_widens_filter_rows(const stowage_qconv_params* p);
 int stowage_qdepthwise_conv2d_s8_is_fast(const stowage_qconv_params* p);
 /* Bytes of the stack buffers stowage_qdepthwise_conv2d_s8 uses for `p` at most (0: none): with the DSP extension (and
  * not Helium) a fast-path depthwise layer (depth multiplier 1, at most 7x7 taps) holds its window rows, widened, in a

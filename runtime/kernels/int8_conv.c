@@ -394,6 +394,114 @@ __attribute__((noinline)) static void dot_1x2_offset_wfilters(const int8_t* x, c
 }
 #endif
 
+/* Whether qconv2d_fast widens `p`'s filters one window row at a time (conv_pair_by_filter_rows, with the DSP
+ * extension): the whole window is too large to widen (more than STOWAGE_CONV_WIDE_TAPS elements in its rows'
+ * multiple-of-4 parts), one row is not, and rows are whole pixels of four-channel groups (3x3 over 44 to 128 channels). */
+static int conv_by_filter_rows(const stowage_qconv_params* p) {
+  const int64_t seg = (int64_t)p->kw * p->c, seg4 = seg & ~(int64_t)3;
+  return !(seg4 > 0 && p->kh * seg4 <= STOWAGE_CONV_WIDE_TAPS) && p->c % 4 == 0 && seg > 0 && seg <= STOWAGE_CONV_WIDE_TAPS;
+}
+
+/* STOWAGE_NO_CONV_BY_FILTER_ROWS: the compiler's define for a firmware none of whose convolutions takes
+ * conv_pair_by_filter_rows (stowage_qconv2d_s8_widens_filter_rows answers per call): 1 KB less code on a Cortex-M4;
+ * such a convolution would take the byte-wise loops instead, slower and as exact. */
+#if defined(STOWAGE_DOT_WIDENED) && !defined(STOWAGE_NO_CONV_BY_FILTER_ROWS)
+#define STOWAGE_CONV_BY_FILTER_ROWS 1
+#else
+#define STOWAGE_CONV_BY_FILTER_ROWS 0
+#endif
+
+#if STOWAGE_CONV_BY_FILTER_ROWS
+/* One pair of output channels of a convolution (oc and oc + 1, or oc twice when `two` is 0): filters, biases and
+ * requantizations. */
+typedef struct {
+  const int8_t *w0, *w1;
+  int32_t b0, b1, oc, two;
+  const stowage_rq *r0, *r1;
+} conv_pair;
+
+/* Output columns whose window columns lie inside the input: [ox_lo, ox_hi). */
+typedef struct {
+  int32_t ox_lo, ox_hi;
+} conv_interior;
+
+/* Output rows [oy0, oy_end) of image b for one channel pair of qconv2d_fast when the whole window is too large to
+ * widen but one window row is not: the rows' pixels in chunks of STOWAGE_ROW_CHUNK in raster order; per chunk, each
+ * filter row is widened into ww once and passed over every pixel of the chunk whose input row it reads, the sums
+ * waiting in acc0 / acc1 (from the bias); then each output row's part of the chunk is requantized. A pixel whose window
+ * columns lie inside the input takes the row as x.w plus the offset times the row's filter sum (pixels of one output
+ * row two at a time, border rows too); one on the left or right border takes its clipped row with the offset per tap. */
+__attribute__((noinline)) static void conv_pair_by_filter_rows(const int8_t* x, int8_t* y, const stowage_qconv_params* p, int32_t b, int32_t oy0,
+                                     int32_t oy_end, const conv_pair* cp, const conv_interior* in, int32_t* ww,
+                                     int32_t* acc0, int32_t* acc1) {
+  const int32_t c = p->c, kh = p->kh, kw = p->kw, seg = kw * c, ow = p->ow;
+  const int32_t step_bytes = p->stride_w * c, total = (oy_end - oy0) * ow;
+  const int32_t pix_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m;
+  const int32_t off2 = (int32_t)(((uint32_t)p->input_offset & 0xFFFFu) | ((uint32_t)p->input_offset << 16));
+  int32_t j0;
+  for (j0 = 0; j0 < total; j0 += STOWAGE_ROW_CHUNK) {
+    const int32_t j1 = total - j0 < STOWAGE_ROW_CHUNK ? total : j0 + STOWAGE_ROW_CHUNK;
+    int32_t j, fy;
+    for (j = j0; j < j1; ++j) {
+      acc0[j - j0] = cp->b0;
+      acc1[j - j0] = cp->b1;
+    }
+    for (fy = 0; fy < kh; ++fy) {
+      const int8_t *w0r = cp->w0 + fy * seg, *w1r = cp->w1 + fy * seg;
+      /* The offset times each filter row's sum, modulo 2^32 as the reference's accumulation. */
+      const uint32_t rs0 = (uint32_t)p->input_offset * (uint32_t)stowage_sum_s8(w0r, seg);
+      const uint32_t rs1 = (uint32_t)p->input_offset * (uint32_t)stowage_sum_s8(w1r, seg);
+      stowage_widen_pair(w0r, w1r, seg, ww);
+      for (j = j0; j < j1;) {
+        const int32_t oy = oy0 + j / ow, ox = j % ow, i = j - j0;
+        const int32_t iy = oy * p->stride_h - p->pad_top + fy * p->dil_h, ix0 = ox * p->stride_w - p->pad_left;
+        const int8_t* xr = x + (((int32_t)b * p->h + iy) * p->w + ix0) * c;
+        const int cols_inside = ox >= in->ox_lo && ox < in->ox_hi;
+        int32_t acc[4];
+        if (iy < 0 || iy >= p->h) {
+          ++j;
+          continue;
+        }
+        if (cols_inside && ox + 1 < in->ox_hi && j + 1 < j1) {
+          /* ox + 1 < ox_hi <= ow: both pixels in this output row. */
+          acc[0] = (int32_t)((uint32_t)acc0[i] + rs0);
+          acc[1] = (int32_t)((uint32_t)acc0[i + 1] + rs0);
+          acc[2] = (int32_t)((uint32_t)acc1[i] + rs1);
+          acc[3] = (int32_t)((uint32_t)acc1[i + 1] + rs1);
+          stowage_dot_2x2_wfilters(xr, step_bytes, ww, seg, acc);
+          acc0[i] = acc[0];
+          acc0[i + 1] = acc[1];
+          acc1[i] = acc[2];
+          acc1[i + 1] = acc[3];
+          j += 2;
+          continue;
+        }
+        if (cols_inside) {
+          acc[0] = (int32_t)((uint32_t)acc0[i] + rs0);
+          acc[1] = (int32_t)((uint32_t)acc1[i] + rs1);
+          dot_1x2_offset_wfilters(xr, ww, seg, 0, acc);
+        } else {
+          const int32_t fx0 = ix0 < 0 ? -ix0 : 0, fx1 = kw < p->w - ix0 ? kw : p->w - ix0;
+          acc[0] = acc0[i];
+          acc[1] = acc1[i];
+          if (fx1 > fx0) dot_1x2_offset_wfilters(xr + fx0 * c, ww + fx0 * c, (fx1 - fx0) * c, off2, acc);
+        }
+        acc0[i] = acc[0];
+        acc1[i] = acc[1];
+        ++j;
+      }
+    }
+    for (j = j0; j < j1;) {
+      const int32_t oy = oy0 + j / ow, ox = j % ow, n = ow - ox < j1 - j ? ow - ox : j1 - j;
+      int8_t* yp = y + (((int32_t)b * p->oh + oy) * ow + ox) * pix_stride + cp->oc;
+      REQUANT_ROW(acc0 + (j - j0), n, cp->r0, yp, pix_stride, p->output_offset, p->act_min, p->act_max);
+      if (cp->two) REQUANT_ROW(acc1 + (j - j0), n, cp->r1, yp + 1, pix_stride, p->output_offset, p->act_min, p->act_max);
+      j += n;
+    }
+  }
+}
+#endif
+
 /* Convolution with groups == 1 and contiguous window rows (dil_w == 1): per band of output rows (row_band; the whole
  * output by default), output channels two at a time (the filter rows stay in place while the band's pixels pass), interior pixels two at a time with the folded correction, border
  * pixels one at a time over their clipped window with the offset added per tap; outputs requantized a row chunk at a
@@ -406,9 +514,6 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
   int32_t oy_lo, oy_hi, ox_lo, ox_hi, oc;
   int32_t acc0[STOWAGE_ROW_CHUNK], acc1[STOWAGE_ROW_CHUNK];
   const int32_t band = row_band_of(p);
-  /* Bands visit every output channel once per band: the first channels' corrections are computed once. */
-  const int32_t cached = band < p->oh ? (p->m < STOWAGE_CORR_CACHE ? p->m : STOWAGE_CORR_CACHE) : 0;
-  int32_t corr_cache[STOWAGE_CORR_CACHE];
   const int narrow = acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, K);
 #if defined(STOWAGE_DOT_WIDENED)
   /* A filter pair widened once per band (every window row's multiple-of-4 part), for every interior pixel pair. */
@@ -416,6 +521,11 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
   const int32_t seg4 = seg & ~3, widened = seg4 > 0 && kh * seg4 <= STOWAGE_CONV_WIDE_TAPS;
   const int32_t off2 = (int32_t)(((uint32_t)p->input_offset & 0xFFFFu) | ((uint32_t)p->input_offset << 16));
 #endif
+  /* One filter row widened at a time (conv_pair_by_filter_rows, no folded correction). */
+  const int32_t by_rows = STOWAGE_CONV_BY_FILTER_ROWS && conv_by_filter_rows(p);
+  /* Bands visit every output channel once per band: the first channels' corrections are computed once. */
+  const int32_t cached = band < p->oh && !by_rows ? (p->m < STOWAGE_CORR_CACHE ? p->m : STOWAGE_CORR_CACHE) : 0;
+  int32_t corr_cache[STOWAGE_CORR_CACHE];
   int32_t b, kb;
   for (oc = 0; oc < cached; ++oc) corr_cache[oc] = folded_bias(bias, oc, p->input_offset, w + (int32_t)oc * K, K);
   interior_range(p->oh, p->h, kh, p->stride_h, p->dil_h, p->pad_top, &oy_lo, &oy_hi);
@@ -433,13 +543,21 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
         stowage_rq r0 = RQ_MAKE(multiplier[q0], shift[q0]), r1 = RQ_MAKE(multiplier[q1], shift[q1]);
         r0.narrow = r1.narrow = narrow;
         const int32_t b0 = bias != NULL ? bias[oc] : 0, b1 = bias != NULL ? bias[oc1] : 0;
-        const int32_t corr0 = oc < cached ? corr_cache[oc] : folded_bias(bias, oc, p->input_offset, w0, K);
-        const int32_t corr1 = oc1 < cached ? corr_cache[oc1] : folded_bias(bias, oc1, p->input_offset, w1, K);
+        const int32_t corr0 = by_rows ? 0 : oc < cached ? corr_cache[oc] : folded_bias(bias, oc, p->input_offset, w0, K);
+        const int32_t corr1 = by_rows ? 0 : oc1 < cached ? corr_cache[oc1] : folded_bias(bias, oc1, p->input_offset, w1, K);
         int32_t oy, ox0;
 #if defined(STOWAGE_DOT_WIDENED)
         if (widened) {
           int32_t fy;
           for (fy = 0; fy < kh; ++fy) stowage_widen_pair(w0 + fy * seg, w1 + fy * seg, seg4, ww + fy * seg4);
+        }
+#endif
+#if STOWAGE_CONV_BY_FILTER_ROWS
+        if (by_rows) {
+          const conv_pair pair = {w0, w1, b0, b1, oc, two, &r0, &r1};
+          const conv_interior in = {ox_lo, ox_hi};
+          conv_pair_by_filter_rows(x, y, p, b, oy0, oy_end, &pair, &in, ww, acc0, acc1);
+          continue;
         }
 #endif
         for (oy = oy0; oy < oy_end; ++oy) {
@@ -1314,6 +1432,15 @@ int stowage_qconv2d_s8_is_fast(const stowage_qconv_params* p) {
 #endif
 }
 
+int stowage_qconv2d_s8_widens_filter_rows(const stowage_qconv_params* p) {
+#if defined(STOWAGE_SMALL_KERNELS)
+  (void)p;
+  return 0;
+#else
+  return qconv_is_fast(p) && !qconv_is_pointwise(p) && !qconv_uses_im2col(p) && conv_by_filter_rows(p);
+#endif
+}
+
 int stowage_qdepthwise_conv2d_s8_is_fast(const stowage_qconv_params* p) {
 #if defined(STOWAGE_SMALL_KERNELS)
   (void)p;
@@ -1359,7 +1486,8 @@ int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p) {
   if (!qconv_is_fast(p)) return 0;
   if (qconv_is_pointwise(p)) return p->m <= STOWAGE_PW_CHANNELS && p->c <= STOWAGE_PW_WIDE_K ? STOWAGE_POINTWISE_STACK_BYTES : 0;
   if (qconv_uses_im2col(p)) return STOWAGE_IM2COL_STACK_BYTES;
-  return (int64_t)p->kh * (p->kw * p->c & ~3) <= STOWAGE_CONV_WIDE_TAPS && p->kw * p->c >= 4 ? STOWAGE_CONV_FILTER_STACK_BYTES : 0;
+  if ((int64_t)p->kh * (p->kw * p->c & ~3) <= STOWAGE_CONV_WIDE_TAPS && p->kw * p->c >= 4) return STOWAGE_CONV_FILTER_STACK_BYTES;
+  return conv_by_filter_rows(p) ? STOWAGE_CONV_FILTER_STACK_BYTES : 0; /* one window row at a time */
 #endif
 }
 

@@ -40,7 +40,8 @@ struct FirmwareProject {
   std::string linkerScript;               ///< relative
   std::vector<std::string> kernelFiles;   ///< the runtime kernels it ships ("kernels/int8_conv.c")
   std::vector<std::string> boardKernelFiles;  ///< the C sources of the board's own kernels ([[kernels]]), "model/my_conv.c"
-  /// preprocessor symbols the model library is built with ("STOWAGE_NO_SIMD", "STOWAGE_INT8_FAST_PATHS_ONLY")
+  /// preprocessor symbols the model library is built with ("STOWAGE_NO_SIMD", "STOWAGE_INT8_FAST_PATHS_ONLY",
+  /// "STOWAGE_NO_CONV_BY_FILTER_ROWS")
   std::vector<std::string> modelDefines;
 };
 

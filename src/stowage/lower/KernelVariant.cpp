@@ -72,6 +72,12 @@ bool runsInt8ReferenceLoops(const KernelCall& call) {
   }
 }
 
+bool widensConvFilterRows(const KernelCall& call) {
+  const auto* q = std::get_if<QuantCall>(&call.params);
+  return q != nullptr && q->kernel == QuantKernel::Conv2d &&
+         stowage_qconv2d_s8_widens_filter_rows(&std::get<stowage_qconv_params>(q->params)) != 0;
+}
+
 KernelVariant cpuKernelVariant(const Graph& g, const Board& board, int target, const KernelCall& call, const KernelIsa& isa) {
   if (boardKernelFor(g, board, target, kernelFunctionName(call), firstTensorOf(call)) != nullptr) return KernelVariant::Board;
   const auto* q = std::get_if<QuantCall>(&call.params);

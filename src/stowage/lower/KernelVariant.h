@@ -48,6 +48,10 @@ const KernelOverride* boardKernelFor(const Graph& g, const Board& board, int tar
 /// runs the kernels' reference loops rather than their fast path (grouped, dilated window rows, 2^31 elements).
 bool runsInt8ReferenceLoops(const KernelCall& call);
 
+/// Whether `call` is an int8 convolution whose filters the DSP build widens one window row at a time
+/// (stowage_qconv2d_s8_widens_filter_rows).
+bool widensConvFilterRows(const KernelCall& call);
+
 /// The variant of `call` made by target `target` on the CPU (not offloaded): the board's kernel when one replaces it,
 /// the Helium or DSP path for the int8 convolution, depthwise convolution and fully connected calls that take the
 /// kernels' fast path (runtime/kernels/int8_conv.c: one group, unit width dilation, 32-bit indices), else portable.

@@ -67,7 +67,12 @@ Result<LoweredProgram> lowerProgram(const Graph& g, const ProgramPlan& plan, con
   return program;
 }
 
-bool needsInt8ReferenceLoops(const ProgramPlan& plan, const LoweredProgram& program) {
+namespace {
+
+/// Whether some call of `program` may run the kernel code `cpuCallRuns` names: a CPU layer's portable call (not a
+/// board's) for which it holds, or any int8 call of an offloaded layer (its cores call the kernels on tiles whose
+/// shapes are not known here).
+bool anyCallMayRun(const ProgramPlan& plan, const LoweredProgram& program, bool (*cpuCallRuns)(const KernelCall&)) {
   for (size_t step = 0; step < program.layers.size(); ++step) {
     const LoweredLayer& layer = program.layers[step];
     const bool offloaded = plan.offloadedAt(static_cast<int>(step)) != nullptr;
@@ -78,10 +83,20 @@ bool needsInt8ReferenceLoops(const ProgramPlan& plan, const LoweredProgram& prog
         continue;
       }
       const bool boardKernel = k < layer.boardKernels.size() && layer.boardKernels[k] != nullptr;
-      if (!boardKernel && runsInt8ReferenceLoops(call)) return true;
+      if (!boardKernel && cpuCallRuns(call)) return true;
     }
   }
   return false;
+}
+
+}  // namespace
+
+bool needsInt8ReferenceLoops(const ProgramPlan& plan, const LoweredProgram& program) {
+  return anyCallMayRun(plan, program, runsInt8ReferenceLoops);
+}
+
+bool needsConvFilterRowWidening(const ProgramPlan& plan, const LoweredProgram& program) {
+  return anyCallMayRun(plan, program, widensConvFilterRows);
 }
 
 }  // namespace stowage

@@ -40,4 +40,8 @@ Result<LoweredProgram> lowerProgram(const Graph& g, const ProgramPlan& plan, con
 /// (STOWAGE_INT8_FAST_PATHS_ONLY, runtime/kernels/int8_conv.c).
 bool needsInt8ReferenceLoops(const ProgramPlan& plan, const LoweredProgram& program);
 
+/// Whether running `program` needs the int8 convolution's filter-row widening (widensConvFilterRows), counted as
+/// needsInt8ReferenceLoops counts: when not, a firmware build leaves it out (STOWAGE_NO_CONV_BY_FILTER_ROWS).
+bool needsConvFilterRowWidening(const ProgramPlan& plan, const LoweredProgram& program);
+
 }  // namespace stowage

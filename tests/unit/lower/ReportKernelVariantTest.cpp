@@ -137,5 +137,22 @@ TEST(Int8ReferenceLoops, OnlyCallsOffTheFastPathNeedThem) {
   EXPECT_TRUE(needsInt8ReferenceLoops(plan, program));
 }
 
+TEST(ConvFilterRowWidening, OnlyWindowsTooLargeToWidenWholeNeedIt) {
+  EXPECT_FALSE(widensConvFilterRows(convCall(QuantKernel::Conv2d, 32, 32))) << "3x3x32 = 288 elements: widened whole";
+  EXPECT_TRUE(widensConvFilterRows(convCall(QuantKernel::Conv2d, 64, 64))) << "3x3x64 = 576, rows of 192";
+  EXPECT_FALSE(widensConvFilterRows(convCall(QuantKernel::Conv2d, 66, 66))) << "rows not whole four-channel groups";
+  EXPECT_FALSE(widensConvFilterRows(convCall(QuantKernel::Conv2d, 132, 132))) << "rows of 396: byte-wise loops";
+  EXPECT_FALSE(widensConvFilterRows(convCall(QuantKernel::DepthwiseConv2d, 64, 1)));
+
+  ProgramPlan plan;
+  LoweredProgram program;
+  program.layers.resize(2);
+  program.layers[0].calls = {convCall(QuantKernel::Conv2d, 32, 32)};
+  program.layers[1].calls = {convCall(QuantKernel::DepthwiseConv2d, 64, 1)};
+  EXPECT_FALSE(needsConvFilterRowWidening(plan, program));
+  program.layers[1].calls.push_back(convCall(QuantKernel::Conv2d, 64, 64));
+  EXPECT_TRUE(needsConvFilterRowWidening(plan, program));
+}
+
 }  // namespace
 }  // namespace stowage

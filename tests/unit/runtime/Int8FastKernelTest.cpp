@@ -250,6 +250,39 @@ TEST(Int8FastKernels, DepthwiseOnWideRowsAndLargeWindowsMatchesDirectLoops) {
   }
 }
 
+// Windows too large to widen whole (more than 384 elements) whose rows are not (3x3 over 44 to 128 channels, as
+// ResNet-8's last stack): with the DSP extension one filter row is widened at a time; border rows, border columns,
+// strides, row dilation, bands and channel-slice outputs.
+TEST(Int8FastKernels, ConvOnWindowsLargerThanTheFilterBufferMatchesDirectLoops) {
+  std::mt19937 rng(909);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int by_rows = 0;
+  for (int t = 0; t < 60; ++t) {
+    Drawn d = draw(rng, false);
+    stowage_qconv_params& p = d.p;
+    p.kw = pick(1, 3);
+    p.c = p.kc = 4 * pick(11, 32);
+    p.kh = std::max(pick(2, 5), 384 / (p.kw * p.c) + 1);
+    p.dil_w = 1;
+    p.h = pick(1 + (p.kh - 1) * p.dil_h, 1 + (p.kh - 1) * p.dil_h + 6);
+    p.w = pick(p.kw, 10);
+    p.pad_top = pick(0, p.kh - 1), p.pad_left = pick(0, p.kw - 1);
+    p.oh = (p.h + p.pad_top + pick(0, p.kh - 1) - ((p.kh - 1) * p.dil_h + 1)) / p.stride_h + 1;
+    p.ow = (p.w + p.pad_left + pick(0, p.kw - 1) - p.kw) / p.stride_w + 1;
+    if (p.out_pixel_stride > 0) p.out_pixel_stride = p.m + pick(1, 3);
+    if (p.row_band != 0) p.row_band = pick(1, std::max(1, p.oh)) * (p.row_band > 0 ? 1 : -1);
+    d.x.resize(static_cast<size_t>(p.n * p.h * p.w * p.c));
+    for (auto& v : d.x) v = static_cast<int8_t>(pick(-128, 127));
+    d.w.resize(static_cast<size_t>(p.m * p.kh * p.kw * p.c));
+    for (auto& v : d.w) v = static_cast<int8_t>(pick(-127, 127));
+    ASSERT_TRUE(stowage_qconv2d_s8_is_fast(&p)) << "trial " << t;
+    by_rows += p.kh * p.kw * p.c > 384 && p.kw * p.c <= 384;
+    expectSame(d, stowage_qconv2d_s8, "host", t);
+    expectSame(d, stowage_emu_dsp_qconv2d_s8, "dsp", t);
+  }
+  EXPECT_GT(by_rows, 40);
+}
+
 TEST(Int8FastKernels, FullyConnectedOnRandomShapesMatchesDirectLoops) {
   std::mt19937 rng(303);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
