@@ -265,17 +265,6 @@ static int dw_strip_fits(const stowage_qconv_params* p) {
   return p->kh <= STOWAGE_DW_STRIP_K && p->kw <= STOWAGE_DW_STRIP_K && dw_strip_cols(p) > 0;
 }
 
-/* v clamped to [-128, 127]: one SSAT where the target has it (GCC does not find it for this clamp). */
-static inline int32_t stowage_ssat8(int32_t v) {
-#if defined(__ARM_FEATURE_SAT) && defined(__GNUC__)
-  int32_t r;
-  __asm__("ssat %0, #8, %1" : "=r"(r) : "r"(v));
-  return r;
-#else
-  return v < -128 ? -128 : (v > 127 ? 127 : v);
-#endif
-}
-
 #if !defined(STOWAGE_RQF32_VARIANT)
 /* y[i * stride] = the requantized, offset, clamped acc[i] for i < n, all of one channel. */
 static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8_t* y, int32_t stride, int32_t output_offset,
@@ -305,18 +294,16 @@ static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8
     const int32_t mult = q->multiplier, up = q->left + 1, right = q->right;
     const uint32_t half = (uint32_t)q->half;
 #if !defined(STOWAGE_DOT_MVE) /* with Helium at most 3 outputs are left: the set-up would cost more than it saves */
-    if (right <= 22 && (uint32_t)(output_offset + 128) <= 255u) {
-      /* The output offset joins the rounding constant before the shift: (a + off * 2^right) >> right is
-       * (a >> right) + off exactly, and with |x| <= 2^30, half < 2^21 and |off| * 2^right <= 2^29 nothing overflows
-       * (an int8 offset, right <= 22).
-       * The full int8 range (no activation, or one the output range holds) clamps with one saturating instruction. */
+    if (stowage_rq_offset_folds(right, output_offset)) {
+      /* The output offset joins the rounding constant before the shift; the full int8 range (no activation, or one the
+       * output range holds) clamps with one saturating instruction. */
       const uint32_t add = half + ((uint32_t)output_offset << right);
       const int32_t* const end = acc + n;
       if (lo == -128 && hi == 127) {
         for (; acc < end; ++acc, y += stride) {
           const int32_t x = stowage_fx_smmulr((int32_t)((uint32_t)*acc << up), mult);
           const int32_t v = (int32_t)((uint32_t)x + add + (uint32_t)(x >> 31)) >> right;
-          *y = (int8_t)stowage_ssat8(v);
+          *y = (int8_t)stowage_fx_ssat8(v);
         }
       } else {
         for (; acc < end; ++acc, y += stride) {
@@ -770,9 +757,9 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
  * half < 2^21 and |offset| * 2^right <= 2^29 add up without overflow. Once per layer. */
 static int requant_pair_folds(const int32_t* shift, int32_t nq, const stowage_qconv_params* p) {
   int32_t i;
-  if (p->act_min != -128 || p->act_max != 127 || (uint32_t)(p->output_offset + 128) > 255u) return 0;
+  if (p->act_min != -128 || p->act_max != 127 || !stowage_rq_offset_folds(0, p->output_offset)) return 0;
   for (i = 0; i < nq; ++i)
-    if (shift[i] < -22) return 0;
+    if (!stowage_rq_offset_folds(-shift[i], p->output_offset)) return 0; /* right = -shift when negative */
   return 1;
 }
 
@@ -799,9 +786,9 @@ static void requant_pair(const int32_t* acc_a, const int32_t* acc_b, int32_t n, 
         neg = right > 0 ? -1 : 0;
       }
       x = stowage_fx_smmulr((int32_t)((uint32_t)acc_a[i] << up), mult);
-      out_a[i] = (int8_t)stowage_ssat8((int32_t)((uint32_t)x + add + (uint32_t)((x >> 31) & neg)) >> right);
+      out_a[i] = (int8_t)stowage_fx_ssat8((int32_t)((uint32_t)x + add + (uint32_t)((x >> 31) & neg)) >> right);
       x = stowage_fx_smmulr((int32_t)((uint32_t)acc_b[i] << up), mult);
-      out_b[i] = (int8_t)stowage_ssat8((int32_t)((uint32_t)x + add + (uint32_t)((x >> 31) & neg)) >> right);
+      out_b[i] = (int8_t)stowage_fx_ssat8((int32_t)((uint32_t)x + add + (uint32_t)((x >> 31) & neg)) >> right);
     }
     return;
   }

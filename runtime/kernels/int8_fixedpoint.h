@@ -120,6 +120,24 @@ static inline int32_t stowage_fx_requant(int32_t acc, int32_t multiplier, int32_
 
 static inline int32_t stowage_fx_clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
+/* v clamped to [-128, 127]: one SSAT where the target has it (GCC does not find it for this clamp). */
+static inline int32_t stowage_fx_ssat8(int32_t v) {
+#if defined(__ARM_FEATURE_SAT) && defined(__GNUC__)
+  int32_t r;
+  __asm__("ssat %0, #8, %1" : "=r"(r) : "r"(v));
+  return r;
+#else
+  return v < -128 ? -128 : (v > 127 ? 127 : v);
+#endif
+}
+
+/* Whether a narrow requantization (stowage_rq_apply_narrow: |x| <= 2^30 after the high multiply) with `right` may
+ * take `offset` into its rounding constant: (a + offset * 2^right) >> right is (a >> right) + offset exactly, and
+ * with an int8 offset and right <= 22 (half < 2^21, |offset| * 2^right <= 2^29) no sum overflows. */
+static inline int stowage_rq_offset_folds(int32_t right, int32_t offset) {
+  return right <= 22 && (uint32_t)(offset + 128) <= 255u;
+}
+
 /* ---- gemmlowp-style transcendental functions (softmax, logistic, tanh) ---- */
 
 static inline int32_t stowage_fx_add(int32_t a, int32_t b) { return stowage_fx_wrap((int64_t)a + b); }
