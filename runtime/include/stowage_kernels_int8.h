@@ -65,11 +65,16 @@ int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p);
 /* 1 when the kernel runs its fast path for `p` (the loops with Arm DSP and Helium variants), 0 for the reference loops
  * (grouped convolutions, dilated window rows, tensors of 2^31 elements or more, STOWAGE_SMALL_KERNELS). */
 int stowage_qconv2d_s8_is_fast(const stowage_qconv_params* p);
-/* 1 when stowage_qconv2d_s8 built with the DSP extension widens `p`'s filters one window row at a time (a fast-path
- * convolution whose window has more than 384 elements and whose rows have at most 384, in whole pixels of four-channel
- * groups); the compiler asks it per call and builds a firmware none of whose calls do without that code
- * (STOWAGE_NO_CONV_BY_FILTER_ROWS). Answered the same in every build. */
-int stowage_qconv2d_s8_widens_filter_rows(const stowage_qconv_params* p);
+/* The optional code paths stowage_qconv2d_s8 may take for `p` (bits; 0: only its general loops or the reference ones),
+ * answered the same in every build: a pointwise convolution's pixel-pair kernel, the im2col buffer of short window
+ * rows, and (with the DSP extension) filters widened one window row at a time (windows of more than 384 elements
+ * whose rows have at most 384, in whole pixels of four-channel groups). The compiler asks it per call and builds a
+ * firmware without the paths none of its calls may take (STOWAGE_NO_CONV_POINTWISE, STOWAGE_NO_CONV_IM2COL,
+ * STOWAGE_NO_CONV_BY_FILTER_ROWS); a call would then take the general loops, slower and as exact. */
+#define STOWAGE_QCONV_PATH_POINTWISE 1
+#define STOWAGE_QCONV_PATH_IM2COL 2
+#define STOWAGE_QCONV_PATH_BY_FILTER_ROWS 4
+int stowage_qconv2d_s8_paths(const stowage_qconv_params* p);
 int stowage_qdepthwise_conv2d_s8_is_fast(const stowage_qconv_params* p);
 /* Bytes of the stack buffers stowage_qdepthwise_conv2d_s8 uses for `p` at most (0: none): with the DSP extension (and
  * not Helium) a fast-path depthwise layer (depth multiplier 1, at most 7x7 taps) holds its window rows, widened, in a

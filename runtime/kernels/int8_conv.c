@@ -87,7 +87,7 @@ int32_t stowage_requantize_s32(int32_t acc, int32_t multiplier, int32_t shift) {
 }
 
 /* Output row `k` of `p->oh` in the kernel's row order: ascending, or descending with a negative row_band. */
-static int32_t row_at(const stowage_qconv_params* p, int32_t k) { return p->row_band < 0 ? p->oh - 1 - k : k; }
+static inline int32_t row_at(const stowage_qconv_params* p, int32_t k) { return p->row_band < 0 ? p->oh - 1 - k : k; }
 
 #if STOWAGE_REFERENCE_LOOPS
 STOWAGE_FALLBACK static int8_t finish(int32_t acc, const int32_t* bias, const int32_t* multiplier, const int32_t* shift, int32_t ch,
@@ -389,9 +389,20 @@ static int conv_by_filter_rows(const stowage_qconv_params* p) {
   return !(seg4 > 0 && p->kh * seg4 <= STOWAGE_CONV_WIDE_TAPS) && p->c % 4 == 0 && seg > 0 && seg <= STOWAGE_CONV_WIDE_TAPS;
 }
 
-/* STOWAGE_NO_CONV_BY_FILTER_ROWS: the compiler's define for a firmware none of whose convolutions takes
- * conv_pair_by_filter_rows (stowage_qconv2d_s8_widens_filter_rows answers per call): 1 KB less code on a Cortex-M4;
- * such a convolution would take the byte-wise loops instead, slower and as exact. */
+/* STOWAGE_NO_CONV_POINTWISE, STOWAGE_NO_CONV_IM2COL, STOWAGE_NO_CONV_BY_FILTER_ROWS: the compiler's defines for a
+ * firmware none of whose convolutions may take that path (stowage_qconv2d_s8_paths answers per call): the path's code
+ * is left out (1-2 KB each on a Cortex-M4), and a call that would take it runs qconv2d_fast's general loops instead,
+ * slower and as exact. */
+#if !defined(STOWAGE_NO_CONV_POINTWISE)
+#define STOWAGE_CONV_POINTWISE 1
+#else
+#define STOWAGE_CONV_POINTWISE 0
+#endif
+#if !defined(STOWAGE_NO_CONV_IM2COL)
+#define STOWAGE_CONV_IM2COL 1
+#else
+#define STOWAGE_CONV_IM2COL 0
+#endif
 #if defined(STOWAGE_DOT_WIDENED) && !defined(STOWAGE_NO_CONV_BY_FILTER_ROWS)
 #define STOWAGE_CONV_BY_FILTER_ROWS 1
 #else
@@ -637,6 +648,7 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
       }
 }
 
+#if STOWAGE_CONV_IM2COL
 /* Convolution with short window rows (kw * c below 16 bytes, as first layers on images or spectrograms have): a chunk
  * of output pixels' windows is copied into one contiguous buffer (im2col, outside taps filled with the input zero
  * point, which adds nothing once the offset is folded), then every pair of filters runs over pairs of those windows. */
@@ -739,6 +751,8 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
     }
 }
 
+#endif
+
 /* Output channels a pointwise convolution requantizes at a time (the accumulators of two pixels wait on the stack). */
 #define STOWAGE_PW_CHUNK 32
 
@@ -751,6 +765,7 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
  * take qconv2d_fast. */
 #define STOWAGE_PW_CHANNELS ((STOWAGE_POINTWISE_STACK_BYTES - 8 * STOWAGE_PW_CHUNK - 4 * STOWAGE_PW_WIDE_K) / 6)
 
+#if STOWAGE_CONV_POINTWISE
 #if !defined(STOWAGE_RQF32_VARIANT)
 /* Whether requant_pair may fold the output offset into its rounding constant and clamp by saturation: the full int8
  * output range, an int8 offset and every right shift (the nq channels' -shift) at most 22, so that |x| <= 2^30,
@@ -901,6 +916,7 @@ static void qconv2d_pointwise(const int8_t* x, const int8_t* w, const int32_t* b
     if (two_pixels) memcpy(y + (pa + 1) * pix_stride, out[1], (size_t)M);
   }
 }
+#endif
 
 #if defined(__GNUC__)
 #define STOWAGE_ALWAYS_INLINE inline __attribute__((always_inline))
@@ -1386,6 +1402,7 @@ static int qconv_is_pointwise(const stowage_qconv_params* p) {
          p->oh == p->h && p->ow == p->w;
 }
 
+#if STOWAGE_CONV_POINTWISE
 /* Whether a pointwise `p` runs through qconv2d_pointwise: its output channels fit the buffers, with the DSP extension
  * its input channels too (4 to STOWAGE_PW_WIDE_K, widened per pixel pair). */
 static int pointwise_fits(const stowage_qconv_params* p) {
@@ -1399,6 +1416,7 @@ static int pointwise_fits(const stowage_qconv_params* p) {
 #endif
   return p->m <= STOWAGE_PW_CHANNELS;
 }
+#endif
 
 /* Whether stowage_qconv2d_s8 runs `p` through the im2col buffer: a fast-path conv, not pointwise, whose window rows
  * are shorter than 16 bytes and whose two windows fit the buffer. */
@@ -1419,12 +1437,15 @@ int stowage_qconv2d_s8_is_fast(const stowage_qconv_params* p) {
 #endif
 }
 
-int stowage_qconv2d_s8_widens_filter_rows(const stowage_qconv_params* p) {
+int stowage_qconv2d_s8_paths(const stowage_qconv_params* p) {
 #if defined(STOWAGE_SMALL_KERNELS)
   (void)p;
   return 0;
 #else
-  return qconv_is_fast(p) && !qconv_is_pointwise(p) && !qconv_uses_im2col(p) && conv_by_filter_rows(p);
+  if (!qconv_is_fast(p)) return 0;
+  if (qconv_is_pointwise(p)) return STOWAGE_QCONV_PATH_POINTWISE;
+  if (qconv_uses_im2col(p)) return STOWAGE_QCONV_PATH_IM2COL;
+  return conv_by_filter_rows(p) ? STOWAGE_QCONV_PATH_BY_FILTER_ROWS : 0;
 #endif
 }
 
@@ -1483,10 +1504,12 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
 #if !defined(STOWAGE_SMALL_KERNELS)
   if (qconv_is_fast(p)) {
     if (qconv_is_pointwise(p)) {
+#if STOWAGE_CONV_POINTWISE
       if (pointwise_fits(p) && POINTWISE_NARROW(acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, p->c))) {
         qconv2d_pointwise(x, w, bias, multiplier, shift, y, p);
         return;
       }
+#endif
       /* Inputs and outputs are both pixel after pixel: the batch is one row, or with a band order each band is one
        * row (a band that does not divide the rows keeps the rows as they are). */
       stowage_qconv_params flat = *p;
@@ -1501,8 +1524,13 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
       qconv2d_fast(x, w, bias, multiplier, shift, y, &flat);
       return;
     }
-    if (qconv_uses_im2col(p)) qconv2d_im2col(x, w, bias, multiplier, shift, y, p);
-    else qconv2d_fast(x, w, bias, multiplier, shift, y, p);
+#if STOWAGE_CONV_IM2COL
+    if (qconv_uses_im2col(p)) {
+      qconv2d_im2col(x, w, bias, multiplier, shift, y, p);
+      return;
+    }
+#endif
+    qconv2d_fast(x, w, bias, multiplier, shift, y, p);
     return;
   }
 #endif

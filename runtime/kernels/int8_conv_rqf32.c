@@ -7,7 +7,7 @@
 /* This copy's own names for int8_conv.c's functions (its stowage_qconv2d_s8 etc. are the float32-epilogue ones). */
 #define stowage_requantize_s32 rqf32_requantize_s32
 #define stowage_qconv2d_s8_is_fast rqf32_qconv2d_s8_is_fast
-#define stowage_qconv2d_s8_widens_filter_rows rqf32_qconv2d_s8_widens_filter_rows
+#define stowage_qconv2d_s8_paths rqf32_qconv2d_s8_paths
 #define stowage_qdepthwise_conv2d_s8_is_fast rqf32_qdepthwise_conv2d_s8_is_fast
 #define stowage_qfully_connected_s8_is_fast rqf32_qfully_connected_s8_is_fast
 #define stowage_qfully_connected_s8_stack_bytes rqf32_qfully_connected_s8_stack_bytes

@@ -72,7 +72,7 @@ static inline int32_t stowage_sxtb16_odd(int32_t v) {
  * loop register-allocated by hand (4 accumulators, 5 pointers/strides, 4 temporaries: in C, GCC 12 spills, and inlined
  * the asm finds no registers); the second filter's widened halves serve both inputs, the first filter's word is loaded
  * again for the second input. One call per pair of outputs and filters keeps the per-row cost to a few instructions. */
-__attribute__((noinline)) static void stowage_dot_2x2_rows_dsp(const int8_t* xa, const int8_t* xb, const int8_t* w0,
+__attribute__((noinline, unused)) static void stowage_dot_2x2_rows_dsp(const int8_t* xa, const int8_t* xb, const int8_t* w0,
                                                                const int8_t* w1, int32_t n, int32_t rows,
                                                                int32_t row_stride, int32_t* acc) {
   int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], r, i;
@@ -151,7 +151,7 @@ static inline void stowage_widen_pair(const int8_t* xa, const int8_t* xb, int32_
  * the inputs widened by stowage_widen_pair, w1 = w0 + wstep: 18 instructions per 16 multiply-accumulates in the
  * hand-allocated loop (2 LDRD of the widened inputs, 2 filter words, 4 SXTB16, 8 SMLAD, 2 loop). */
 #if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && defined(__OPTIMIZE__)
-__attribute__((noinline)) static void stowage_dot_2x2_widened(const int32_t* xw, const int8_t* w0, int32_t wstep, int32_t n4,
+__attribute__((noinline, unused)) static void stowage_dot_2x2_widened(const int32_t* xw, const int8_t* w0, int32_t wstep, int32_t n4,
                                                               int32_t* acc) {
   int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], x0, x1, x2, x3, t0, te;
   const int32_t* xp = xw;
@@ -192,7 +192,7 @@ __attribute__((noinline)) static void stowage_dot_2x2_widened(const int32_t* xw,
  * xb = xa + ystep, the filters widened beforehand (stowage_widen_pair(w0, w1, ...): per 4 elements, w0's even and odd
  * halfword pairs, then w1's): the filter pair is widened once and serves every pixel pair of a row. 18 instructions
  * per 16 multiply-accumulates (2 input words, 4 SXTB16, 2 LDRD of the widened filters, 8 SMLAD, 2 loop). */
-__attribute__((noinline)) static void stowage_dot_2x2_wfilters(const int8_t* xa, int32_t ystep, const int32_t* ww,
+__attribute__((noinline, unused)) static void stowage_dot_2x2_wfilters(const int8_t* xa, int32_t ystep, const int32_t* ww,
                                                                int32_t n4, int32_t* acc) {
   int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], xe, xo, ye, yo, we, wo;
   const int8_t* xp = xa;
@@ -231,7 +231,7 @@ __attribute__((noinline)) static void stowage_dot_2x2_wfilters(const int8_t* xa,
 /* stowage_dot_2x2_wfilters over `rows` window rows of n4 elements each, row_step bytes apart in the input (the filters'
  * rows one after another in ww): one call per pixel pair instead of one per row; the row loop keeps its counters in
  * memory (every register holds the inner loop), 7 instructions a row. */
-__attribute__((noinline)) static void stowage_dot_2x2_wfilters_rows(const int8_t* xa, int32_t ystep, const int32_t* ww,
+__attribute__((noinline, unused)) static void stowage_dot_2x2_wfilters_rows(const int8_t* xa, int32_t ystep, const int32_t* ww,
                                                                     int32_t n4, int32_t rows, int32_t row_step, int32_t* acc) {
   int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], xe, xo, ye, yo, we, wo;
   const int8_t* xp = xa;

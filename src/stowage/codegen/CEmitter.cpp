@@ -725,8 +725,7 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const LoweredP
 
   GeneratedC out;
   out.kernelCalls = numCalls;
-  out.int8ReferenceLoops = needsInt8ReferenceLoops(plan, program);
-  out.convFilterRowWidening = needsConvFilterRowWidening(plan, program);
+  out.int8Code = int8KernelCodeNeeded(plan, program);
   out.boardKernelCalls = boardCalls;
   out.options = options;
   out.header = {p + ".h", emitHeader(g, plan, syms, pools, options)};

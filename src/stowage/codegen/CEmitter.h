@@ -64,12 +64,9 @@ struct GeneratedC {
   std::vector<GeneratedImage> images;  ///< one per constant pool delivered as an image (and holding constants)
   EmitOptions options;    ///< what the files were generated with (the host harness follows it)
   size_t kernelCalls = 0;  ///< calls in <name>_run
-  /// Whether the calls need the int8 kernels' reference loops (lower/LowerProgram.h needsInt8ReferenceLoops): when not,
-  /// a firmware project builds the kernels without them (STOWAGE_INT8_FAST_PATHS_ONLY).
-  bool int8ReferenceLoops = true;
-  /// Whether the calls need the int8 convolution's filter-row widening (lower/LowerProgram.h
-  /// needsConvFilterRowWidening): when not, a firmware project leaves it out (STOWAGE_NO_CONV_BY_FILTER_ROWS).
-  bool convFilterRowWidening = true;
+  /// The int8 kernel code the calls may need (lower/LowerProgram.h int8KernelCodeNeeded): a firmware project builds
+  /// the kernels without the rest (STOWAGE_INT8_FAST_PATHS_ONLY, STOWAGE_NO_CONV_*).
+  Int8KernelCode int8Code;
   /// The calls of board kernels, in step order (empty when the board has no [[kernels]] or none matches).
   std::vector<BoardKernelCall> boardKernelCalls;
   /// The headers and C sources of the board kernels called, to be copied beside <name>.c and built with it (the C

@@ -123,9 +123,9 @@ std::string modelDefinesCmake(const std::vector<std::string>& defines, const std
     if (d == "STOWAGE_INT8_FAST_PATHS_ONLY")
       text += "# STOWAGE_INT8_FAST_PATHS_ONLY: every int8 convolution and fully connected layer of this model takes the\n"
               "# kernels' fast path, so their reference loops are left out (code size).\n";
-    if (d == "STOWAGE_NO_CONV_BY_FILTER_ROWS")
-      text += "# STOWAGE_NO_CONV_BY_FILTER_ROWS: no convolution of this model widens its filters one window row at a\n"
-              "# time (windows of more than 384 elements), so that code is left out (code size).\n";
+    if (d == "STOWAGE_NO_CONV_POINTWISE" || d == "STOWAGE_NO_CONV_IM2COL" || d == "STOWAGE_NO_CONV_BY_FILTER_ROWS")
+      text += "# " + d + ": no convolution of this model takes that path of the kernel (stowage_qconv2d_s8_paths),\n"
+              "# so its code is left out (code size).\n";
   }
   return text + fmt::format("target_compile_definitions({} PRIVATE {})\n", lib, join(defines, " "));
 }
@@ -199,10 +199,11 @@ Result<FirmwareProject> makeFirmwareProject(const Graph& g, const ProgramPlan& p
   fw.includeDirs = {"model", "runtime/include", "runtime/firmware"};
 
   if (options.noSimd) fw.modelDefines.push_back("STOWAGE_NO_SIMD");
-  // Every int8 convolution and fully connected call takes the kernels' fast path: their reference loops are left out.
-  if (!code.int8ReferenceLoops) fw.modelDefines.push_back("STOWAGE_INT8_FAST_PATHS_ONLY");
-  // No convolution widens its filters one window row at a time: that code is left out.
-  if (!code.convFilterRowWidening) fw.modelDefines.push_back("STOWAGE_NO_CONV_BY_FILTER_ROWS");
+  // The int8 kernel code no call of this model needs is left out (code size).
+  if (!code.int8Code.referenceLoops) fw.modelDefines.push_back("STOWAGE_INT8_FAST_PATHS_ONLY");
+  if (!code.int8Code.convPointwise) fw.modelDefines.push_back("STOWAGE_NO_CONV_POINTWISE");
+  if (!code.int8Code.convIm2col) fw.modelDefines.push_back("STOWAGE_NO_CONV_IM2COL");
+  if (!code.int8Code.convByFilterRows) fw.modelDefines.push_back("STOWAGE_NO_CONV_BY_FILTER_ROWS");
   // CMake: the model as a library (stowage.cmake, also for existing firmware builds), the firmware around it.
   const std::string lib = name + "_model";
   std::string quotedModel;

@@ -72,10 +72,10 @@ bool runsInt8ReferenceLoops(const KernelCall& call) {
   }
 }
 
-bool widensConvFilterRows(const KernelCall& call) {
+int int8ConvPaths(const KernelCall& call) {
   const auto* q = std::get_if<QuantCall>(&call.params);
-  return q != nullptr && q->kernel == QuantKernel::Conv2d &&
-         stowage_qconv2d_s8_widens_filter_rows(&std::get<stowage_qconv_params>(q->params)) != 0;
+  if (q == nullptr || q->kernel != QuantKernel::Conv2d) return 0;
+  return stowage_qconv2d_s8_paths(&std::get<stowage_qconv_params>(q->params));
 }
 
 KernelVariant cpuKernelVariant(const Graph& g, const Board& board, int target, const KernelCall& call, const KernelIsa& isa) {

@@ -48,9 +48,9 @@ const KernelOverride* boardKernelFor(const Graph& g, const Board& board, int tar
 /// runs the kernels' reference loops rather than their fast path (grouped, dilated window rows, 2^31 elements).
 bool runsInt8ReferenceLoops(const KernelCall& call);
 
-/// Whether `call` is an int8 convolution whose filters the DSP build widens one window row at a time
-/// (stowage_qconv2d_s8_widens_filter_rows).
-bool widensConvFilterRows(const KernelCall& call);
+/// The optional code paths of the int8 convolution kernel `call` may take (stowage_qconv2d_s8_paths bits:
+/// STOWAGE_QCONV_PATH_POINTWISE, _IM2COL, _BY_FILTER_ROWS); 0 for every other call.
+int int8ConvPaths(const KernelCall& call);
 
 /// The variant of `call` made by target `target` on the CPU (not offloaded): the board's kernel when one replaces it,
 /// the Helium or DSP path for the int8 convolution, depthwise convolution and fully connected calls that take the

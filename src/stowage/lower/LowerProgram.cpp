@@ -67,36 +67,26 @@ Result<LoweredProgram> lowerProgram(const Graph& g, const ProgramPlan& plan, con
   return program;
 }
 
-namespace {
-
-/// Whether some call of `program` may run the kernel code `cpuCallRuns` names: a CPU layer's portable call (not a
-/// board's) for which it holds, or any int8 call of an offloaded layer (its cores call the kernels on tiles whose
-/// shapes are not known here).
-bool anyCallMayRun(const ProgramPlan& plan, const LoweredProgram& program, bool (*cpuCallRuns)(const KernelCall&)) {
+Int8KernelCode int8KernelCodeNeeded(const ProgramPlan& plan, const LoweredProgram& program) {
+  Int8KernelCode need{false, false, false, false};
   for (size_t step = 0; step < program.layers.size(); ++step) {
     const LoweredLayer& layer = program.layers[step];
     const bool offloaded = plan.offloadedAt(static_cast<int>(step)) != nullptr;
     for (size_t k = 0; k < layer.calls.size(); ++k) {
       const KernelCall& call = layer.calls[k];
       if (offloaded) {
-        if (std::holds_alternative<QuantCall>(call.params)) return true;
+        if (std::holds_alternative<QuantCall>(call.params)) return Int8KernelCode{};
         continue;
       }
-      const bool boardKernel = k < layer.boardKernels.size() && layer.boardKernels[k] != nullptr;
-      if (!boardKernel && cpuCallRuns(call)) return true;
+      if (k < layer.boardKernels.size() && layer.boardKernels[k] != nullptr) continue;
+      const int paths = int8ConvPaths(call);
+      need.referenceLoops = need.referenceLoops || runsInt8ReferenceLoops(call);
+      need.convPointwise = need.convPointwise || (paths & STOWAGE_QCONV_PATH_POINTWISE) != 0;
+      need.convIm2col = need.convIm2col || (paths & STOWAGE_QCONV_PATH_IM2COL) != 0;
+      need.convByFilterRows = need.convByFilterRows || (paths & STOWAGE_QCONV_PATH_BY_FILTER_ROWS) != 0;
     }
   }
-  return false;
-}
-
-}  // namespace
-
-bool needsInt8ReferenceLoops(const ProgramPlan& plan, const LoweredProgram& program) {
-  return anyCallMayRun(plan, program, runsInt8ReferenceLoops);
-}
-
-bool needsConvFilterRowWidening(const ProgramPlan& plan, const LoweredProgram& program) {
-  return anyCallMayRun(plan, program, widensConvFilterRows);
+  return need;
 }
 
 }  // namespace stowage

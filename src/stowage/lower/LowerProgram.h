@@ -34,14 +34,18 @@ struct LoweredProgram {
 /// cannot run with (an internal planner error, naming the node and tensor).
 Result<LoweredProgram> lowerProgram(const Graph& g, const ProgramPlan& plan, const KernelIsa& isa);
 
-/// Whether running `program` (placed by `plan`) needs the int8 kernels' reference loops: a CPU layer calls the portable
-/// kernel (not a board's) where it runs them (runsInt8ReferenceLoops), or a layer is offloaded with such a kernel (its
-/// cores call it on tiles whose shapes this does not know). When not, a firmware build leaves them out
-/// (STOWAGE_INT8_FAST_PATHS_ONLY, runtime/kernels/int8_conv.c).
-bool needsInt8ReferenceLoops(const ProgramPlan& plan, const LoweredProgram& program);
+/// The int8 kernel code that running a program may need beyond the kernels' general loops; a firmware build leaves
+/// out what it does not (runtime/kernels/int8_conv.c).
+struct Int8KernelCode {
+  bool referenceLoops = true;    ///< the reference loops (else STOWAGE_INT8_FAST_PATHS_ONLY: a call needing them traps)
+  bool convPointwise = true;     ///< the convolution's pointwise kernel (else STOWAGE_NO_CONV_POINTWISE)
+  bool convIm2col = true;        ///< its im2col buffer for short window rows (else STOWAGE_NO_CONV_IM2COL)
+  bool convByFilterRows = true;  ///< its filters widened one window row at a time (else STOWAGE_NO_CONV_BY_FILTER_ROWS)
+};
 
-/// Whether running `program` needs the int8 convolution's filter-row widening (widensConvFilterRows), counted as
-/// needsInt8ReferenceLoops counts: when not, a firmware build leaves it out (STOWAGE_NO_CONV_BY_FILTER_ROWS).
-bool needsConvFilterRowWidening(const ProgramPlan& plan, const LoweredProgram& program);
+/// What running `program` (placed by `plan`) needs: a CPU layer calling the portable kernel (not a board's) needs what
+/// its call takes (runsInt8ReferenceLoops, int8ConvPaths); a layer offloaded with an int8 kernel needs everything (its
+/// cores call the kernels on tiles whose shapes this does not know).
+Int8KernelCode int8KernelCodeNeeded(const ProgramPlan& plan, const LoweredProgram& program);
 
 }  // namespace stowage

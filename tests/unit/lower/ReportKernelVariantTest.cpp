@@ -132,26 +132,37 @@ TEST(Int8ReferenceLoops, OnlyCallsOffTheFastPathNeedThem) {
   program.layers.resize(2);
   program.layers[0].calls = {convCall(QuantKernel::Conv2d, 8, 8)};
   program.layers[1].calls = {convCall(QuantKernel::DepthwiseConv2d, 8, 1)};
-  EXPECT_FALSE(needsInt8ReferenceLoops(plan, program));
+  EXPECT_FALSE(int8KernelCodeNeeded(plan, program).referenceLoops);
   program.layers[1].calls.push_back(convCall(QuantKernel::Conv2d, 8, 2));
-  EXPECT_TRUE(needsInt8ReferenceLoops(plan, program));
+  EXPECT_TRUE(int8KernelCodeNeeded(plan, program).referenceLoops);
 }
 
-TEST(ConvFilterRowWidening, OnlyWindowsTooLargeToWidenWholeNeedIt) {
-  EXPECT_FALSE(widensConvFilterRows(convCall(QuantKernel::Conv2d, 32, 32))) << "3x3x32 = 288 elements: widened whole";
-  EXPECT_TRUE(widensConvFilterRows(convCall(QuantKernel::Conv2d, 64, 64))) << "3x3x64 = 576, rows of 192";
-  EXPECT_FALSE(widensConvFilterRows(convCall(QuantKernel::Conv2d, 66, 66))) << "rows not whole four-channel groups";
-  EXPECT_FALSE(widensConvFilterRows(convCall(QuantKernel::Conv2d, 132, 132))) << "rows of 396: byte-wise loops";
-  EXPECT_FALSE(widensConvFilterRows(convCall(QuantKernel::DepthwiseConv2d, 64, 1)));
+TEST(Int8ConvPaths, EachCallNeedsOnlyThePathItsShapeTakes) {
+  EXPECT_EQ(int8ConvPaths(convCall(QuantKernel::Conv2d, 32, 32)), 0) << "3x3x32 = 288 elements: widened whole";
+  EXPECT_EQ(int8ConvPaths(convCall(QuantKernel::Conv2d, 64, 64)), STOWAGE_QCONV_PATH_BY_FILTER_ROWS) << "3x3x64: rows of 192";
+  EXPECT_EQ(int8ConvPaths(convCall(QuantKernel::Conv2d, 66, 66)), 0) << "rows not whole four-channel groups";
+  EXPECT_EQ(int8ConvPaths(convCall(QuantKernel::Conv2d, 132, 132)), 0) << "rows of 396: byte-wise loops";
+  EXPECT_EQ(int8ConvPaths(convCall(QuantKernel::Conv2d, 3, 3)), STOWAGE_QCONV_PATH_IM2COL) << "rows of 9 bytes";
+  EXPECT_EQ(int8ConvPaths(convCall(QuantKernel::DepthwiseConv2d, 64, 1)), 0);
+  KernelCall pointwise = convCall(QuantKernel::Conv2d, 16, 16);
+  stowage_qconv_params& pw = std::get<stowage_qconv_params>(std::get<QuantCall>(pointwise.params).params);
+  pw.kh = pw.kw = 1;
+  pw.pad_top = pw.pad_left = 0;
+  EXPECT_EQ(int8ConvPaths(pointwise), STOWAGE_QCONV_PATH_POINTWISE);
 
   ProgramPlan plan;
   LoweredProgram program;
   program.layers.resize(2);
   program.layers[0].calls = {convCall(QuantKernel::Conv2d, 32, 32)};
   program.layers[1].calls = {convCall(QuantKernel::DepthwiseConv2d, 64, 1)};
-  EXPECT_FALSE(needsConvFilterRowWidening(plan, program));
+  Int8KernelCode need = int8KernelCodeNeeded(plan, program);
+  EXPECT_FALSE(need.convPointwise || need.convIm2col || need.convByFilterRows || need.referenceLoops);
   program.layers[1].calls.push_back(convCall(QuantKernel::Conv2d, 64, 64));
-  EXPECT_TRUE(needsConvFilterRowWidening(plan, program));
+  program.layers[1].calls.push_back(pointwise);
+  need = int8KernelCodeNeeded(plan, program);
+  EXPECT_TRUE(need.convByFilterRows);
+  EXPECT_TRUE(need.convPointwise);
+  EXPECT_FALSE(need.convIm2col);
 }
 
 }  // namespace
