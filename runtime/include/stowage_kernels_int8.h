@@ -67,13 +67,15 @@ int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p);
 int stowage_qconv2d_s8_is_fast(const stowage_qconv_params* p);
 /* The optional code paths stowage_qconv2d_s8 may take for `p` (bits; 0: only its general loops or the reference ones),
  * answered the same in every build: a pointwise convolution's pixel-pair kernel, the im2col buffer of short window
- * rows, and (with the DSP extension) filters widened one window row at a time (windows of more than 384 elements
- * whose rows have at most 384, in whole pixels of four-channel groups). The compiler asks it per call and builds a
- * firmware without the paths none of its calls may take (STOWAGE_NO_CONV_POINTWISE, STOWAGE_NO_CONV_IM2COL,
- * STOWAGE_NO_CONV_BY_FILTER_ROWS); a call would then take the general loops, slower and as exact. */
+ * rows, and with the DSP extension filters widened one window row at a time (windows of more than 384 elements whose
+ * rows have at most 384, in whole pixels of four-channel groups) and pixel pairs in border rows. The compiler asks it
+ * per call and builds a firmware without the paths none of its calls may take (STOWAGE_NO_CONV_POINTWISE,
+ * STOWAGE_NO_CONV_IM2COL, STOWAGE_NO_CONV_BY_FILTER_ROWS, STOWAGE_NO_CONV_BORDER_PAIRS); a call would then take the
+ * general loops, slower and as exact. */
 #define STOWAGE_QCONV_PATH_POINTWISE 1
 #define STOWAGE_QCONV_PATH_IM2COL 2
 #define STOWAGE_QCONV_PATH_BY_FILTER_ROWS 4
+#define STOWAGE_QCONV_PATH_BORDER_PAIRS 8
 int stowage_qconv2d_s8_paths(const stowage_qconv_params* p);
 int stowage_qdepthwise_conv2d_s8_is_fast(const stowage_qconv_params* p);
 /* Bytes of the stack buffers stowage_qdepthwise_conv2d_s8 uses for `p` at most (0: none): with the DSP extension (and

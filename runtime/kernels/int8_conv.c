@@ -340,6 +340,9 @@ static void requant_row_f32(const int32_t* acc, int32_t n, float m, int8_t* y, i
  * of stack in the fast convolution and depthwise kernels. */
 #define STOWAGE_CORR_CACHE 64
 
+/* Filter rows up to which a convolution pairs the pixels of its border rows (their row sums on the stack). */
+#define STOWAGE_CONV_PAIR_ROWS 8
+
 /* Window elements (kernel height x the multiple-of-4 part of kernel width x channels) up to which a convolution widens
  * each filter pair once per band (4 bytes each on the stack: STOWAGE_CONV_FILTER_STACK_BYTES); larger windows take the
  * byte-wise loop. */
@@ -389,7 +392,20 @@ static int conv_by_filter_rows(const stowage_qconv_params* p) {
   return !(seg4 > 0 && p->kh * seg4 <= STOWAGE_CONV_WIDE_TAPS) && p->c % 4 == 0 && seg > 0 && seg <= STOWAGE_CONV_WIDE_TAPS;
 }
 
-/* STOWAGE_NO_CONV_POINTWISE, STOWAGE_NO_CONV_IM2COL, STOWAGE_NO_CONV_BY_FILTER_ROWS: the compiler's defines for a
+/* Whether qconv2d_fast pairs pixels of `p`'s border rows (conv_border_row_pair, with the DSP extension): its filter
+ * pair is widened whole, its rows are whole pixels of four-channel groups, at most STOWAGE_CONV_PAIR_ROWS window rows,
+ * and some output row's window leaves the input while two neighbouring columns' windows stay inside it. */
+static int conv_pairs_border_rows(const stowage_qconv_params* p) {
+  const int64_t seg = (int64_t)p->kw * p->c;
+  int32_t oy_lo, oy_hi, ox_lo, ox_hi;
+  if (seg <= 0 || p->c % 4 != 0 || p->kh > STOWAGE_CONV_PAIR_ROWS || p->kh * seg > STOWAGE_CONV_WIDE_TAPS) return 0;
+  interior_range(p->oh, p->h, p->kh, p->stride_h, p->dil_h, p->pad_top, &oy_lo, &oy_hi);
+  interior_range(p->ow, p->w, p->kw, p->stride_w, 1, p->pad_left, &ox_lo, &ox_hi);
+  return (oy_lo > 0 || oy_hi < p->oh) && ox_hi - ox_lo >= 2;
+}
+
+/* STOWAGE_NO_CONV_POINTWISE, STOWAGE_NO_CONV_IM2COL, STOWAGE_NO_CONV_BY_FILTER_ROWS, STOWAGE_NO_CONV_BORDER_PAIRS: the
+ * compiler's defines for a
  * firmware none of whose convolutions may take that path (stowage_qconv2d_s8_paths answers per call): the path's code
  * is left out (1-2 KB each on a Cortex-M4), and a call that would take it runs qconv2d_fast's general loops instead,
  * slower and as exact. */
@@ -407,6 +423,11 @@ static int conv_by_filter_rows(const stowage_qconv_params* p) {
 #define STOWAGE_CONV_BY_FILTER_ROWS 1
 #else
 #define STOWAGE_CONV_BY_FILTER_ROWS 0
+#endif
+#if defined(STOWAGE_DOT_WIDENED) && !defined(STOWAGE_NO_CONV_BORDER_PAIRS)
+#define STOWAGE_CONV_BORDER_PAIRS 1
+#else
+#define STOWAGE_CONV_BORDER_PAIRS 0
 #endif
 
 #if STOWAGE_CONV_BY_FILTER_ROWS
@@ -500,6 +521,39 @@ __attribute__((noinline)) static void conv_pair_by_filter_rows(const int8_t* x, 
 }
 #endif
 
+#if STOWAGE_CONV_BORDER_PAIRS
+/* rs0[fy], rs1[fy] = offset times the sum of row fy (seg elements) of filters w0, w1, modulo 2^32, for fy < kh. */
+__attribute__((noinline)) static void conv_row_sums(const int8_t* w0, const int8_t* w1, int32_t kh, int32_t seg, int32_t offset,
+                                                    int32_t* rs0, int32_t* rs1) {
+  int32_t fy;
+  for (fy = 0; fy < kh; ++fy) {
+    rs0[fy] = (int32_t)((uint32_t)offset * (uint32_t)stowage_sum_s8(w0 + fy * seg, seg));
+    rs1[fy] = (int32_t)((uint32_t)offset * (uint32_t)stowage_sum_s8(w1 + fy * seg, seg));
+  }
+}
+
+/* acc = the 2x2 sums of output pixels at input columns ix0 and ix0 + stride (window columns inside the input) of a
+ * border output row starting at input row iy0, for the filter pair widened whole in ww (rows of kw * c elements):
+ * bias b0 / b1, then per window row inside the input the offset times its filter sums (rs0, rs1) and its products. */
+__attribute__((noinline)) static void conv_border_row_pair(const int8_t* x, const stowage_qconv_params* p, int32_t b, int32_t iy0,
+                                                           int32_t ix0, const int32_t* ww, const int32_t* rs0, const int32_t* rs1,
+                                                           int32_t b0, int32_t b1, int32_t* acc) {
+  const int32_t c = p->c, seg = p->kw * c;
+  int32_t fy;
+  acc[0] = acc[1] = b0;
+  acc[2] = acc[3] = b1;
+  for (fy = 0; fy < p->kh; ++fy) {
+    const int32_t iy = iy0 + p->dil_h * fy;
+    if (iy < 0 || iy >= p->h) continue;
+    acc[0] = (int32_t)((uint32_t)acc[0] + (uint32_t)rs0[fy]);
+    acc[1] = (int32_t)((uint32_t)acc[1] + (uint32_t)rs0[fy]);
+    acc[2] = (int32_t)((uint32_t)acc[2] + (uint32_t)rs1[fy]);
+    acc[3] = (int32_t)((uint32_t)acc[3] + (uint32_t)rs1[fy]);
+    stowage_dot_2x2_wfilters(x + (((int32_t)b * p->h + iy) * p->w + ix0) * c, p->stride_w * c, ww + fy * seg, seg, acc);
+  }
+}
+#endif
+
 /* Convolution with groups == 1 and contiguous window rows (dil_w == 1): per band of output rows (row_band; the whole
  * output by default), output channels two at a time (the filter rows stay in place while the band's pixels pass), interior pixels two at a time with the folded correction, border
  * pixels one at a time over their clipped window with the offset added per tap; outputs requantized a row chunk at a
@@ -521,6 +575,11 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
 #endif
   /* One filter row widened at a time (conv_pair_by_filter_rows, no folded correction). */
   const int32_t by_rows = STOWAGE_CONV_BY_FILTER_ROWS && conv_by_filter_rows(p);
+#if STOWAGE_CONV_BORDER_PAIRS
+  /* Pixel pairs of the border rows whose window columns lie inside also take the widened pair, row by row, each
+   * inside row adding the offset times its filter sums (rs0, rs1: made at the first such pair of a band). */
+  const int32_t pair_border_rows = conv_pairs_border_rows(p);
+#endif
   /* Bands visit every output channel once per band: the first channels' corrections are computed once. */
   const int32_t cached = band < p->oh && !by_rows ? (p->m < STOWAGE_CORR_CACHE ? p->m : STOWAGE_CORR_CACHE) : 0;
   int32_t corr_cache[STOWAGE_CORR_CACHE];
@@ -544,6 +603,10 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
         const int32_t corr0 = by_rows ? 0 : oc < cached ? corr_cache[oc] : folded_bias(bias, oc, p->input_offset, w0, K);
         const int32_t corr1 = by_rows ? 0 : oc1 < cached ? corr_cache[oc1] : folded_bias(bias, oc1, p->input_offset, w1, K);
         int32_t oy, ox0;
+#if STOWAGE_CONV_BORDER_PAIRS
+        int32_t rs0[STOWAGE_CONV_PAIR_ROWS], rs1[STOWAGE_CONV_PAIR_ROWS];
+        int rs_ready = 0;
+#endif
 #if defined(STOWAGE_DOT_WIDENED)
         if (widened) {
           int32_t fy;
@@ -601,6 +664,19 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
                 ox += 2;
                 continue;
               }
+#if STOWAGE_CONV_BORDER_PAIRS
+              if (pair_border_rows && !row_inside && ox >= ox_lo && ox + 1 < ox_hi && ox + 1 < ox_end) {
+                if (!rs_ready) conv_row_sums(w0, w1, kh, seg, p->input_offset, rs0, rs1);
+                rs_ready = 1;
+                conv_border_row_pair(x, p, b, iy0, ix0, ww, rs0, rs1, b0, b1, acc);
+                acc0[i] = acc[0];
+                acc0[i + 1] = acc[1];
+                acc1[i] = acc[2];
+                acc1[i + 1] = acc[3];
+                ox += 2;
+                continue;
+              }
+#endif
               if (row_inside && ox >= ox_lo && ox < ox_hi) {
                 const int8_t* xa = x_row + ix0 * c;
                 int32_t fy;
@@ -1445,7 +1521,8 @@ int stowage_qconv2d_s8_paths(const stowage_qconv_params* p) {
   if (!qconv_is_fast(p)) return 0;
   if (qconv_is_pointwise(p)) return STOWAGE_QCONV_PATH_POINTWISE;
   if (qconv_uses_im2col(p)) return STOWAGE_QCONV_PATH_IM2COL;
-  return conv_by_filter_rows(p) ? STOWAGE_QCONV_PATH_BY_FILTER_ROWS : 0;
+  return (conv_by_filter_rows(p) ? STOWAGE_QCONV_PATH_BY_FILTER_ROWS : 0) |
+         (conv_pairs_border_rows(p) ? STOWAGE_QCONV_PATH_BORDER_PAIRS : 0);
 #endif
 }
 

@@ -123,7 +123,7 @@ std::string modelDefinesCmake(const std::vector<std::string>& defines, const std
     if (d == "STOWAGE_INT8_FAST_PATHS_ONLY")
       text += "# STOWAGE_INT8_FAST_PATHS_ONLY: every int8 convolution and fully connected layer of this model takes the\n"
               "# kernels' fast path, so their reference loops are left out (code size).\n";
-    if (d == "STOWAGE_NO_CONV_POINTWISE" || d == "STOWAGE_NO_CONV_IM2COL" || d == "STOWAGE_NO_CONV_BY_FILTER_ROWS")
+    if (d.rfind("STOWAGE_NO_CONV_", 0) == 0)
       text += "# " + d + ": no convolution of this model takes that path of the kernel (stowage_qconv2d_s8_paths),\n"
               "# so its code is left out (code size).\n";
   }
@@ -204,6 +204,7 @@ Result<FirmwareProject> makeFirmwareProject(const Graph& g, const ProgramPlan& p
   if (!code.int8Code.convPointwise) fw.modelDefines.push_back("STOWAGE_NO_CONV_POINTWISE");
   if (!code.int8Code.convIm2col) fw.modelDefines.push_back("STOWAGE_NO_CONV_IM2COL");
   if (!code.int8Code.convByFilterRows) fw.modelDefines.push_back("STOWAGE_NO_CONV_BY_FILTER_ROWS");
+  if (!code.int8Code.convBorderPairs) fw.modelDefines.push_back("STOWAGE_NO_CONV_BORDER_PAIRS");
   // CMake: the model as a library (stowage.cmake, also for existing firmware builds), the firmware around it.
   const std::string lib = name + "_model";
   std::string quotedModel;

@@ -49,7 +49,7 @@ const KernelOverride* boardKernelFor(const Graph& g, const Board& board, int tar
 bool runsInt8ReferenceLoops(const KernelCall& call);
 
 /// The optional code paths of the int8 convolution kernel `call` may take (stowage_qconv2d_s8_paths bits:
-/// STOWAGE_QCONV_PATH_POINTWISE, _IM2COL, _BY_FILTER_ROWS); 0 for every other call.
+/// STOWAGE_QCONV_PATH_POINTWISE, _IM2COL, _BY_FILTER_ROWS, _BORDER_PAIRS); 0 for every other call.
 int int8ConvPaths(const KernelCall& call);
 
 /// The variant of `call` made by target `target` on the CPU (not offloaded): the board's kernel when one replaces it,

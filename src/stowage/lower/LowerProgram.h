@@ -41,6 +41,7 @@ struct Int8KernelCode {
   bool convPointwise = true;     ///< the convolution's pointwise kernel (else STOWAGE_NO_CONV_POINTWISE)
   bool convIm2col = true;        ///< its im2col buffer for short window rows (else STOWAGE_NO_CONV_IM2COL)
   bool convByFilterRows = true;  ///< its filters widened one window row at a time (else STOWAGE_NO_CONV_BY_FILTER_ROWS)
+  bool convBorderPairs = true;   ///< its pixel pairs in border rows (else STOWAGE_NO_CONV_BORDER_PAIRS)
 };
 
 /// What running `program` (placed by `plan`) needs: a CPU layer calling the portable kernel (not a board's) needs what

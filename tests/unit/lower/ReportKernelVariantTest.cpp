@@ -138,9 +138,14 @@ TEST(Int8ReferenceLoops, OnlyCallsOffTheFastPathNeedThem) {
 }
 
 TEST(Int8ConvPaths, EachCallNeedsOnlyThePathItsShapeTakes) {
-  EXPECT_EQ(int8ConvPaths(convCall(QuantKernel::Conv2d, 32, 32)), 0) << "3x3x32 = 288 elements: widened whole";
+  EXPECT_EQ(int8ConvPaths(convCall(QuantKernel::Conv2d, 32, 32)), STOWAGE_QCONV_PATH_BORDER_PAIRS)
+      << "3x3x32 = 288 elements: widened whole, padded rows";
   EXPECT_EQ(int8ConvPaths(convCall(QuantKernel::Conv2d, 64, 64)), STOWAGE_QCONV_PATH_BY_FILTER_ROWS) << "3x3x64: rows of 192";
   EXPECT_EQ(int8ConvPaths(convCall(QuantKernel::Conv2d, 66, 66)), 0) << "rows not whole four-channel groups";
+  KernelCall unpadded = convCall(QuantKernel::Conv2d, 32, 32);
+  std::get<stowage_qconv_params>(std::get<QuantCall>(unpadded.params).params).pad_top = 0;
+  std::get<stowage_qconv_params>(std::get<QuantCall>(unpadded.params).params).oh = 6;
+  EXPECT_EQ(int8ConvPaths(unpadded), 0) << "no border row";
   EXPECT_EQ(int8ConvPaths(convCall(QuantKernel::Conv2d, 132, 132)), 0) << "rows of 396: byte-wise loops";
   EXPECT_EQ(int8ConvPaths(convCall(QuantKernel::Conv2d, 3, 3)), STOWAGE_QCONV_PATH_IM2COL) << "rows of 9 bytes";
   EXPECT_EQ(int8ConvPaths(convCall(QuantKernel::DepthwiseConv2d, 64, 1)), 0);
@@ -157,6 +162,7 @@ TEST(Int8ConvPaths, EachCallNeedsOnlyThePathItsShapeTakes) {
   program.layers[1].calls = {convCall(QuantKernel::DepthwiseConv2d, 64, 1)};
   Int8KernelCode need = int8KernelCodeNeeded(plan, program);
   EXPECT_FALSE(need.convPointwise || need.convIm2col || need.convByFilterRows || need.referenceLoops);
+  EXPECT_TRUE(need.convBorderPairs);
   program.layers[1].calls.push_back(convCall(QuantKernel::Conv2d, 64, 64));
   program.layers[1].calls.push_back(pointwise);
   need = int8KernelCodeNeeded(plan, program);
