@@ -54,8 +54,8 @@ void stowage_qconv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, c
  * shorter than 16 bytes (first layers with few input channels) copy two output pixels' windows, zero point outside the
  * input, into one buffer of STOWAGE_IM2COL_BYTES on the stack; pointwise convolutions with at most 213 output channels
  * keep every channel's folded bias, two pixels' outputs, the accumulators of 32 channels and, with the DSP extension,
- * two pixels' inputs widened to 16 bits there (STOWAGE_POINTWISE_STACK_BYTES); other convolutions whose window has
- * at most 384 elements widen a pair of filters there (STOWAGE_CONV_FILTER_STACK_BYTES, used with the DSP extension).
+ * two pixels' inputs widened to 16 bits there (STOWAGE_POINTWISE_STACK_BYTES); other fast-path convolutions keep a
+ * widened pair of filters (or one row of each) there (STOWAGE_CONV_FILTER_STACK_BYTES, used with the DSP extension).
  * Not with STOWAGE_SMALL_KERNELS. The compiler reports it per layer (report.json "kernel_stack_bytes"). */
 #define STOWAGE_IM2COL_BYTES 1024
 #define STOWAGE_IM2COL_STACK_BYTES 1536 /* the im2col buffer and, with the DSP extension, a widened filter pair */

@@ -210,6 +210,29 @@ __attribute__((noinline)) static int acc_is_narrow(const int32_t* bias, int32_t 
   return most <= bound;
 }
 
+/* The largest |accumulator - bias| of a layer: (128 + |input_offset|) * 128 * taps (every |x + offset| <= 128 +
+ * |offset|, every |w| <= 128). */
+static int64_t acc_most_without_bias(int32_t input_offset, int64_t taps) {
+  const int64_t off = input_offset < 0 ? -(int64_t)input_offset : input_offset;
+  return (128 + off) * 128 * taps;
+}
+
+/* Whether channel ch's accumulators (bias[ch] + at most `most`) stay in stowage_rq_apply_narrow's range for its
+ * requantization's shift: decided per channel, so that one channel with a huge bias (a dead filter, its scale near
+ * zero) does not take the whole layer off the narrow form. */
+__attribute__((noinline, unused)) static int channel_is_narrow(const int32_t* bias, int32_t ch, int32_t shift, int64_t most) {
+  const int64_t bv = bias != NULL ? bias[ch] : 0;
+  return most + (bv < 0 ? -bv : bv) <= stowage_rq_narrow_bound(shift);
+}
+
+/* A channel's narrowness where the whole layer's (`narrow`) is not proven: checked per channel on cores without
+ * Helium, whose requantization loops are scalar (Helium requantizes four outputs at a time exactly either way). */
+#if defined(STOWAGE_DOT_MVE)
+#define CHANNEL_NARROW(narrow, bias, ch, shift, most) ((void)(most), (narrow))
+#else
+#define CHANNEL_NARROW(narrow, bias, ch, shift, most) ((narrow) || channel_is_narrow((bias), (ch), (shift), (most)))
+#endif
+
 /* First output index >= 0 whose window starts inside the input, and one past the last whose window ends inside. */
 static void interior_range(int32_t out, int32_t in, int32_t k, int32_t stride, int32_t dil, int32_t pad, int32_t* lo, int32_t* hi) {
   const int32_t span = dil * (k - 1);
@@ -566,7 +589,9 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
   int32_t oy_lo, oy_hi, ox_lo, ox_hi, oc;
   int32_t acc0[STOWAGE_ROW_CHUNK], acc1[STOWAGE_ROW_CHUNK];
   const int32_t band = row_band_of(p);
+  /* Narrow requantization: for the whole layer at once, else channel by channel. */
   const int narrow = acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, K);
+  const int64_t most = acc_most_without_bias(p->input_offset, K);
 #if defined(STOWAGE_DOT_WIDENED)
   /* A filter pair widened once per band (every window row's multiple-of-4 part), for every interior pixel pair. */
   int32_t ww[STOWAGE_CONV_WIDE_TAPS];
@@ -598,7 +623,8 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
         const int8_t* w1 = w + (int32_t)oc1 * K;
         const int32_t q0 = p->per_channel ? oc : 0, q1 = p->per_channel ? oc1 : 0;
         stowage_rq r0 = RQ_MAKE(multiplier[q0], shift[q0]), r1 = RQ_MAKE(multiplier[q1], shift[q1]);
-        r0.narrow = r1.narrow = narrow;
+        r0.narrow = CHANNEL_NARROW(narrow, bias, oc, shift[q0], most);
+        r1.narrow = CHANNEL_NARROW(narrow, bias, oc1, shift[q1], most);
         const int32_t b0 = bias != NULL ? bias[oc] : 0, b1 = bias != NULL ? bias[oc1] : 0;
         const int32_t corr0 = by_rows ? 0 : oc < cached ? corr_cache[oc] : folded_bias(bias, oc, p->input_offset, w0, K);
         const int32_t corr1 = by_rows ? 0 : oc1 < cached ? corr_cache[oc1] : folded_bias(bias, oc1, p->input_offset, w1, K);
@@ -1146,6 +1172,7 @@ static void qdepthwise_strip(const int8_t* x, const int8_t* w, const int32_t* bi
   const int32_t off2 = (int32_t)(((uint32_t)p->input_offset & 0xFFFFu) | ((uint32_t)p->input_offset << 16));
   const int32_t tap_dx = 2 * p->dil_w, pix_dx = 2 * p->stride_w;
   const int narrow = acc_is_narrow(bias, c, shift, p->per_channel ? c : 1, p->input_offset, taps);
+  const int64_t most = acc_most_without_bias(p->input_offset, taps);
   int32_t strip[STOWAGE_DW_STRIP_WORDS], ww[2 * STOWAGE_DW_STRIP_TAPS], accs[4][STOWAGE_ROW_CHUNK];
   int32_t b, kb, ch0;
   for (b = 0; b < p->n; ++b)
@@ -1165,7 +1192,7 @@ static void qdepthwise_strip(const int8_t* x, const int8_t* w, const int32_t* bi
           const int32_t ch = ch0 + (j < nb ? j : 0), q = p->per_channel ? ch : 0;
           bs[j] = bias != NULL ? bias[ch] : 0;
           rq[j] = RQ_MAKE(multiplier[q], shift[q]);
-          rq[j].narrow = narrow;
+          rq[j].narrow = CHANNEL_NARROW(narrow, bias, ch, shift[q], most);
         }
         for (ox0 = 0; ox0 < p->ow; ox0 += cols) {
           const int32_t n = p->ow - ox0 < cols ? p->ow - ox0 : cols;
@@ -1232,6 +1259,7 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
   const int32_t cached = band < p->oh ? (c < STOWAGE_CORR_CACHE ? c : STOWAGE_CORR_CACHE) : 0;
   uint32_t sum_cache[STOWAGE_CORR_CACHE];
   const int narrow = acc_is_narrow(bias, c, shift, p->per_channel ? c : 1, p->input_offset, taps);
+  const int64_t most = acc_most_without_bias(p->input_offset, taps);
   int32_t b, kb;
   for (ch0 = 0; ch0 < cached; ++ch0) {
     uint32_t s = 0;
@@ -1261,7 +1289,7 @@ static void qdepthwise_fast(const int8_t* x, const int8_t* w, const int32_t* bia
           bs[j] = bias != NULL ? bias[ch] : 0;
           corr[j] = (int32_t)((uint32_t)bs[j] + (uint32_t)p->input_offset * s);
           rq[j] = RQ_MAKE(multiplier[q], shift[q]);
-          rq[j].narrow = narrow;
+          rq[j].narrow = CHANNEL_NARROW(narrow, bias, ch, shift[q], most);
         }
         for (oy = oy0; oy < oy_end; ++oy) {
           const int32_t iy0 = oy * p->stride_h - p->pad_top;
@@ -1569,10 +1597,12 @@ int32_t stowage_qconv2d_s8_stack_bytes(const stowage_qconv_params* p) {
   return 0;
 #else
   if (!qconv_is_fast(p)) return 0;
-  if (qconv_is_pointwise(p)) return p->m <= STOWAGE_PW_CHANNELS && p->c <= STOWAGE_PW_WIDE_K ? STOWAGE_POINTWISE_STACK_BYTES : 0;
+  /* A pointwise layer the pointwise kernel does not take runs qconv2d_fast over one long row: a widened filter pair. */
+  if (qconv_is_pointwise(p))
+    return p->m <= STOWAGE_PW_CHANNELS && p->c <= STOWAGE_PW_WIDE_K ? STOWAGE_POINTWISE_STACK_BYTES : STOWAGE_CONV_FILTER_STACK_BYTES;
   if (qconv_uses_im2col(p)) return STOWAGE_IM2COL_STACK_BYTES;
-  if ((int64_t)p->kh * (p->kw * p->c & ~3) <= STOWAGE_CONV_WIDE_TAPS && p->kw * p->c >= 4) return STOWAGE_CONV_FILTER_STACK_BYTES;
-  return conv_by_filter_rows(p) ? STOWAGE_CONV_FILTER_STACK_BYTES : 0; /* one window row at a time */
+  /* qconv2d_fast: its widened filter pair is in its frame whichever loop runs (the DSP build's; reported for all). */
+  return STOWAGE_CONV_FILTER_STACK_BYTES;
 #endif
 }
 
