@@ -97,12 +97,12 @@ double applyBinary(OpKind op, double a, double b, bool isFloat, bool& ok) {
 
 /// Elementwise binary op with broadcasting; ints are exact in int64 (values are kept as int64 vectors).
 Result<std::optional<Tensor>> evalBinary(OpKind op, const Tensor& a, const Tensor& b, const Shape& outShape,
-                                         const std::string& where) {
+                                         const std::string& where, int64_t maxElements) {
   if (a.dtype != b.dtype)
     return makeError(where, fmt::format("operand types differ ({} and {})", dtypeName(a.dtype), dtypeName(b.dtype)));
   if (a.dtype == DType::Bool) return std::optional<Tensor>();
   const bool isFloat = a.dtype == DType::Float32;
-  if (shapeElements(outShape) > kMaxFoldElements) return std::optional<Tensor>();
+  if (shapeElements(outShape) > maxElements) return std::optional<Tensor>();
   const auto sa = broadcastStrides(a.shape, outShape), sb = broadcastStrides(b.shape, outShape);
   if (isFloat) {
     auto va = constDoubles(a), vb = constDoubles(b);
@@ -142,11 +142,11 @@ Result<std::optional<Tensor>> evalBinary(OpKind op, const Tensor& a, const Tenso
 }  // namespace
 
 Result<std::optional<Tensor>> evalIrOnConstants(OpKind op, const std::vector<const Tensor*>& in, const Attributes& attrs,
-                                                const Shape& outShape, const std::string& where) {
+                                                const Shape& outShape, const std::string& where, int64_t maxElements) {
   if (in.empty() || !in[0]) return std::optional<Tensor>();
   const Tensor& x = *in[0];
   if (x.data.size() != x.byteSize()) return makeError(where, fmt::format("constant '{}' has the wrong byte size", x.name));
-  if (shapeElements(outShape) > kMaxFoldElements) return std::optional<Tensor>();
+  if (shapeElements(outShape) > maxElements) return std::optional<Tensor>();
   switch (op) {
     case OpKind::Reshape: {
       Tensor t = x;
@@ -200,7 +200,7 @@ Result<std::optional<Tensor>> evalIrOnConstants(OpKind op, const std::vector<con
     case OpKind::Max:
     case OpKind::Min:
       if (in.size() < 2 || !in[1]) return std::optional<Tensor>();
-      return evalBinary(op, x, *in[1], outShape, where);
+      return evalBinary(op, x, *in[1], outShape, where, maxElements);
     case OpKind::Neg:
     case OpKind::Abs: {
       if (x.dtype == DType::Float32) {
@@ -281,7 +281,7 @@ Result<FoldResult> foldOnnxNode(Context& ctx, NodeRef& node) {
     if (!s) return makeError(node.loc, "ConstantOfShape has no shape input");
     Shape shape = constInts(*s);
     auto n = checkedElements(shape);
-    if (!n || *n > kMaxFoldElements)
+    if (!n || *n > ctx.maxFoldElements)
       return makeError(node.loc, fmt::format("shape {} is negative or too large", intsString(shape)));
     DType dt = DType::Float32;
     double value = 0;
@@ -311,7 +311,7 @@ Result<FoldResult> foldOnnxNode(Context& ctx, NodeRef& node) {
     outShape.insert(outShape.end(), idx->shape.begin(), idx->shape.end());
     outShape.insert(outShape.end(), data->shape.begin() + axis + 1, data->shape.end());
     auto total = checkedElements(outShape);
-    if (!total || *total > kMaxFoldElements) return makeError(node.loc, "the result is too large to evaluate");
+    if (!total || *total > ctx.maxFoldElements) return makeError(node.loc, "the result is too large to evaluate");
     int64_t outer = 1, inner = 1;
     for (int64_t d = 0; d < axis; ++d) outer *= data->shape[static_cast<size_t>(d)];
     for (int64_t d = axis + 1; d < rank; ++d) inner *= data->shape[static_cast<size_t>(d)];
@@ -332,7 +332,7 @@ Result<FoldResult> foldOnnxNode(Context& ctx, NodeRef& node) {
     if (delta == 0 || !std::isfinite(start) || !std::isfinite(limit) || !std::isfinite(delta))
       return makeError(node.loc, "Range needs a non-zero, finite delta and finite bounds");
     const double count = std::max(std::ceil((limit - start) / delta), 0.0);
-    if (count > static_cast<double>(kMaxFoldElements)) return makeError(node.loc, "Range result is too large");
+    if (count > static_cast<double>(ctx.maxFoldElements)) return makeError(node.loc, "Range result is too large");
     std::vector<double> v(static_cast<size_t>(count));
     for (size_t i = 0; i < v.size(); ++i) v[i] = start + static_cast<double>(i) * delta;
     return done(ctx, out, makeConst(out, s->dtype, {static_cast<int64_t>(v.size())}, v));
@@ -347,7 +347,7 @@ Result<FoldResult> foldOnnxNode(Context& ctx, NodeRef& node) {
       shape = *b;
     }
     auto total = checkedElements(shape);
-    if (!total || *total > kMaxFoldElements) return makeError(node.loc, "the result is too large to evaluate");
+    if (!total || *total > ctx.maxFoldElements) return makeError(node.loc, "the result is too large to evaluate");
     std::vector<std::vector<int64_t>> strides;
     std::vector<std::vector<double>> vals;
     for (int i = 0; i < arity; ++i) {

@@ -304,7 +304,7 @@ Status emit(Context& ctx, NodeRef& node, OpKind op, const std::vector<std::strin
     }
     if (shapes->empty() || !checkedElements(shapes->front()))
       return makeError(node.loc, "the result is too large");
-    STOWAGE_ASSIGN_OR_RETURN(auto folded, evalIrOnConstants(op, ptrs, attrs, shapes->front(), node.loc));
+    STOWAGE_ASSIGN_OR_RETURN(auto folded, evalIrOnConstants(op, ptrs, attrs, shapes->front(), node.loc, ctx.maxFoldElements));
     if (folded) {
       folded->name = output;
       folded->kind = TensorKind::Constant;

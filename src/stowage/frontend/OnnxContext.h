@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "stowage/frontend/OnnxImporter.h"
 #include "stowage/ir/Graph.h"
 #include "stowage/support/Diagnostic.h"
 
@@ -21,13 +22,13 @@ namespace stowage::onnxfe {
 /// keeps every shape computation far from int64 overflow on corrupt input.
 inline constexpr int64_t kMaxElements = int64_t{1} << 31;
 inline constexpr int64_t kMaxAttrValue = int64_t{1} << 30;
-/// Largest constant the ONNX-level evaluator materializes (elements).
-inline constexpr int64_t kMaxFoldElements = int64_t{1} << 26;
 
 /// Conversion state of one model.
 struct Context {
   std::string file;    ///< display name for diagnostics
   int64_t opset = 1;   ///< ai.onnx opset version of the model
+  /// Largest constant the ONNX-level evaluator materializes (elements; OnnxImportOptions::maxFoldElements).
+  int64_t maxFoldElements = OnnxImportOptions{}.maxFoldElements;
   Graph graph;
   /// Values known at compile time (initializers, Constant nodes, folded results, bound inputs), by ONNX name.
   std::unordered_map<std::string, Tensor> consts;
@@ -104,9 +105,10 @@ Status emit(Context& ctx, NodeRef& node, OpKind op, const std::vector<std::strin
 
 /// Evaluates IR op `op` on constant inputs (data movement of any dtype: Reshape, Slice, Concat, Expand,
 /// Transpose; elementwise arithmetic). nullopt when the op is not evaluated here.
+/// Results of more than `maxElements` elements are not evaluated.
 Result<std::optional<Tensor>> evalIrOnConstants(OpKind op, const std::vector<const Tensor*>& inputs,
                                                 const Attributes& attrs, const Shape& outShape,
-                                                const std::string& where);
+                                                const std::string& where, int64_t maxElements);
 
 /// ONNX ops that are no IR op but are evaluated at compile time when their inputs are known
 /// (Shape, Size, Gather, Cast, ConstantOfShape, Range, Equal, Where, ...). `handled` false: not such an op.

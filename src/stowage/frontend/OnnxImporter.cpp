@@ -200,6 +200,7 @@ void eliminateDeadNodes(Graph& g) {
 Result<Graph> importModel(const onnx::ModelProto& model, const std::string& file, const OnnxImportOptions& options) {
   Context ctx;
   ctx.file = file;
+  ctx.maxFoldElements = options.maxFoldElements;
   STOWAGE_ASSIGN_OR_RETURN(ctx.opset, modelOpset(model, file));
   const auto& gp = model.graph();
   ctx.graph.name = gp.name().empty() ? stemOf(file) : gp.name();

@@ -17,6 +17,10 @@ struct OnnxImportOptions {
   /// Graph inputs frozen to a known value at compile time (`--bind NAME=file.pb`): they become constants.
   /// Needed when a model takes e.g. Reshape's shape as a graph input.
   std::map<std::string, Tensor> boundInputs;
+  /// Largest constant (elements) the importer computes at compile time from a node whose inputs are known
+  /// (ConstantOfShape, Range, Tile, elementwise ops on constants, ...): larger results stay nodes or, where they must be
+  /// known, are an error. The fuzz target lowers it so that no input spends seconds filling one constant.
+  int64_t maxFoldElements = int64_t{1} << 26;
 };
 
 /// Loads and converts an ONNX model file. Errors name the file and, where it applies, the node and op.

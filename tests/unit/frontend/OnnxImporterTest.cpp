@@ -127,6 +127,20 @@ TEST(OnnxImporter, FoldsConstantOfShapeWeights) {
   EXPECT_EQ(outputShape(g), (Shape{1, 3}));
 }
 
+TEST(OnnxImporter, ConstantsLargerThanTheFoldLimitAreAnError) {
+  // ConstantOfShape of 64 x 64 = 4,096 elements: folded by default, refused under a limit of 1,024 (the fuzz target
+  // lowers the limit so that no input spends seconds filling one constant).
+  ModelBuilder m(13);
+  m.input("x", {1, 64}).intInit("wshape", {64, 64}).output("y");
+  m.node("ConstantOfShape", {"wshape"}, {"w"});
+  m.node("MatMul", {"x", "w"}, {"y"});
+  EXPECT_EQ(importOk(m).nodes.size(), 1u);
+  OnnxImportOptions small;
+  small.maxFoldElements = 1024;
+  const Diagnostic d = importFails(m, small);
+  EXPECT_NE(d.message.find("too large"), std::string::npos) << d.message;
+}
+
 TEST(OnnxImporter, VariadicSumAndMeanBecomeBinaryChains) {
   ModelBuilder m(13);
   m.input("a", {2, 2}).input("b", {2, 2}).input("c", {2}).output("s").output("mean");
