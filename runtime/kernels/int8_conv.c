@@ -191,12 +191,18 @@ static inline int32_t folded_bias(const int32_t* bias, int32_t ch, int32_t input
   return (int32_t)(b + (uint32_t)input_offset * (uint32_t)stowage_sum_s8(w, n));
 }
 
+/* The largest |accumulator - bias| of a layer: (128 + |input_offset|) * 128 * taps (every |x + offset| <= 128 +
+ * |offset|, every |w| <= 128). */
+static int64_t acc_most_without_bias(int32_t input_offset, int64_t taps) {
+  const int64_t off = input_offset < 0 ? -(int64_t)input_offset : input_offset;
+  return (128 + off) * 128 * taps;
+}
+
 /* Whether every accumulator of a layer stays in stowage_rq_apply_narrow's range for every channel's requantization: an
  * accumulator is bias + sum over `taps` products (x + input_offset) * w, |x + input_offset| <= 128 + |input_offset| and
  * |w| <= 128. nbias channels of bias (NULL: none), nq of multiplier/shift (1 for one quantization). */
 __attribute__((noinline)) static int acc_is_narrow(const int32_t* bias, int32_t nbias, const int32_t* shift, int32_t nq, int32_t input_offset, int64_t taps) {
-  const int64_t off = input_offset < 0 ? -(int64_t)input_offset : input_offset;
-  int64_t most = (128 + off) * 128 * taps, bound = INT64_MAX;
+  int64_t most = acc_most_without_bias(input_offset, taps), bound = INT64_MAX;
   int32_t i, bias_max = 0;
   for (i = 0; bias != NULL && i < nbias; ++i) {
     const int32_t v = bias[i] < 0 ? (bias[i] == INT32_MIN ? INT32_MAX : -bias[i]) : bias[i];
@@ -208,13 +214,6 @@ __attribute__((noinline)) static int acc_is_narrow(const int32_t* bias, int32_t 
   }
   most += bias_max;
   return most <= bound;
-}
-
-/* The largest |accumulator - bias| of a layer: (128 + |input_offset|) * 128 * taps (every |x + offset| <= 128 +
- * |offset|, every |w| <= 128). */
-static int64_t acc_most_without_bias(int32_t input_offset, int64_t taps) {
-  const int64_t off = input_offset < 0 ? -(int64_t)input_offset : input_offset;
-  return (128 + off) * 128 * taps;
 }
 
 /* Whether channel ch's accumulators (bias[ch] + at most `most`) stay in stowage_rq_apply_narrow's range for its
@@ -261,6 +260,14 @@ static void dot_2x2_rows(const int8_t* xa, const int8_t* xb, const int8_t* w0, c
   }
 }
 #endif
+
+/* The 2x2 sums acc (pixels i and i + 1 of the first filter, then of the second) into a row chunk's accumulators. */
+static inline void store_acc_2x2(int32_t* acc0, int32_t* acc1, int32_t i, const int32_t* acc) {
+  acc0[i] = acc[0];
+  acc0[i + 1] = acc[1];
+  acc1[i] = acc[2];
+  acc1[i + 1] = acc[3];
+}
 
 /* Output pixels per row chunk: their accumulators wait in a small buffer, then one channel's outputs are requantized
  * in one loop with that channel's constants in registers. */
@@ -323,24 +330,16 @@ static void requant_row(const int32_t* acc, int32_t n, const stowage_rq* q, int8
       const uint32_t add = half + ((uint32_t)output_offset << right);
       const int32_t* const end = acc + n;
       if (lo == -128 && hi == 127) {
-        for (; acc < end; ++acc, y += stride) {
-          const int32_t x = stowage_fx_smmulr((int32_t)((uint32_t)*acc << up), mult);
-          const int32_t v = (int32_t)((uint32_t)x + add + (uint32_t)(x >> 31)) >> right;
-          *y = (int8_t)stowage_fx_ssat8(v);
-        }
+        for (; acc < end; ++acc, y += stride) *y = (int8_t)stowage_fx_ssat8(stowage_rq_narrow_steps(*acc, up, mult, add, -1, right));
       } else {
-        for (; acc < end; ++acc, y += stride) {
-          const int32_t x = stowage_fx_smmulr((int32_t)((uint32_t)*acc << up), mult);
-          const int32_t v = (int32_t)((uint32_t)x + add + (uint32_t)(x >> 31)) >> right;
-          *y = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
-        }
+        for (; acc < end; ++acc, y += stride)
+          *y = (int8_t)stowage_fx_clamp(stowage_rq_narrow_steps(*acc, up, mult, add, -1, right), lo, hi);
       }
       return;
     }
 #endif
     for (i = 0; i < n; ++i, y += stride) {
-      const int32_t x = stowage_fx_smmulr((int32_t)((uint32_t)acc[i] << up), mult);
-      int32_t v = (int32_t)((uint32_t)x + half + (uint32_t)(x >> 31)) >> right;
+      int32_t v = stowage_rq_narrow_steps(acc[i], up, mult, half, -1, right);
       v = (int32_t)((uint32_t)v + (uint32_t)output_offset);
       *y = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
     }
@@ -428,10 +427,9 @@ static int conv_pairs_border_rows(const stowage_qconv_params* p) {
 }
 
 /* STOWAGE_NO_CONV_POINTWISE, STOWAGE_NO_CONV_IM2COL, STOWAGE_NO_CONV_BY_FILTER_ROWS, STOWAGE_NO_CONV_BORDER_PAIRS: the
- * compiler's defines for a
- * firmware none of whose convolutions may take that path (stowage_qconv2d_s8_paths answers per call): the path's code
- * is left out (1-2 KB each on a Cortex-M4), and a call that would take it runs qconv2d_fast's general loops instead,
- * slower and as exact. */
+ * compiler's defines for a firmware none of whose convolutions may take that path (stowage_qconv2d_s8_paths answers
+ * per call): the path's code is left out (0.7 to 1.8 KB each on a Cortex-M4, docs/firmware.md), and a call that would
+ * take it runs qconv2d_fast's general loops instead, slower and as exact. */
 #if !defined(STOWAGE_NO_CONV_POINTWISE)
 #define STOWAGE_CONV_POINTWISE 1
 #else
@@ -491,8 +489,8 @@ __attribute__((noinline)) static void conv_pair_by_filter_rows(const int8_t* x, 
     for (fy = 0; fy < kh; ++fy) {
       const int8_t *w0r = cp->w0 + fy * seg, *w1r = cp->w1 + fy * seg;
       /* The offset times each filter row's sum, modulo 2^32 as the reference's accumulation. */
-      const uint32_t rs0 = (uint32_t)p->input_offset * (uint32_t)stowage_sum_s8(w0r, seg);
-      const uint32_t rs1 = (uint32_t)p->input_offset * (uint32_t)stowage_sum_s8(w1r, seg);
+      const uint32_t rs0 = (uint32_t)folded_bias(NULL, 0, p->input_offset, w0r, seg);
+      const uint32_t rs1 = (uint32_t)folded_bias(NULL, 0, p->input_offset, w1r, seg);
       stowage_widen_pair(w0r, w1r, seg, ww);
       for (j = j0; j < j1;) {
         const int32_t oy = oy0 + j / ow, ox = j % ow, i = j - j0;
@@ -511,10 +509,7 @@ __attribute__((noinline)) static void conv_pair_by_filter_rows(const int8_t* x, 
           acc[2] = (int32_t)((uint32_t)acc1[i] + rs1);
           acc[3] = (int32_t)((uint32_t)acc1[i + 1] + rs1);
           stowage_dot_2x2_wfilters(xr, step_bytes, ww, seg, acc);
-          acc0[i] = acc[0];
-          acc0[i + 1] = acc[1];
-          acc1[i] = acc[2];
-          acc1[i + 1] = acc[3];
+          store_acc_2x2(acc0, acc1, i, acc);
           j += 2;
           continue;
         }
@@ -550,8 +545,8 @@ __attribute__((noinline)) static void conv_row_sums(const int8_t* w0, const int8
                                                     int32_t* rs0, int32_t* rs1) {
   int32_t fy;
   for (fy = 0; fy < kh; ++fy) {
-    rs0[fy] = (int32_t)((uint32_t)offset * (uint32_t)stowage_sum_s8(w0 + fy * seg, seg));
-    rs1[fy] = (int32_t)((uint32_t)offset * (uint32_t)stowage_sum_s8(w1 + fy * seg, seg));
+    rs0[fy] = folded_bias(NULL, 0, offset, w0 + fy * seg, seg);
+    rs1[fy] = folded_bias(NULL, 0, offset, w1 + fy * seg, seg);
   }
 }
 
@@ -683,10 +678,7 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
                 } else
 #endif
                   dot_2x2_rows(xa, xa + step_bytes, w0, w1, seg, kh, krow_bytes, acc);
-                acc0[i] = acc[0];
-                acc0[i + 1] = acc[1];
-                acc1[i] = acc[2];
-                acc1[i + 1] = acc[3];
+                store_acc_2x2(acc0, acc1, i, acc);
                 ox += 2;
                 continue;
               }
@@ -695,10 +687,7 @@ static void qconv2d_fast(const int8_t* x, const int8_t* w, const int32_t* bias, 
                 if (!rs_ready) conv_row_sums(w0, w1, kh, seg, p->input_offset, rs0, rs1);
                 rs_ready = 1;
                 conv_border_row_pair(x, p, b, iy0, ix0, ww, rs0, rs1, b0, b1, acc);
-                acc0[i] = acc[0];
-                acc0[i + 1] = acc[1];
-                acc1[i] = acc[2];
-                acc1[i + 1] = acc[3];
+                store_acc_2x2(acc0, acc1, i, acc);
                 ox += 2;
                 continue;
               }
@@ -833,10 +822,7 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
             } else
 #endif
               dot_2x2_rows(cols + i * K, cols + (i + 1) * K, w0, w1, K, 1, 0, acc);
-            acc0[i] = acc[0];
-            acc0[i + 1] = acc[1];
-            acc1[i] = acc[2];
-            acc1[i + 1] = acc[3];
+            store_acc_2x2(acc0, acc1, i, acc);
           }
           if (i < n) {
             int32_t acc[2];
@@ -893,7 +879,6 @@ static void requant_pair(const int32_t* acc_a, const int32_t* acc_b, int32_t n, 
      * and the full int8 range clamps with one saturating instruction. */
     uint32_t add = 0;
     for (i = 0; i < n; ++i) {
-      int32_t x;
       if (per_channel || i == 0) {
         const int32_t s = shift[per_channel ? i : 0];
         mult = multiplier[per_channel ? i : 0];
@@ -902,15 +887,13 @@ static void requant_pair(const int32_t* acc_a, const int32_t* acc_b, int32_t n, 
         add = (((uint32_t)1 << right) >> 1) + ((uint32_t)output_offset << right);
         neg = right > 0 ? -1 : 0;
       }
-      x = stowage_fx_smmulr((int32_t)((uint32_t)acc_a[i] << up), mult);
-      out_a[i] = (int8_t)stowage_fx_ssat8((int32_t)((uint32_t)x + add + (uint32_t)((x >> 31) & neg)) >> right);
-      x = stowage_fx_smmulr((int32_t)((uint32_t)acc_b[i] << up), mult);
-      out_b[i] = (int8_t)stowage_fx_ssat8((int32_t)((uint32_t)x + add + (uint32_t)((x >> 31) & neg)) >> right);
+      out_a[i] = (int8_t)stowage_fx_ssat8(stowage_rq_narrow_steps(acc_a[i], up, mult, add, neg, right));
+      out_b[i] = (int8_t)stowage_fx_ssat8(stowage_rq_narrow_steps(acc_b[i], up, mult, add, neg, right));
     }
     return;
   }
   for (i = 0; i < n; ++i) {
-    int32_t x, v;
+    int32_t v;
     if (per_channel || i == 0) {
       const int32_t s = shift[per_channel ? i : 0];
       mult = multiplier[per_channel ? i : 0];
@@ -919,11 +902,9 @@ static void requant_pair(const int32_t* acc_a, const int32_t* acc_b, int32_t n, 
       half = (int32_t)(((uint32_t)1 << right) >> 1);
       neg = right > 0 ? -1 : 0;
     }
-    x = stowage_fx_smmulr((int32_t)((uint32_t)acc_a[i] << up), mult);
-    v = ((int32_t)((uint32_t)x + (uint32_t)half + (uint32_t)((x >> 31) & neg)) >> right) + output_offset;
+    v = stowage_rq_narrow_steps(acc_a[i], up, mult, (uint32_t)half, neg, right) + output_offset;
     out_a[i] = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
-    x = stowage_fx_smmulr((int32_t)((uint32_t)acc_b[i] << up), mult);
-    v = ((int32_t)((uint32_t)x + (uint32_t)half + (uint32_t)((x >> 31) & neg)) >> right) + output_offset;
+    v = stowage_rq_narrow_steps(acc_b[i], up, mult, (uint32_t)half, neg, right) + output_offset;
     out_b[i] = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
   }
 }

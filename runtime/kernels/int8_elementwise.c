@@ -41,8 +41,7 @@ static inline int8_t add_one_narrow(int32_t a, int32_t b, const stowage_qbinary_
  * header): each operand's rescaled value depends on its int8 value alone, so 256 entries per operand, made once per call
  * by add_one_narrow's own steps, replace two requantizations per element. */
 static int32_t rescale_narrow(int32_t v, int32_t offset, int32_t left_shift, const stowage_rq* q) {
-  const int32_t x = stowage_fx_smmulr((int32_t)((uint32_t)(v + offset) << (left_shift + q->left + 1)), q->multiplier);
-  return (int32_t)((uint32_t)x + (uint32_t)q->half + (uint32_t)((x >> 31) & q->neg)) >> q->right;
+  return stowage_rq_narrow_steps(v + offset, left_shift + q->left + 1, q->multiplier, (uint32_t)q->half, q->neg, q->right);
 }
 
 /* One row of n outputs of a narrow ADD (subtract: SUB) with the operands rescaled by tables ta, tb (indexed by value +
@@ -59,15 +58,9 @@ static void add_row_tables(const int8_t* a, const int8_t* b, int8_t* y, int32_t 
     const uint32_t add = (uint32_t)out.half + ((uint32_t)out_off << right);
     const int8_t* const end = a + n;
     if (subtract) {
-      for (; a < end; ++a, ++b, ++y) {
-        const int32_t x = stowage_fx_smmulr((int32_t)((uint32_t)(ta0[*a] - tb0[*b]) << up), mult);
-        *y = (int8_t)stowage_fx_ssat8((int32_t)((uint32_t)x + add + (uint32_t)((x >> 31) & neg)) >> right);
-      }
+      for (; a < end; ++a, ++b, ++y) *y = (int8_t)stowage_fx_ssat8(stowage_rq_narrow_steps(ta0[*a] - tb0[*b], up, mult, add, neg, right));
     } else {
-      for (; a < end; ++a, ++b, ++y) {
-        const int32_t x = stowage_fx_smmulr((int32_t)((uint32_t)(ta0[*a] + tb0[*b]) << up), mult);
-        *y = (int8_t)stowage_fx_ssat8((int32_t)((uint32_t)x + add + (uint32_t)((x >> 31) & neg)) >> right);
-      }
+      for (; a < end; ++a, ++b, ++y) *y = (int8_t)stowage_fx_ssat8(stowage_rq_narrow_steps(ta0[*a] + tb0[*b], up, mult, add, neg, right));
     }
     return;
   }

@@ -87,14 +87,21 @@ static inline int32_t stowage_fx_smmulr(int32_t a, int32_t b) {
 #endif
 }
 
+/* The steps of stowage_rq_apply_narrow with its constants as arguments, for loops that keep them in registers:
+ * (x + add + (x < 0 ? neg : 0)) >> right with x = the rounding high multiply of acc * 2^up by mult. add is the
+ * requantization's half, or half + offset * 2^right where the output offset folds in (stowage_rq_offset_folds). */
+static inline int32_t stowage_rq_narrow_steps(int32_t acc, int32_t up, int32_t mult, uint32_t add, int32_t neg, int32_t right) {
+  const int32_t x = stowage_fx_smmulr((int32_t)((uint32_t)acc << up), mult);
+  return (int32_t)((uint32_t)x + add + (uint32_t)((x >> 31) & neg)) >> right;
+}
+
 /* stowage_rq_apply for an accumulator with |acc| < 2^(30 - left) (stowage_rq_narrow_bound), in about six instructions:
  * with acc * 2^(left + 1) exact in 32 bits, the doubling high multiply (acc * 2^left * m + 2^30) >> 31 is the rounding
  * high multiply of acc * 2^(left + 1) by m; with |x| < 2^30, the rounding shift is (x + half - (x < 0)) >> right, with
  * no overflow (ties away from zero as gemmlowp's RoundingDivideByPOT; `neg` is 0 when right is 0). Loops should pass
  * a local copy of q: through a pointer, every int8 store may alias it and its fields are loaded again. */
 static inline int32_t stowage_rq_apply_narrow(int32_t acc, const stowage_rq* q) {
-  const int32_t x = stowage_fx_smmulr((int32_t)((uint32_t)acc << (q->left + 1)), q->multiplier);
-  return (int32_t)((uint32_t)x + (uint32_t)q->half + (uint32_t)((x >> 31) & q->neg)) >> q->right;
+  return stowage_rq_narrow_steps(acc, q->left + 1, q->multiplier, (uint32_t)q->half, q->neg, q->right);
 }
 
 /* The largest |acc| stowage_rq_apply_narrow takes for a requantization with this shift: 2^(30 - left) - 1 (0 when the
