@@ -78,11 +78,22 @@ int stowage_qconv2d_s8_is_fast(const stowage_qconv_params* p);
 #define STOWAGE_QCONV_PATH_BORDER_PAIRS 8
 int stowage_qconv2d_s8_paths(const stowage_qconv_params* p);
 int stowage_qdepthwise_conv2d_s8_is_fast(const stowage_qconv_params* p);
+/* The path stowage_qdepthwise_conv2d_s8 takes for `p` with the DSP extension (and not Helium), answered the same in
+ * every build (0: not the fast path): the strip (input rows widened once into a strip, for wide rows of few channels)
+ * or the pixels (each output pixel through every channel block from the int8 input, for short rows, many channels and
+ * layers run in bands), whichever an estimate of instructions from the shape favours. The compiler builds a firmware
+ * without the path none of its calls takes (STOWAGE_NO_DW_STRIP, STOWAGE_NO_DW_PIXELS); a call then takes the other,
+ * as exact. */
+#define STOWAGE_QDW_PATH_STRIP 1
+#define STOWAGE_QDW_PATH_PIXELS 2
+int stowage_qdepthwise_conv2d_s8_paths(const stowage_qconv_params* p);
 /* Bytes of the stack buffers stowage_qdepthwise_conv2d_s8 uses for `p` at most (0: none): with the DSP extension (and
- * not Helium) a fast-path depthwise layer (depth multiplier 1, at most 7x7 taps) holds its window rows, widened, in a
- * strip of STOWAGE_DW_STRIP_BYTES, and its filters for four channels, 8 bytes a tap. Reported as for
- * stowage_qconv2d_s8_stack_bytes. */
+ * not Helium) a fast-path depthwise layer (depth multiplier 1, at most 7x7 taps) on the strip holds its window rows,
+ * widened, in a strip of STOWAGE_DW_STRIP_BYTES, and its filters for four channels, 8 bytes a tap; on the pixels
+ * STOWAGE_DW_PIXEL_BYTES: a group of up to 64 channels' widened filters, requantizations and one border window.
+ * Reported as for stowage_qconv2d_s8_stack_bytes. */
 #define STOWAGE_DW_STRIP_BYTES 768
+#define STOWAGE_DW_PIXEL_BYTES 3008
 int32_t stowage_qdepthwise_conv2d_s8_stack_bytes(const stowage_qconv_params* p);
 void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, int8_t* y, const stowage_qconv_params* p);

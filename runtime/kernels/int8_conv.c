@@ -273,6 +273,19 @@ static inline void store_acc_2x2(int32_t* acc0, int32_t* acc1, int32_t i, const 
  * in one loop with that channel's constants in registers. */
 #define STOWAGE_ROW_CHUNK 32
 
+/* Output rows per band (stowage_qconv_params.row_band): the whole output when the layer asks for no band order. */
+static int32_t row_band_of(const stowage_qconv_params* p) {
+  if (p->row_band != 0) return p->row_band > 0 ? p->row_band : -p->row_band;
+  return p->oh > 0 ? p->oh : 1;
+}
+
+/* First output row of the `k`-th band the kernel runs: bands in ascending order, or descending with a negative
+ * row_band. */
+static int32_t band_start(const stowage_qconv_params* p, int32_t band, int32_t k) {
+  const int32_t bands = (p->oh + band - 1) / band;
+  return (p->row_band < 0 ? bands - 1 - k : k) * band;
+}
+
 /* Filter rows and columns up to which a depthwise convolution takes the fast path (7x7): with the DSP extension its four
  * channels' filters are widened on the stack, 8 bytes a tap, beside the strip of STOWAGE_DW_STRIP_BYTES. */
 #define STOWAGE_DW_STRIP_K 7
@@ -288,6 +301,28 @@ static int32_t dw_strip_cols(const stowage_qconv_params* p) {
   n = (in_cols - span) / p->stride_w + 1;
   return n < STOWAGE_ROW_CHUNK ? n : STOWAGE_ROW_CHUNK;
 }
+
+/* The pixel path's buffers (qdepthwise_pixels): the widened filters of a group of channels (64 channels of a 3x3 window,
+ * fewer of larger windows), their requantizations, and one gathered window of the group. */
+#define STOWAGE_DW_PIXEL_CHANNELS 64
+#define STOWAGE_DW_PIXEL_WEIGHT_WORDS 288
+#define STOWAGE_DW_PIXEL_WINDOW_WORDS (STOWAGE_DW_PIXEL_WEIGHT_WORDS / 2)
+#if STOWAGE_DW_PIXEL_BYTES != 20 * STOWAGE_DW_PIXEL_CHANNELS + 4 * (STOWAGE_DW_PIXEL_WEIGHT_WORDS + STOWAGE_DW_PIXEL_WINDOW_WORDS)
+#error "STOWAGE_DW_PIXEL_BYTES names the pixel path's buffers"
+#endif
+
+/* Whether the pixel path takes `p`: its window's fill byte, -input_offset, is an int8 (every zero point is). */
+static int dw_pixels_fit(const stowage_qconv_params* p) { return p->input_offset >= -127 && p->input_offset <= 128; }
+
+/* Whether a fast-path depthwise layer takes the pixel path (qdepthwise_pixels) rather than the strip
+ * (qdepthwise_strip) on the DSP extension: every layer the pixels take (not ONNX Runtime's float requantization, an
+ * int8 fill byte). Measured on the Cortex-M4 (QEMU, instructions per layer), the pixels cost 0.43x to 0.8x of the strip
+ * on short rows, many channels and layers run in bands of a row (KWS: 770,800 -> 334,800 a layer; VWW's 6x6x128
+ * layers 278,200 -> 218,440) and 1.11x on wide rows of eight channels (VWW's 48x48x8: 770,880 -> 857,200);
+ * choosing per layer gained 0.14% on VWW and cost both paths' code (3.4 KB, over the 24 KiB a model's firmware
+ * code is held to), so one path serves all. Decided in every build from `p` alone, so that the compiler's stack
+ * report names the buffers the device uses. */
+static int dw_takes_pixels(const stowage_qconv_params* p) { return !p->requant_f32 && dw_pixels_fit(p); }
 
 /* Whether the strip holds `p`'s window (what stowage_qdepthwise_conv2d_s8_is_fast asks in every build, so that the
  * compiler's answer, from its host build, holds on the device): at most 7x7 taps, one output column's window rows. */
@@ -372,19 +407,6 @@ static void requant_row_f32(const int32_t* acc, int32_t n, float m, int8_t* y, i
 
 #define STOWAGE_IM2COL_WIDE_TAPS ((STOWAGE_IM2COL_STACK_BYTES - STOWAGE_IM2COL_BYTES) / 4)
 
-/* Output rows per band (stowage_qconv_params.row_band): the whole output when the layer asks for no band order. */
-static int32_t row_band_of(const stowage_qconv_params* p) {
-  if (p->row_band != 0) return p->row_band > 0 ? p->row_band : -p->row_band;
-  return p->oh > 0 ? p->oh : 1;
-}
-
-/* First output row of the `k`-th band the kernel runs: bands in ascending order, or descending with a negative
- * row_band. */
-static int32_t band_start(const stowage_qconv_params* p, int32_t band, int32_t k) {
-  const int32_t bands = (p->oh + band - 1) / band;
-  return (p->row_band < 0 ? bands - 1 - k : k) * band;
-}
-
 #if defined(STOWAGE_DOT_WIDENED)
 /* acc[0] += (x + offset).w0, acc[1] += (x + offset).w1 over n elements (a multiple of 4), the filters widened by
  * stowage_widen_pair (per 4 elements w0's even and odd halfword pairs, then w1's): a border pixel of a convolution
@@ -449,6 +471,20 @@ static int conv_pairs_border_rows(const stowage_qconv_params* p) {
 #define STOWAGE_CONV_BORDER_PAIRS 1
 #else
 #define STOWAGE_CONV_BORDER_PAIRS 0
+#endif
+
+/* STOWAGE_NO_DW_STRIP, STOWAGE_NO_DW_PIXELS: the same for the two depthwise paths of the DSP extension
+ * (stowage_qdepthwise_conv2d_s8_paths): without the strip every fast-path layer takes the pixels, without the pixels
+ * the strip (ONNX Runtime's float requantization, STOWAGE_RQF32_VARIANT, has only the strip). */
+#if defined(STOWAGE_DOT_WIDENED) && !defined(STOWAGE_NO_DW_STRIP)
+#define STOWAGE_DW_STRIP 1
+#else
+#define STOWAGE_DW_STRIP 0
+#endif
+#if defined(STOWAGE_DOT_WIDENED) && !defined(STOWAGE_RQF32_VARIANT) && !defined(STOWAGE_NO_DW_PIXELS)
+#define STOWAGE_DW_PIXELS 1
+#else
+#define STOWAGE_DW_PIXELS 0
 #endif
 
 #if STOWAGE_CONV_BY_FILTER_ROWS
@@ -1068,6 +1104,15 @@ static inline int32_t dw_load_block(const int8_t* q, int32_t nb) {
   return (int32_t)v;
 }
 
+/* Two words at p (one LDRD: the strip and the widened filters are word arrays). */
+static inline void dw_load_pair(const int32_t* p, int32_t* lo, int32_t* hi) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  *lo = (int32_t)(uint32_t)v;
+  *hi = (int32_t)(uint32_t)(v >> 32);
+}
+
+#if STOWAGE_DW_STRIP
 /* Input row `xrow` (channel block start; NULL for a row outside the input) at columns [ix0, ix0 + n) of w, widened
  * for the block's nb <= 4 channels (zero for the others) to halfword pairs with the offset added, two words a pixel (channels 0 and 2, then 1 and 3); zero
  * outside the input, where TFLite skips the tap. */
@@ -1095,14 +1140,6 @@ static STOWAGE_ALWAYS_INLINE void dw_widen_row(const int8_t* xrow, int32_t c, in
     a1 = __smlabb(xo_, wo_, a1);              \
     a3 = __smlatt(xo_, wo_, a3);              \
   } while (0)
-
-/* Two words at p (one LDRD: the strip and the widened filters are word arrays). */
-static inline void dw_load_pair(const int32_t* p, int32_t* lo, int32_t* hi) {
-  uint64_t v;
-  memcpy(&v, p, 8);
-  *lo = (int32_t)(uint32_t)v;
-  *hi = (int32_t)(uint32_t)(v >> 32);
-}
 
 /* accs[j][i] = bs[j] + the 3x3 window of output pixel i over strip rows r0, r1, r2 (taps one pixel apart, pixels `step`
  * words apart), for i < n and the block's four channels. */
@@ -1222,6 +1259,309 @@ static void qdepthwise_strip(const int8_t* x, const int8_t* w, const int32_t* bi
       }
 }
 #undef DW_STRIP_TAP
+#endif
+
+#if STOWAGE_DW_PIXELS
+/* Channels per group of the pixel path: as many as STOWAGE_DW_PIXEL_WEIGHT_WORDS holds the widened filters of (a
+ * multiple of four), at most STOWAGE_DW_PIXEL_CHANNELS. */
+static int32_t dw_pixel_group(const stowage_qconv_params* p) {
+  const int32_t by_weights = STOWAGE_DW_PIXEL_WEIGHT_WORDS / (2 * p->kh * p->kw) * 4;
+  return by_weights < STOWAGE_DW_PIXEL_CHANNELS ? by_weights : STOWAGE_DW_PIXEL_CHANNELS;
+}
+
+/* The requantization of one channel as the pixel path applies it output by output (dw_pixel_requant): kind 0, narrow
+ * with the output offset folded into `add` (stowage_rq_offset_folds); kind 1, narrow (add = half, then the offset);
+ * kind 2, the full steps (mult and shift are the channel's multiplier and shift). folded: the channel's bias plus the
+ * input offset times its filter sum, where every pixel starts. */
+typedef struct {
+  int32_t mult;
+  uint32_t add;
+  int32_t folded, shift;
+  uint8_t up, right, kind, neg;
+} dw_pixel_rq;
+
+static int8_t dw_pixel_requant(int32_t acc, const dw_pixel_rq* r, int32_t offset, int32_t lo, int32_t hi) {
+  int32_t v;
+  if (r->kind == 0) {
+    v = stowage_rq_narrow_steps(acc, r->up, r->mult, r->add, -1, r->right);
+  } else if (r->kind == 1) {
+    v = (int32_t)((uint32_t)stowage_rq_narrow_steps(acc, r->up, r->mult, r->add, r->neg ? -1 : 0, r->right) + (uint32_t)offset);
+  } else {
+    const stowage_rq q = stowage_rq_make(r->mult, r->shift);
+    v = (int32_t)((uint32_t)stowage_rq_apply(acc, &q) + (uint32_t)offset);
+  }
+  return (int8_t)stowage_fx_clamp(v, lo, hi);
+}
+
+/* The nine taps of a 3x3 window for the four channels of a block, unrolled: q is the input at the block's first channel
+ * and the window's first tap, taps dx apart in a row and rows dy apart; wq the block's widened filters. */
+static STOWAGE_ALWAYS_INLINE void dw_pixel_3x3(const int8_t* q, int32_t dx, int32_t dy, const int32_t* wq, int32_t* a) {
+  const int32_t row_skip = dy - 2 * dx;
+  int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+#if defined(STOWAGE_DOT_ASM)
+  /* One asm statement: in C, GCC 12 hoists the 18 loads to the top and spills. 12 registers. */
+  int32_t v, xe, we, wo;
+  __asm__(
+      "ldr    %[v], [%[q]]\n\t"
+      "add    %[q], %[q], %[dx]\n\t"
+      "sxtb16 %[xe], %[v]\n\t"
+      "sxtb16 %[v], %[v], ror #8\n\t"
+      "ldrd   %[we], %[wo], [%[w], #0]\n\t"
+      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
+      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
+      "smlabb %[a1], %[v], %[wo], %[a1]\n\t"
+      "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
+      "ldr    %[v], [%[q]]\n\t"
+      "add    %[q], %[q], %[dx]\n\t"
+      "sxtb16 %[xe], %[v]\n\t"
+      "sxtb16 %[v], %[v], ror #8\n\t"
+      "ldrd   %[we], %[wo], [%[w], #8]\n\t"
+      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
+      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
+      "smlabb %[a1], %[v], %[wo], %[a1]\n\t"
+      "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
+      "ldr    %[v], [%[q]]\n\t"
+      "add    %[q], %[q], %[skip]\n\t"
+      "sxtb16 %[xe], %[v]\n\t"
+      "sxtb16 %[v], %[v], ror #8\n\t"
+      "ldrd   %[we], %[wo], [%[w], #16]\n\t"
+      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
+      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
+      "smlabb %[a1], %[v], %[wo], %[a1]\n\t"
+      "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
+      "ldr    %[v], [%[q]]\n\t"
+      "add    %[q], %[q], %[dx]\n\t"
+      "sxtb16 %[xe], %[v]\n\t"
+      "sxtb16 %[v], %[v], ror #8\n\t"
+      "ldrd   %[we], %[wo], [%[w], #24]\n\t"
+      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
+      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
+      "smlabb %[a1], %[v], %[wo], %[a1]\n\t"
+      "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
+      "ldr    %[v], [%[q]]\n\t"
+      "add    %[q], %[q], %[dx]\n\t"
+      "sxtb16 %[xe], %[v]\n\t"
+      "sxtb16 %[v], %[v], ror #8\n\t"
+      "ldrd   %[we], %[wo], [%[w], #32]\n\t"
+      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
+      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
+      "smlabb %[a1], %[v], %[wo], %[a1]\n\t"
+      "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
+      "ldr    %[v], [%[q]]\n\t"
+      "add    %[q], %[q], %[skip]\n\t"
+      "sxtb16 %[xe], %[v]\n\t"
+      "sxtb16 %[v], %[v], ror #8\n\t"
+      "ldrd   %[we], %[wo], [%[w], #40]\n\t"
+      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
+      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
+      "smlabb %[a1], %[v], %[wo], %[a1]\n\t"
+      "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
+      "ldr    %[v], [%[q]]\n\t"
+      "add    %[q], %[q], %[dx]\n\t"
+      "sxtb16 %[xe], %[v]\n\t"
+      "sxtb16 %[v], %[v], ror #8\n\t"
+      "ldrd   %[we], %[wo], [%[w], #48]\n\t"
+      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
+      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
+      "smlabb %[a1], %[v], %[wo], %[a1]\n\t"
+      "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
+      "ldr    %[v], [%[q]]\n\t"
+      "add    %[q], %[q], %[dx]\n\t"
+      "sxtb16 %[xe], %[v]\n\t"
+      "sxtb16 %[v], %[v], ror #8\n\t"
+      "ldrd   %[we], %[wo], [%[w], #56]\n\t"
+      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
+      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
+      "smlabb %[a1], %[v], %[wo], %[a1]\n\t"
+      "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
+      "ldr    %[v], [%[q]]\n\t"
+      "sxtb16 %[xe], %[v]\n\t"
+      "sxtb16 %[v], %[v], ror #8\n\t"
+      "ldrd   %[we], %[wo], [%[w], #64]\n\t"
+      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
+      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
+      "smlabb %[a1], %[v], %[wo], %[a1]\n\t"
+      "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [q] "+r"(q), [v] "=&r"(v), [xe] "=&r"(xe),
+        [we] "=&r"(we), [wo] "=&r"(wo)
+      : [dx] "r"(dx), [skip] "r"(row_skip), [w] "r"(wq)
+      : "memory");
+#else
+  int32_t k;
+  for (k = 0; k < 9; ++k) {
+    const int32_t v = stowage_load4(q), xe = __sxtb16(v), xo = stowage_sxtb16_odd(v);
+    int32_t we, wo;
+    q += k == 8 ? 0 : (k % 3 == 2 ? row_skip : dx);
+    dw_load_pair(wq + 2 * k, &we, &wo);
+    a0 = __smlabb(xe, we, a0);
+    a2 = __smlatt(xe, we, a2);
+    a1 = __smlabb(xo, wo, a1);
+    a3 = __smlatt(xo, wo, a3);
+  }
+#endif
+  a[0] = a0;
+  a[1] = a1;
+  a[2] = a2;
+  a[3] = a3;
+}
+
+/* An output of a channel that requantizes in the narrow form with no left shift and the output offset folded, clamped
+ * to the full int8 range (kind 0, up 1). */
+#define DW_PIXEL_OUT_FAST(acc, r) ((int8_t)stowage_fx_ssat8(stowage_rq_narrow_steps((acc), 1, (r).mult, (r).add, -1, (r).right)))
+
+/* The channel blocks of one pixel of a 3x3 window in a group whose channels all take DW_PIXEL_OUT_FAST: the window at
+ * xp (taps dx apart in a row, rows dy apart), the group's widened filters at wq. Out of line, so that the loop has the
+ * registers to itself. */
+__attribute__((noinline)) static void dw_pixel_blocks_3x3(const int8_t* xp, int32_t dx, int32_t dy, const int32_t* wq,
+                                                          const dw_pixel_rq* rq, int8_t* yp, int32_t channels) {
+  const dw_pixel_rq* const end = rq + channels;
+  for (; rq < end; xp += 4, wq += 18, rq += 4, yp += 4) {
+    int32_t a[4];
+    a[0] = rq[0].folded, a[1] = rq[1].folded, a[2] = rq[2].folded, a[3] = rq[3].folded;
+    dw_pixel_3x3(xp, dx, dy, wq, a);
+    yp[0] = DW_PIXEL_OUT_FAST(a[0], rq[0]);
+    yp[1] = DW_PIXEL_OUT_FAST(a[1], rq[1]);
+    yp[2] = DW_PIXEL_OUT_FAST(a[2], rq[2]);
+    yp[3] = DW_PIXEL_OUT_FAST(a[3], rq[3]);
+  }
+}
+
+/* The same for any window and requantization: kh x kw taps a block, the outputs requantized one by one (the last
+ * block of a channel count that is not a multiple of four stores only its channels; its other lanes read the window's
+ * padding, whose filters are 0). */
+__attribute__((noinline)) static void dw_pixel_blocks(const int8_t* xp, int32_t dx, int32_t dy, const int32_t* wq,
+                                                      const dw_pixel_rq* rq, int8_t* yp, int32_t channels,
+                                                      const stowage_qconv_params* p) {
+  int32_t j, fy, fx, i;
+  for (j = 0; j < channels; j += 4, xp += 4, rq += 4, yp += 4) {
+    int32_t a0 = rq[0].folded, a1 = rq[1].folded, a2 = rq[2].folded, a3 = rq[3].folded;
+    int8_t out[4];
+    for (fy = 0; fy < p->kh; ++fy)
+      for (fx = 0; fx < p->kw; ++fx, wq += 2) {
+        const int32_t v = stowage_load4(xp + fy * dy + fx * dx), xe = __sxtb16(v), xo = stowage_sxtb16_odd(v);
+        int32_t we, wo;
+        dw_load_pair(wq, &we, &wo);
+        a0 = __smlabb(xe, we, a0);
+        a2 = __smlatt(xe, we, a2);
+        a1 = __smlabb(xo, wo, a1);
+        a3 = __smlatt(xo, wo, a3);
+      }
+    out[0] = dw_pixel_requant(a0, &rq[0], p->output_offset, p->act_min, p->act_max);
+    out[1] = dw_pixel_requant(a1, &rq[1], p->output_offset, p->act_min, p->act_max);
+    out[2] = dw_pixel_requant(a2, &rq[2], p->output_offset, p->act_min, p->act_max);
+    out[3] = dw_pixel_requant(a3, &rq[3], p->output_offset, p->act_min, p->act_max);
+    for (i = 0; i < 4 && j + i < channels; ++i) yp[i] = out[i];
+  }
+}
+
+/* The window of output pixel (iy0, ix0: its first tap's input row and column) for channels [g0, g0 + ng), tap after
+ * tap (`stride` >= ng bytes a tap, the bytes past ng padding), taps outside the input and the padding filled with the
+ * byte -input_offset (`fill`): an input whose offset-added value is 0, so the window goes through the blocks from the
+ * folded biases with the result of TFLite's skipped taps. Whole words when ng is a multiple of four. */
+static void dw_gather_window(const int8_t* x, const stowage_qconv_params* p, int32_t b, int32_t iy0, int32_t ix0,
+                             int32_t g0, int32_t ng, int32_t stride, int8_t fill, int8_t* win) {
+  int32_t fy, fx;
+  for (fy = 0; fy < p->kh; ++fy) {
+    const int32_t iy = iy0 + fy * p->dil_h;
+    for (fx = 0; fx < p->kw; ++fx, win += stride) {
+      const int32_t ix = ix0 + fx * p->dil_w;
+      if (iy >= 0 && iy < p->h && ix >= 0 && ix < p->w) {
+        memcpy(win, x + (((int32_t)b * p->h + iy) * p->w + ix) * p->c + g0, (size_t)ng);
+        memset(win + ng, fill, (size_t)(stride - ng));
+      } else {
+        memset(win, fill, (size_t)stride);
+      }
+    }
+  }
+}
+
+/* Depthwise convolution (depth multiplier 1) on the DSP extension pixel after pixel: per group of channels
+ * (dw_pixel_group) the filters are widened once (two words a tap per four channels), the biases folded with the input
+ * offset and the requantizations prepared; then each output pixel goes through its group's channel blocks
+ * (dw_pixel_blocks_3x3, dw_pixel_blocks), the taps read straight from the int8 input (one load and two sign
+ * extensions a tap), or for a border pixel (and a group whose channels are not a multiple of four) from its window
+ * gathered with the fill byte of dw_gather_window. No strip to widen and no per-row set-up: the path for layers whose
+ * rows are short or that run in bands of a row (an overlapping layer, stowage_qconv_params.row_band), where
+ * qdepthwise_strip widens every input row for every band and block. Input rows are read no later than the direct
+ * loops read them: a banded layer whose channels take more than one group runs every group band by band.
+ * STOWAGE_DW_PIXEL_BYTES on the stack. */
+static void qdepthwise_pixels(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
+                              const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
+  const int32_t c = p->c, kh = p->kh, kw = p->kw, taps = kh * kw, group = dw_pixel_group(p);
+  const int32_t pix_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m;
+  const int32_t band = row_band_of(p), bands = (p->oh + band - 1) / band;
+  const int32_t tap_dx = p->dil_w * c, tap_dy = p->dil_h * p->w * c, out_off = p->output_offset;
+  const int is3x3 = kh == 3 && kw == 3, full_range = p->act_min == -128 && p->act_max == 127;
+  const int narrow = acc_is_narrow(bias, c, shift, p->per_channel ? c : 1, p->input_offset, taps);
+  const int64_t most = acc_most_without_bias(p->input_offset, taps);
+  /* A banded layer with more than one group: every band runs through all groups before the next band starts. */
+  const int32_t bands_per_setup = p->row_band != 0 && group < c ? 1 : bands;
+  int32_t ww[STOWAGE_DW_PIXEL_WEIGHT_WORDS], win[STOWAGE_DW_PIXEL_WINDOW_WORDS];
+  dw_pixel_rq rq[STOWAGE_DW_PIXEL_CHANNELS];
+  int32_t col_lo, col_hi, b, kb0, g0;
+  interior_range(p->ow, p->w, kw, p->stride_w, p->dil_w, p->pad_left, &col_lo, &col_hi);
+  for (b = 0; b < p->n; ++b)
+    for (kb0 = 0; kb0 < bands; kb0 += bands_per_setup)
+      for (g0 = 0; g0 < c; g0 += group) {
+        const int32_t ng = c - g0 < group ? c - g0 : group, padded = (ng + 3) & ~3;
+        int32_t j, t, kb, fast = full_range && (ng & 3) == 0 && is3x3;
+        for (j = 0; j < ng; j += 4) {
+          const int32_t nb = ng - j < 4 ? ng - j : 4;
+          int32_t* wb = ww + (j / 4) * taps * 2;
+          for (t = 0; t < taps; ++t) {
+            const int32_t v = dw_load_block(w + t * c + g0 + j, nb);
+            wb[2 * t] = __sxtb16(v);
+            wb[2 * t + 1] = stowage_sxtb16_odd(v);
+          }
+        }
+        for (j = 0; j < padded; ++j) {
+          const int32_t ch = g0 + (j < ng ? j : 0), q = p->per_channel ? ch : 0, s = shift[q];
+          const int32_t right = s < 0 ? -s : 0;
+          int32_t sum = 0;
+          dw_pixel_rq* r = &rq[j];
+          for (t = 0; t < taps; ++t) sum += w[t * c + ch];
+          r->folded = (int32_t)((bias != NULL ? (uint32_t)bias[ch] : 0u) + (uint32_t)p->input_offset * (uint32_t)sum);
+          r->mult = multiplier[q];
+          r->shift = s;
+          r->up = (uint8_t)((s > 0 ? s : 0) + 1);
+          r->right = (uint8_t)right;
+          r->neg = right > 0;
+          r->add = right > 0 ? (uint32_t)1 << (right - 1) : 0u;
+          if (!CHANNEL_NARROW(narrow, bias, ch, s, most)) {
+            r->kind = 2;
+          } else if (right > 0 && stowage_rq_offset_folds(right, out_off)) {
+            r->kind = 0;
+            r->add += (uint32_t)out_off << right;
+          } else {
+            r->kind = 1;
+          }
+          if (r->kind != 0) fast = 0; /* kind 0 has a right shift: no left one, up is 1 */
+        }
+        for (kb = kb0; kb < kb0 + bands_per_setup; ++kb) {
+          const int32_t oy0 = band_start(p, band, kb), oy_end = p->oh - oy0 < band ? p->oh : oy0 + band;
+          int32_t oy, ox;
+          for (oy = oy0; oy < oy_end; ++oy) {
+            const int32_t iy0 = oy * p->stride_h - p->pad_top;
+            const int rows_inside = iy0 >= 0 && iy0 + (kh - 1) * p->dil_h < p->h;
+            int8_t* yp = y + (((int32_t)b * p->oh + oy) * p->ow) * pix_stride + g0;
+            for (ox = 0; ox < p->ow; ++ox, yp += pix_stride) {
+              const int32_t ix0 = ox * p->stride_w - p->pad_left;
+              const int8_t* xp;
+              int32_t dx = tap_dx, dy = tap_dy;
+              if (rows_inside && ox >= col_lo && ox < col_hi && (ng & 3) == 0) {
+                xp = x + (((int32_t)b * p->h + iy0) * p->w + ix0) * c + g0;
+              } else {
+                dw_gather_window(x, p, b, iy0, ix0, g0, ng, padded, (int8_t)-p->input_offset, (int8_t*)win);
+                xp = (const int8_t*)win, dx = padded, dy = kw * padded;
+              }
+              if (fast) dw_pixel_blocks_3x3(xp, dx, dy, ww, rq, yp, ng);
+              else dw_pixel_blocks(xp, dx, dy, ww, rq, yp, ng, p);
+            }
+          }
+        }
+      }
+}
+#endif
 #endif
 
 #if !defined(STOWAGE_DOT_WIDENED)
@@ -1544,6 +1884,16 @@ int stowage_qdepthwise_conv2d_s8_is_fast(const stowage_qconv_params* p) {
 #endif
 }
 
+int stowage_qdepthwise_conv2d_s8_paths(const stowage_qconv_params* p) {
+#if defined(STOWAGE_SMALL_KERNELS)
+  (void)p;
+  return 0;
+#else
+  if (!stowage_qdepthwise_conv2d_s8_is_fast(p)) return 0;
+  return dw_takes_pixels(p) ? STOWAGE_QDW_PATH_PIXELS : STOWAGE_QDW_PATH_STRIP;
+#endif
+}
+
 int stowage_qfully_connected_s8_is_fast(const stowage_qfc_params* p) {
 #if defined(STOWAGE_SMALL_KERNELS)
   (void)p;
@@ -1568,7 +1918,8 @@ int32_t stowage_qdepthwise_conv2d_s8_stack_bytes(const stowage_qconv_params* p) 
   return 0;
 #else
   /* What the DSP build takes (qdepthwise_strip), whichever build asks: the compiler's, on the host, reports for the target. */
-  return stowage_qdepthwise_conv2d_s8_is_fast(p) ? STOWAGE_DW_STRIP_BYTES + 8 * p->kh * p->kw : 0;
+  if (!stowage_qdepthwise_conv2d_s8_is_fast(p)) return 0;
+  return dw_takes_pixels(p) ? STOWAGE_DW_PIXEL_BYTES : STOWAGE_DW_STRIP_BYTES + 8 * p->kh * p->kw;
 #endif
 }
 
@@ -1633,17 +1984,26 @@ void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_
                                   const int32_t* shift, int8_t* y, const stowage_qconv_params* p) {
 #if !defined(STOWAGE_SMALL_KERNELS)
   if (stowage_qdepthwise_conv2d_s8_is_fast(p)) {
-#if defined(STOWAGE_DOT_WIDENED)
-    qdepthwise_strip(x, w, bias, multiplier, shift, y, p);
-#else
-    qdepthwise_fast(x, w, bias, multiplier, shift, y, p);
+#if STOWAGE_DW_PIXELS
+    if (dw_pixels_fit(p) && (!STOWAGE_DW_STRIP || dw_takes_pixels(p))) {
+      qdepthwise_pixels(x, w, bias, multiplier, shift, y, p);
+      return;
+    }
 #endif
+#if STOWAGE_DW_STRIP
+    qdepthwise_strip(x, w, bias, multiplier, shift, y, p);
     return;
+#endif
+#if !defined(STOWAGE_DOT_WIDENED)
+    qdepthwise_fast(x, w, bias, multiplier, shift, y, p);
+    return;
+#endif
   }
 #endif
 #if STOWAGE_REFERENCE_LOOPS
   qdepthwise_ref(x, w, bias, multiplier, shift, y, p);
 #else
+  (void)x, (void)w, (void)bias, (void)multiplier, (void)shift, (void)y; /* a build with neither DSP path */
   STOWAGE_REFERENCE_MISSING();
 #endif
 }

@@ -205,6 +205,8 @@ Result<FirmwareProject> makeFirmwareProject(const Graph& g, const ProgramPlan& p
   if (!code.int8Code.convIm2col) fw.modelDefines.push_back("STOWAGE_NO_CONV_IM2COL");
   if (!code.int8Code.convByFilterRows) fw.modelDefines.push_back("STOWAGE_NO_CONV_BY_FILTER_ROWS");
   if (!code.int8Code.convBorderPairs) fw.modelDefines.push_back("STOWAGE_NO_CONV_BORDER_PAIRS");
+  if (!code.int8Code.depthwiseStrip) fw.modelDefines.push_back("STOWAGE_NO_DW_STRIP");
+  if (!code.int8Code.depthwisePixels) fw.modelDefines.push_back("STOWAGE_NO_DW_PIXELS");
   // CMake: the model as a library (stowage.cmake, also for existing firmware builds), the firmware around it.
   const std::string lib = name + "_model";
   std::string quotedModel;

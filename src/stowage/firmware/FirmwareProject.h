@@ -41,7 +41,8 @@ struct FirmwareProject {
   std::vector<std::string> kernelFiles;   ///< the runtime kernels it ships ("kernels/int8_conv.c")
   std::vector<std::string> boardKernelFiles;  ///< the C sources of the board's own kernels ([[kernels]]), "model/my_conv.c"
   /// preprocessor symbols the model library is built with ("STOWAGE_NO_SIMD", "STOWAGE_INT8_FAST_PATHS_ONLY",
-  /// "STOWAGE_NO_CONV_POINTWISE", "STOWAGE_NO_CONV_IM2COL", "STOWAGE_NO_CONV_BY_FILTER_ROWS", "STOWAGE_NO_CONV_BORDER_PAIRS")
+  /// "STOWAGE_NO_CONV_POINTWISE", "STOWAGE_NO_CONV_IM2COL", "STOWAGE_NO_CONV_BY_FILTER_ROWS", "STOWAGE_NO_CONV_BORDER_PAIRS",
+  /// "STOWAGE_NO_DW_STRIP", "STOWAGE_NO_DW_PIXELS")
   std::vector<std::string> modelDefines;
 };
 

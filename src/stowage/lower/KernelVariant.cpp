@@ -78,6 +78,12 @@ int int8ConvPaths(const KernelCall& call) {
   return stowage_qconv2d_s8_paths(&std::get<stowage_qconv_params>(q->params));
 }
 
+int int8DepthwisePaths(const KernelCall& call) {
+  const auto* q = std::get_if<QuantCall>(&call.params);
+  if (q == nullptr || q->kernel != QuantKernel::DepthwiseConv2d) return 0;
+  return stowage_qdepthwise_conv2d_s8_paths(&std::get<stowage_qconv_params>(q->params));
+}
+
 KernelVariant cpuKernelVariant(const Graph& g, const Board& board, int target, const KernelCall& call, const KernelIsa& isa) {
   if (boardKernelFor(g, board, target, kernelFunctionName(call), firstTensorOf(call)) != nullptr) return KernelVariant::Board;
   const auto* q = std::get_if<QuantCall>(&call.params);

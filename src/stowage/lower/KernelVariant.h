@@ -52,6 +52,10 @@ bool runsInt8ReferenceLoops(const KernelCall& call);
 /// STOWAGE_QCONV_PATH_POINTWISE, _IM2COL, _BY_FILTER_ROWS, _BORDER_PAIRS); 0 for every other call.
 int int8ConvPaths(const KernelCall& call);
 
+/// The path of the int8 depthwise convolution kernel `call` takes with the DSP extension
+/// (stowage_qdepthwise_conv2d_s8_paths: STOWAGE_QDW_PATH_STRIP or _PIXELS); 0 for every other call.
+int int8DepthwisePaths(const KernelCall& call);
+
 /// The variant of `call` made by target `target` on the CPU (not offloaded): the board's kernel when one replaces it,
 /// the Helium or DSP path for the int8 convolution, depthwise convolution and fully connected calls that take the
 /// kernels' fast path (runtime/kernels/int8_conv.c: one group, unit width dilation, 32-bit indices), else portable.

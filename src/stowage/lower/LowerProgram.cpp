@@ -68,7 +68,7 @@ Result<LoweredProgram> lowerProgram(const Graph& g, const ProgramPlan& plan, con
 }
 
 Int8KernelCode int8KernelCodeNeeded(const ProgramPlan& plan, const LoweredProgram& program) {
-  Int8KernelCode need{false, false, false, false, false};
+  Int8KernelCode need{false, false, false, false, false, false, false};
   for (size_t step = 0; step < program.layers.size(); ++step) {
     const LoweredLayer& layer = program.layers[step];
     const bool offloaded = plan.offloadedAt(static_cast<int>(step)) != nullptr;
@@ -85,6 +85,9 @@ Int8KernelCode int8KernelCodeNeeded(const ProgramPlan& plan, const LoweredProgra
       need.convIm2col = need.convIm2col || (paths & STOWAGE_QCONV_PATH_IM2COL) != 0;
       need.convByFilterRows = need.convByFilterRows || (paths & STOWAGE_QCONV_PATH_BY_FILTER_ROWS) != 0;
       need.convBorderPairs = need.convBorderPairs || (paths & STOWAGE_QCONV_PATH_BORDER_PAIRS) != 0;
+      const int depthwise = int8DepthwisePaths(call);
+      need.depthwiseStrip = need.depthwiseStrip || (depthwise & STOWAGE_QDW_PATH_STRIP) != 0;
+      need.depthwisePixels = need.depthwisePixels || (depthwise & STOWAGE_QDW_PATH_PIXELS) != 0;
     }
   }
   return need;

@@ -42,10 +42,12 @@ struct Int8KernelCode {
   bool convIm2col = true;        ///< its im2col buffer for short window rows (else STOWAGE_NO_CONV_IM2COL)
   bool convByFilterRows = true;  ///< its filters widened one window row at a time (else STOWAGE_NO_CONV_BY_FILTER_ROWS)
   bool convBorderPairs = true;   ///< its pixel pairs in border rows (else STOWAGE_NO_CONV_BORDER_PAIRS)
+  bool depthwiseStrip = true;    ///< the depthwise kernel's strip of widened rows (else STOWAGE_NO_DW_STRIP)
+  bool depthwisePixels = true;   ///< its pixel-after-pixel path (else STOWAGE_NO_DW_PIXELS)
 };
 
 /// What running `program` (placed by `plan`) needs: a CPU layer calling the portable kernel (not a board's) needs what
-/// its call takes (runsInt8ReferenceLoops, int8ConvPaths); a layer offloaded with an int8 kernel needs everything (its
+/// its call takes (runsInt8ReferenceLoops, int8ConvPaths, int8DepthwisePaths); a layer offloaded with an int8 kernel needs everything (its
 /// cores call the kernels on tiles whose shapes this does not know).
 Int8KernelCode int8KernelCodeNeeded(const ProgramPlan& plan, const LoweredProgram& program);
 

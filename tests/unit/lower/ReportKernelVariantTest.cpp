@@ -169,6 +169,30 @@ TEST(Int8ConvPaths, EachCallNeedsOnlyThePathItsShapeTakes) {
   EXPECT_TRUE(need.convByFilterRows);
   EXPECT_TRUE(need.convPointwise);
   EXPECT_FALSE(need.convIm2col);
+  EXPECT_TRUE(need.depthwisePixels);
+  EXPECT_FALSE(need.depthwiseStrip);
+}
+
+TEST(Int8DepthwisePaths, TheFloatRequantizationAloneNeedsTheStrip) {
+  EXPECT_EQ(int8DepthwisePaths(convCall(QuantKernel::DepthwiseConv2d, 64, 1)), STOWAGE_QDW_PATH_PIXELS);
+  EXPECT_EQ(int8DepthwisePaths(convCall(QuantKernel::Conv2d, 64, 64)), 0) << "not a depthwise call";
+  KernelCall rqf32 = convCall(QuantKernel::DepthwiseConv2d, 8, 1);
+  std::get<stowage_qconv_params>(std::get<QuantCall>(rqf32.params).params).requant_f32 = 1;
+  EXPECT_EQ(int8DepthwisePaths(rqf32), STOWAGE_QDW_PATH_STRIP) << "ONNX Runtime's requantization has only the strip";
+  KernelCall large = convCall(QuantKernel::DepthwiseConv2d, 8, 1);
+  std::get<stowage_qconv_params>(std::get<QuantCall>(large.params).params).kh = 9;
+  EXPECT_EQ(int8DepthwisePaths(large), 0) << "a 9x3 window: the reference loops";
+
+  ProgramPlan plan;
+  LoweredProgram program;
+  program.layers.resize(1);
+  program.layers[0].calls = {convCall(QuantKernel::Conv2d, 32, 32)};
+  Int8KernelCode need = int8KernelCodeNeeded(plan, program);
+  EXPECT_FALSE(need.depthwisePixels || need.depthwiseStrip) << "no depthwise layer";
+  program.layers[0].calls.push_back(rqf32);
+  need = int8KernelCodeNeeded(plan, program);
+  EXPECT_TRUE(need.depthwiseStrip);
+  EXPECT_FALSE(need.depthwisePixels);
 }
 
 }  // namespace

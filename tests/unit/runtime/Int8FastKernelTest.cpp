@@ -202,9 +202,18 @@ TEST(Int8FastKernels, StackBytesNameTheBuffersOfEachPath) {
   p.m = 8;
   p.kh = p.kw = 3, p.pad_top = p.pad_left = 1, p.dil_w = 2;  // dilated across the row: the reference loops
   EXPECT_EQ(stowage_qconv2d_s8_stack_bytes(&p), 0);
-  // Depthwise: the strip of widened window rows and the four channels' widened filters, up to 7x7 taps.
+  // Depthwise, up to 7x7 taps: pixel after pixel (a group's widened filters, requantizations and one gathered window);
+  // ONNX Runtime's float requantization and an input offset whose fill byte is no int8 take the strip of widened
+  // window rows and the four channels' widened filters.
   p.kh = p.kw = 3, p.pad_top = p.pad_left = 1, p.dil_w = 1, p.c = p.m = 8, p.kc = 1, p.depth_multiplier = 1;
+  EXPECT_EQ(stowage_qdepthwise_conv2d_s8_stack_bytes(&p), STOWAGE_DW_PIXEL_BYTES);
+  EXPECT_EQ(stowage_qdepthwise_conv2d_s8_paths(&p), STOWAGE_QDW_PATH_PIXELS);
+  p.requant_f32 = 1;
   EXPECT_EQ(stowage_qdepthwise_conv2d_s8_stack_bytes(&p), STOWAGE_DW_STRIP_BYTES + 8 * 9);
+  EXPECT_EQ(stowage_qdepthwise_conv2d_s8_paths(&p), STOWAGE_QDW_PATH_STRIP);
+  p.requant_f32 = 0, p.input_offset = 129;
+  EXPECT_EQ(stowage_qdepthwise_conv2d_s8_paths(&p), STOWAGE_QDW_PATH_STRIP);
+  p.input_offset = 0;
   p.kh = p.kw = 9;  // larger windows: the reference loops, no buffer
   EXPECT_EQ(stowage_qdepthwise_conv2d_s8_stack_bytes(&p), 0);
   EXPECT_EQ(stowage_qdepthwise_conv2d_s8_is_fast(&p), 0);
@@ -252,6 +261,44 @@ TEST(Int8FastKernels, DepthwiseOnWideRowsAndLargeWindowsMatchesDirectLoops) {
     d.mult.resize(static_cast<size_t>(p.m), (1 << 30) + pick(0, (1 << 30) - 1));
     d.shift.resize(static_cast<size_t>(p.m), -pick(5, 12));
     ASSERT_TRUE(stowage_qdepthwise_conv2d_s8_is_fast(&p)) << "trial " << t;
+    expectSame(d, stowage_qdepthwise_conv2d_s8, "host", t);
+    expectSame(d, stowage_emu_dsp_qdepthwise_conv2d_s8, "dsp", t);
+  }
+}
+
+TEST(Int8FastKernels, DepthwiseOnManyChannelsMatchesDirectLoops) {
+  // More channels than one group of the pixel path (64 of a 3x3 window, 20 of 5x5, 8 of 7x7), so that each pixel runs
+  // through several groups, band by band in an overlapping layer; channel counts with a tail past a multiple of 4;
+  // short rows (KWS's 25x5); input offsets at the ends of the int8 fill (-127 and 128); narrower clamps.
+  std::mt19937 rng(909);
+  for (int t = 0; t < 80; ++t) {
+    Drawn d = draw(rng, true);
+    stowage_qconv_params& p = d.p;
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    p.n = 1;
+    p.depth_multiplier = 1;
+    p.kh = p.kw = pick(1, 4) == 4 ? 2 * pick(2, 3) + 1 : 3;
+    p.dil_h = p.dil_w = 1;
+    p.h = pick(p.kh, 9), p.w = pick(p.kw, 9);
+    p.c = p.m = pick(1, 2) == 1 ? 4 * pick(16, 50) : pick(60, 200);
+    p.pad_top = pick(0, p.kh - 1), p.pad_left = pick(0, p.kw - 1);
+    p.oh = (p.h + p.pad_top + pick(0, p.kh - 1) - p.kh) / p.stride_h + 1;
+    p.ow = (p.w + p.pad_left + pick(0, p.kw - 1) - p.kw) / p.stride_w + 1;
+    p.out_pixel_stride = pick(1, 4) == 4 ? p.m + pick(1, 3) : 0;
+    p.row_band = pick(0, 1) == 1 ? pick(1, 2) * (pick(0, 1) == 1 ? 1 : -1) : 0;
+    const int edge = pick(1, 4);
+    p.input_offset = edge == 1 ? -127 : (edge == 2 ? 128 : p.input_offset);
+    d.x.resize(static_cast<size_t>(p.h * p.w * p.c));
+    for (auto& v : d.x) v = static_cast<int8_t>(pick(-128, 127));
+    d.w.resize(static_cast<size_t>(p.kh * p.kw * p.m));
+    for (auto& v : d.w) v = static_cast<int8_t>(pick(-127, 127));
+    d.bias.resize(static_cast<size_t>(p.m));
+    for (auto& v : d.bias) v = pick(-30000, 30000);
+    d.mult.resize(static_cast<size_t>(p.m));
+    for (auto& v : d.mult) v = (1 << 30) + pick(0, (1 << 30) - 1);
+    d.shift.resize(static_cast<size_t>(p.m));
+    for (auto& v : d.shift) v = pick(1, 8) == 1 ? pick(0, 2) : -pick(5, 12);
+    ASSERT_EQ(stowage_qdepthwise_conv2d_s8_paths(&p), STOWAGE_QDW_PATH_PIXELS) << "trial " << t;
     expectSame(d, stowage_qdepthwise_conv2d_s8, "host", t);
     expectSame(d, stowage_emu_dsp_qdepthwise_conv2d_s8, "dsp", t);
   }
