@@ -203,6 +203,7 @@ Result<std::vector<LayerRow>> measure(const ModelCase& m, const Board& board, bo
     // The floor's pipeline terms take the layer's own transfers (the next layer's it loads does not precede its compute).
     CrossLayerWeights own = cross;
     own.issueNext.clear();
+    own.issueSecond.clear();
     r.floor = fillDrainFloor(target, *shape.shape, layerBounds(target, *shape.shape, offloadedSchedule(*shape.shape, l), own),
                              directOperandsOf(l), l.weightsPrefetchedCores > 0);
     r.estimate = l.totalCycles;

@@ -645,8 +645,16 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const LoweredP
           return makeError(fmt::format("node '{}'", n.name), "prefetches the weights of a layer with no weights (an internal tiler error)");
         STOWAGE_ASSIGN_OR_RETURN(nextWeights, writer.pointer(nextLowered[0].inputs[1], true));
       }
+      // And of the second later layer whose first weight tiles they also load.
+      std::string secondWeights;
+      if (off->prefetchSecond >= 0) {
+        const std::vector<KernelCall>& secondLowered = program.layers[static_cast<size_t>(off->prefetchSecond)].calls;
+        if (secondLowered.size() != 1 || secondLowered[0].inputs.size() < 2)
+          return makeError(fmt::format("node '{}'", n.name), "prefetches the weights of a layer with no weights (an internal tiler error)");
+        STOWAGE_ASSIGN_OR_RETURN(secondWeights, writer.pointer(secondLowered[0].inputs[1], true));
+      }
       STOWAGE_ASSIGN_OR_RETURN(TiledLayerCode tiled, emitTiledLayer(g, plan, *off, syms, operands, nextWeights,
-                                                                        layer.boardKernels.empty() ? nullptr : layer.boardKernels[0]));
+                                                                        layer.boardKernels.empty() ? nullptr : layer.boardKernels[0], secondWeights));
       if (tiled.boardKernel) boardCalls.push_back(boardKernelCall(g, plan.board, static_cast<int>(step), off->target, *tiled.boardKernel));
       params += tiled.definitions;
       calls += tiled.statements;

@@ -261,6 +261,7 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
                        "  const void* side[{}]; /* bias, multipliers, scales, zero points: read in main memory */\n"
                        "  uint8_t* y;\n  const {}_workspaces* ws; /* tile buffers in pools the application passes */\n"
                        "  const uint8_t* next_w; /* the next layer's weights, whose first tiles this layer's cores load (or NULL) */\n"
+                       "  const uint8_t* second_w; /* a second later layer's weights, whose first tiles they also load (or NULL) */\n"
                        "}} {}_tile_args;\n",
                        kMaxSideOperands, p, p);
   // The simulator's view of the board.
@@ -293,7 +294,7 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
 
 Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, const OffloadedLayer& layer, const CSymbols& syms,
                                       const std::vector<std::string>& callOperands, const std::string& nextWeights,
-                                      const KernelOverride* boardKernel) {
+                                      const KernelOverride* boardKernel, const std::string& secondWeights) {
   const Node& node = g.nodes[static_cast<size_t>(layer.step)];
   const LayerShapeResult shape = layerShapeOf(g, node);
   if (!shape.shape) return makeError(fmt::format("node '{}'", node.name), "was offloaded but cannot be tiled: " + shape.whyNot);
@@ -398,6 +399,11 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
     if (!nextShape.shape) return makeError(fmt::format("node '{}'", nextNode.name), "was offloaded but cannot be tiled: " + nextShape.whyNot);
     nextFirstW = firstWeightCopies(offloadedSchedule(*nextShape.shape, *next), next->weightsPrefetchedCores);
   }
+  // The second later layer whose first weight tiles this layer's cores load, on the other channel (cores mode).
+  const OffloadedLayer* second = layer.prefetchSecond >= 0 ? plan.offloadedAt(layer.prefetchSecond) : nullptr;
+  if (layer.prefetchSecond >= 0 && (next == nullptr || second == nullptr || second->weightsPrefetchedCores <= 0 || second->mode != layer.mode ||
+                                    layer.mode != "cores" || secondWeights.empty()))
+    return makeError(fmt::format("node '{}'", node.name), "prefetches the weights of a second layer that does not expect them (an internal tiler error)");
 
   if (engine) {
     const IntrinsicSpec mvin = target.intrinsic("mvin"), mvout = target.intrinsic("mvout"), fence = target.intrinsic("fence");
@@ -511,28 +517,41 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   auto wait = [&](const std::string& ticket) { return callOf(dmaWait, {{"ticket", ticket}}); };
   // A later layer's first weight tiles (tile/WeightPrefetch.h): core c loads its core c's on channel
   // layer.prefetchChannel during its last tile here; that layer waits for the ticket instead of loading them.
-  if (next != nullptr) {
-    const Node& nextNode = g.nodes[static_cast<size_t>(next->step)];
-    const int n = next->weightsPrefetchedCores;
-    const std::string nextBase = fmt::format("{}_s{}", p, next->step);
-    d += fmt::format("/* Core c < {} loads the first weight tile of its chunk of step {} ('{}') during its last tile here: offset, rows,\n"
-                     " * row bytes and stride of each (rows 0: none); step {} waits for the ticket. */\n",
-                     n, next->step, commentText(nextNode.name), next->step);
-    d += fmt::format("static stowage_dma_ticket {}_wpre[{}];\nstatic const uint32_t {}_next_w[{}][4] = {{", nextBase, n, base, n);
+  // `name` is the function's suffix and the copy table's ("next", "second"), `weights` the tile args' field.
+  auto loadLaterWeights = [&](const OffloadedLayer& later, const std::vector<TileCopy>& firstW, int channel, const std::string& name,
+                              const std::string& weights) {
+    const Node& laterNode = g.nodes[static_cast<size_t>(later.step)];
+    const int n = later.weightsPrefetchedCores;
+    const std::string laterBase = fmt::format("{}_s{}", p, later.step);
+    d += fmt::format("/* Core c < {} loads the first weight tile of its chunk of step {} ('{}') during its last tile here (channel {}): offset,\n"
+                     " * rows, row bytes and stride of each (rows 0: none); step {} waits for the ticket. */\n",
+                     n, later.step, commentText(laterNode.name), channel, later.step);
+    d += fmt::format("static stowage_dma_ticket {}_wpre[{}];\nstatic const uint32_t {}_{}_w[{}][4] = {{", laterBase, n, base, name, n);
     for (int c = 0; c < n; ++c) {
-      const TileCopy& w = nextFirstW[static_cast<size_t>(c)];
+      const TileCopy& w = firstW[static_cast<size_t>(c)];
       d += fmt::format("{}{{{}u, {}u, {}u, {}u}}", c ? ", " : "", w.offset, w.rows, w.rowBytes, w.stride);
     }
     d += "};\n";
-    d += fmt::format("static void {}_load_next(const {}_tile_args* a, const {}_workspaces* ws, int core) {{\n", base, p, p);
-    d += fmt::format("  const uint32_t* const nw = {}_next_w[core < {} ? core : 0];\n  (void)ws;\n", base, n);
+    d += fmt::format("static void {}_load_{}(const {}_tile_args* a, const {}_workspaces* ws, int core) {{\n", base, name, p, p);
+    d += fmt::format("  const uint32_t* const nw = {}_{}_w[core < {} ? core : 0];\n  (void)ws;\n", base, name, n);
     d += fmt::format("  if (core >= {} || nw[1] == 0u) return;\n", n);
-    d += fmt::format("  {}_wpre[core] = {};\n}}\n", nextBase,
-                     callOf(dmaStart, {{"channel", std::to_string(layer.prefetchChannel)},
-                                       {"dst", localPointer(plan, syms, next->buffers[1][0], next->coreStride[1], "core")},
-                                       {"src", "a->next_w + nw[0]"}, {"row_bytes", "nw[2]"}, {"rows", "nw[1]"}, {"dst_stride", "nw[2]"},
+    d += fmt::format("  {}_wpre[core] = {};\n}}\n", laterBase,
+                     callOf(dmaStart, {{"channel", std::to_string(channel)},
+                                       {"dst", localPointer(plan, syms, later.buffers[1][0], later.coreStride[1], "core")},
+                                       {"src", "a->" + weights + " + nw[0]"}, {"row_bytes", "nw[2]"}, {"rows", "nw[1]"}, {"dst_stride", "nw[2]"},
                                        {"src_stride", "nw[3]"}}));
+  };
+  if (next != nullptr) loadLaterWeights(*next, nextFirstW, layer.prefetchChannel, "next", "next_w");
+  if (second != nullptr) {
+    const LayerShapeResult secondShape = layerShapeOf(g, g.nodes[static_cast<size_t>(second->step)]);
+    if (!secondShape.shape)
+      return makeError(fmt::format("node '{}'", g.nodes[static_cast<size_t>(second->step)].name), "was offloaded but cannot be tiled: " + secondShape.whyNot);
+    loadLaterWeights(*second, firstWeightCopies(offloadedSchedule(*secondShape.shape, *second), second->weightsPrefetchedCores),
+                     1 - layer.prefetchChannel, "second", "second_w");
   }
+  // Both in this order (CostModel's issueNext, then issueSecond).
+  const std::string loadLater = fmt::format("{}{}", next != nullptr ? fmt::format("{}_load_next(a, ws, core); ", base) : std::string(),
+                                            second != nullptr ? fmt::format("{}_load_second(a, ws, core); ", base) : std::string());
   d += fmt::format("static void {}_core(void* arg) {{\n", base);
   d += fmt::format("  const {}_tile_args* const a = (const {}_tile_args*)arg;\n", p, p);
   d += fmt::format("  const {}_workspaces* const ws = a->ws;\n", p);
@@ -554,7 +573,8 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   // (A layer of one tile has no next tile: no prefetch, which also keeps the compiler's bounds analysis quiet.)
   if (sched.tiles.size() > 1 && !nextLoads.empty())
     d += fmt::format("    if (t + 1u < end) {{\n      const {}* const n = d + 1;\n", type) + indentText(nextLoads, 6) + "    }\n";
-  if (next != nullptr) d += fmt::format("    if (t + 1u == end) {}_load_next(a, ws, core);\n", base);
+  if (next != nullptr && second == nullptr) d += fmt::format("    if (t + 1u == end) {}_load_next(a, ws, core);\n", base);
+  if (second != nullptr) d += fmt::format("    if (t + 1u == end) {{ {}}}\n", loadLater);
   d += fmt::format("    if (px[d->x_buf]) {{\n      {};\n      px[d->x_buf] = 0;\n    }}\n", wait("tx[d->x_buf]"));
   d += fmt::format("    if (pw[d->w_buf]) {{\n      {};\n{}      pw[d->w_buf] = 0;\n    }}\n", wait("tw[d->w_buf]"),
                    splitWeights ? "      " + wait("tw2[d->w_buf]") + ";\n" : std::string());
@@ -568,7 +588,8 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                      callOf(dmaStart, {{"channel", std::to_string(outChannel)}, {"dst", "a->y + d->y_off"}, {"src", "yl[d->y_buf]"},
                                        {"row_bytes", "d->y_row_bytes"}, {"rows", "d->y_rows"}, {"dst_stride", "d->y_stride"},
                                        {"src_stride", "d->y_row_bytes"}}));
-  if (next != nullptr) d += fmt::format("  if (first == end) {}_load_next(a, ws, core);\n", base);
+  if (next != nullptr && second == nullptr) d += fmt::format("  if (first == end) {}_load_next(a, ws, core);\n", base);
+  if (second != nullptr) d += fmt::format("  if (first == end) {{ {}}}\n", loadLater);
   d += fmt::format("  if (py[0]) {};\n  if (py[1]) {};\n}}\n", wait("ty[0]"), wait("ty[1]"));
 
   std::string& c = code.statements;
@@ -578,6 +599,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
     c += fmt::format("  a.side[{}] = {};\n", i, 2 + i + 1 < operands.size() ? operands[2 + i] : std::string("NULL"));
   c += fmt::format("  a.y = (uint8_t*)(void*)({});\n  a.ws = ws;\n", operands.back());
   c += fmt::format("  a.next_w = {};\n", next != nullptr ? fmt::format("(const uint8_t*)(const void*)({})", nextWeights) : std::string("NULL"));
+  c += fmt::format("  a.second_w = {};\n", second != nullptr ? fmt::format("(const uint8_t*)(const void*)({})", secondWeights) : std::string("NULL"));
   // A CPU streaming a layer through its own fast pool runs it on the calling core: no stowage_run_on_cores.
   if (target.kind == TargetKind::Cpu && layer.cores == 1)
     c += fmt::format("  {}_core(&a);\n}}\n", base);

@@ -144,12 +144,18 @@ struct OffloadedLayer {
   /// Cores mode: the DMA channel this layer's cores load prefetchNext's first weight tiles on (0, the input channel,
   /// or 1, the weight and store channel, on targets with two).
   int prefetchChannel = 0;
+  /// Cores mode with two DMA channels: a second later layer on this target whose first weight tiles this layer's
+  /// cores also load during their last tile, on the other channel (1 - prefetchChannel), right after prefetchNext's
+  /// (-1: none; set only with prefetchNext). One receiver per channel.
+  int prefetchSecond = -1;
   int weightsPrefetchedCores = 0;
   /// Per prefetched core: cycles after this layer starts that its first weight tile arrives (0: before it starts).
   std::vector<uint64_t> weightsReady;
   /// Per core issuing the layer at `prefetchNext`'s first weight tile: cycles of that transfer still in flight
   /// when this layer ends (0: done before). The two layers may have layers in between.
   std::vector<uint64_t> nextWeightsInFlight;
+  /// The same for prefetchSecond's.
+  std::vector<uint64_t> secondWeightsInFlight;
   /// Cores mode, per core: cycles from this layer's start during which its input DMA channel still carries weight
   /// transfers earlier layers issued (for this layer, or for a later one passing over it); empty: none.
   std::vector<uint64_t> inputChannelBusy;

@@ -154,6 +154,7 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
       t["weights_prefetched_cores"] = o->weightsPrefetchedCores;
       t["prefetches_weights_of"] = o->prefetchNext >= 0 ? json(g.nodes[static_cast<size_t>(o->prefetchNext)].name) : json(nullptr);
       t["prefetch_channel"] = o->prefetchNext >= 0 ? json(o->prefetchChannel) : json(nullptr);
+      t["prefetches_second_weights_of"] = o->prefetchSecond >= 0 ? json(g.nodes[static_cast<size_t>(o->prefetchSecond)].name) : json(nullptr);
       t["tile_bytes"] = {{"input", o->xBytes}, {"weights", o->wBytes}, {"output", o->yBytes}};
       t["estimated_cycles"] = {{"compute", o->computeCycles}, {"dma", o->dmaCycles}, {"total", o->totalCycles}};
       j["offload"] = std::move(t);

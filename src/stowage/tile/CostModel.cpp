@@ -69,6 +69,10 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
       const uint64_t rest = c < cross.nextInFlight.size() ? cross.nextInFlight[c] : 0;
       (twoChannels && cross.issueChannel == 1 ? stores : loads) += cross.issueNext[c] - std::min(cross.issueNext[c], rest);
     }
+    if (twoChannels && c < cross.issueSecond.size()) {  // on the other channel
+      const uint64_t rest = c < cross.secondInFlight.size() ? cross.secondInFlight[c] : 0;
+      (cross.issueChannel == 1 ? loads : stores) += cross.issueSecond[c] - std::min(cross.issueSecond[c], rest);
+    }
     // What earlier layers' transfers still occupy delays only this layer's own transfers on that channel, which
     // queue behind it (a transfer passing over a layer that uses the channel for nothing may outlast it); the
     // prefetched first weight tile is waited for, so its arrival bounds the layer whichever channel brought it.
@@ -93,6 +97,7 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
   const bool engine = target.engineDim > 0;
   const size_t chunks = schedule.chunkStart.size() - 1;
   if (!cross.issueNext.empty()) cost.nextReady.assign(cross.issueNext.size(), 0);
+  if (!cross.issueSecond.empty()) cost.secondReady.assign(cross.issueSecond.size(), 0);
   for (size_t c = 0; c < chunks; ++c) {
     const size_t first = schedule.chunkStart[c], end = schedule.chunkStart[c + 1];
     uint64_t compute = 0, dma = 0;
@@ -109,17 +114,22 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
     const bool prefetched = static_cast<int>(c) < cross.prefetchedCores;
     // The next layer's first weight tile for this core: on the input channel (the store channel's when there is
     // one channel), after this core's own loads; the core does not wait for it.
-    auto issueNext = [&](uint64_t at) {
-      if (c >= cross.issueNext.size() || cross.issueNext[c] == 0) return;
-      dma += cross.issueNext[c];
-      if (weightsOnStoreChannel && cross.issueChannel == 1) {  // queued with the weights and stores
-        storeFree = std::max(at, storeFree) + cross.issueNext[c];
-        cost.nextReady[c] = storeFree;
+    auto issueOne = [&](uint64_t at, uint64_t cycles, int channel, uint64_t& ready) {
+      dma += cycles;
+      if (weightsOnStoreChannel && channel == 1) {  // queued with the weights and stores
+        storeFree = std::max(at, storeFree) + cycles;
+        ready = storeFree;
         return;
       }
-      loadFree = std::max(at, loadFree) + cross.issueNext[c];
+      loadFree = std::max(at, loadFree) + cycles;
       if (sharedChannel) storeFree = std::max(storeFree, loadFree);
-      cost.nextReady[c] = loadFree;
+      ready = loadFree;
+    };
+    // Then the second later layer's, on the other channel (two channels only).
+    auto issueNext = [&](uint64_t at) {
+      if (c < cross.issueNext.size() && cross.issueNext[c] > 0) issueOne(at, cross.issueNext[c], cross.issueChannel, cost.nextReady[c]);
+      if (weightsOnStoreChannel && c < cross.issueSecond.size() && cross.issueSecond[c] > 0)
+        issueOne(at, cross.issueSecond[c], 1 - cross.issueChannel, cost.secondReady[c]);
     };
     uint64_t ownLoads = 0;     // the input channel's end without the next layer's transfer
     uint64_t ownInputEnd = 0;  // the end of this layer's own transfers on the input channel

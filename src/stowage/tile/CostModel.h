@@ -28,6 +28,8 @@ struct LayerCost {
   /// Per core: when the next layer's first weight tile it loads (CrossLayerWeights::issueNext) has arrived,
   /// counted from this layer's start (0 for none).
   std::vector<uint64_t> nextReady;
+  /// The same for the second later layer's (CrossLayerWeights::issueSecond).
+  std::vector<uint64_t> secondReady;
 };
 
 /// Weight tiles moved across layers (tile/WeightPrefetch.h). The first `prefetchedCores` cores find their first
@@ -49,6 +51,11 @@ struct CrossLayerWeights {
   std::vector<uint64_t> weightBusy;
   /// Cores mode with two channels: the channel the issueNext transfers go on (0: input, 1: weights and stores).
   int issueChannel = 0;
+  /// Cores mode with two channels: core c < issueSecond.size() also loads a second later layer's first weight tile
+  /// for its core c, a transfer of issueSecond[c] cycles (0: none), on the other channel (1 - issueChannel), issued
+  /// right after the issueNext one; secondInFlight as nextInFlight.
+  std::vector<uint64_t> issueSecond;
+  std::vector<uint64_t> secondInFlight;
   bool operator==(const CrossLayerWeights&) const = default;
 };
 /// Lower bounds of a layer under the cost model: `compute` = the busiest core's compute (engine: every tile's),

@@ -106,18 +106,24 @@ class LayerTimeline {
         x.weightBusy = busy(1);
         x.issueChannel = L.prefetchChannel;
       }
-      const auto r = L.prefetchNext >= 0 ? indexOfStep(L.prefetchNext) : std::nullopt;
-      if (r) x.issueNext = firstWeightTransfers(*r, layers_[*r].weightsPrefetchedCores);
+      constexpr size_t kNone = static_cast<size_t>(-1);
+      const size_t r = L.prefetchNext >= 0 ? indexOfStep(L.prefetchNext).value_or(kNone) : kNone;
+      if (r != kNone) x.issueNext = firstWeightTransfers(r, layers_[r].weightsPrefetchedCores);
+      const size_t r2 = cores && L.prefetchSecond >= 0 ? indexOfStep(L.prefetchSecond).value_or(kNone) : kNone;
+      if (r2 != kNone) x.issueSecond = firstWeightTransfers(r2, layers_[r2].weightsPrefetchedCores);
       LayerCost cost = estimate(i, x);
-      if (r) {
-        std::vector<uint64_t>& to = arrival[*r];
-        for (size_t c = 0; c < cost.nextReady.size(); ++c) {
-          to.push_back(clock + cost.nextReady[c]);
-          x.nextInFlight.push_back(minus(cost.nextReady[c], cost.total));
-          std::vector<uint64_t>& free = channelFree[{L.target, L.prefetchChannel}];
-          if (cores && c < free.size()) free[c] = std::max(free[c], clock + cost.nextReady[c]);
+      // Each receiver's arrival times; the channel its transfer went on is busy until then.
+      auto handOver = [&](size_t receiver, const std::vector<uint64_t>& ready, int channel, std::vector<uint64_t>& inFlight) {
+        std::vector<uint64_t>& to = arrival[receiver];
+        for (size_t c = 0; c < ready.size(); ++c) {
+          to.push_back(clock + ready[c]);
+          inFlight.push_back(minus(ready[c], cost.total));
+          std::vector<uint64_t>& free = channelFree[{L.target, channel}];
+          if (cores && c < free.size()) free[c] = std::max(free[c], clock + ready[c]);
         }
-      }
+      };
+      if (r != kNone) handOver(r, cost.nextReady, L.prefetchChannel, x.nextInFlight);
+      if (r2 != kNone) handOver(r2, cost.secondReady, 1 - L.prefetchChannel, x.secondInFlight);
       clock += cost.total;
       out[i] = {std::move(cost), std::move(x)};
     }
@@ -145,6 +151,7 @@ class LayerTimeline {
       recordEstimate(L, e.cost);
       L.weightsReady = e.cross.firstReady;
       L.nextWeightsInFlight = e.cross.nextInFlight;
+      L.secondWeightsInFlight = e.cross.secondInFlight;
       L.inputChannelBusy = e.cross.inputBusy;
       L.weightChannelBusy = e.cross.weightBusy;
     }
@@ -205,6 +212,12 @@ CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const 
                                             next->weightsPrefetchedCores);
     x.nextInFlight = L.nextWeightsInFlight;
   }
+  const OffloadedLayer* second = L.prefetchSecond >= 0 ? offloadedAtStep(offloaded, L.prefetchSecond) : nullptr;
+  if (const auto shape = second && L.mode == "cores" ? layerShapeOf(g, g.nodes[static_cast<size_t>(second->step)]).shape : std::nullopt) {
+    x.issueSecond = firstWeightTransferCycles(board.targets[static_cast<size_t>(second->target)], offloadedSchedule(*shape, *second),
+                                              second->weightsPrefetchedCores);
+    x.secondInFlight = L.secondWeightsInFlight;
+  }
   return x;
 }
 
@@ -252,6 +265,12 @@ class PairSearch {
         current_ = bestSoFarTotal;
       }
     }
+    // Then, from the best pairs of one receiver per issuer, the moves that give an issuer a second receiver on its
+    // other channel (cores mode, two channels): taken only where they make the program faster, so the result is
+    // never slower than one receiver per issuer (searching with both from the start ends in other local optima,
+    // some slower).
+    secondReceivers_ = true;
+    localSearch();
   }
 
   /// Writes the chosen pairs: the receivers' weight buffers live from their issuers' steps, every layer gets its
@@ -287,6 +306,9 @@ class PairSearch {
           "prefetch: {} layer(s) find their first weight tiles loaded by an earlier layer on their target, during its last "
           "tile ({} bytes of weight buffers live from that layer's step; --no-weight-prefetch turns it off)",
           taken, takenBytes));
+    const auto twice = std::count_if(layers_.begin(), layers_.end(), [](const OffloadedLayer& L) { return L.prefetchSecond >= 0; });
+    if (twice > 0)
+      remarks.push_back(fmt::format("prefetch: {} layer(s) load the first weight tiles of two later layers, one on each DMA channel", twice));
     if (overLayers > 0)
       remarks.push_back(fmt::format("prefetch: {} of them from a layer further back, the transfer running across the layers in between "
                                     "({} over layers that move data of their own, queued behind it)",
@@ -309,7 +331,7 @@ class PairSearch {
   };
   /// The pairing fields of a layer, to try a move and take it back.
   struct Fields {
-    int prefetchNext, prefetchedCores, channel;
+    int prefetchNext, prefetchSecond, prefetchedCores, channel;
     bool split;
   };
   using State = std::pair<std::vector<Fields>, std::vector<std::optional<size_t>>>;
@@ -416,13 +438,14 @@ class PairSearch {
 
   State save() const {
     std::vector<Fields> f;
-    for (const OffloadedLayer& L : layers_) f.push_back({L.prefetchNext, L.weightsPrefetchedCores, L.prefetchChannel, L.weightsSplit});
+    for (const OffloadedLayer& L : layers_) f.push_back({L.prefetchNext, L.prefetchSecond, L.weightsPrefetchedCores, L.prefetchChannel, L.weightsSplit});
     return {f, issuerOf_};
   }
 
   void restore(const State& st) {
     for (size_t i = 0; i < layers_.size(); ++i) {
       layers_[i].prefetchNext = st.first[i].prefetchNext;
+      layers_[i].prefetchSecond = st.first[i].prefetchSecond;
       layers_[i].weightsPrefetchedCores = st.first[i].prefetchedCores;
       layers_[i].prefetchChannel = st.first[i].channel;
       layers_[i].weightsSplit = st.first[i].split;
@@ -430,20 +453,43 @@ class PairSearch {
     issuerOf_ = st.second;
   }
 
+  /// Takes receiver k from its issuer; an issuer left with its second receiver only issues it as its first, on the
+  /// same channel.
   void unpair(size_t k) {
     if (!issuerOf_[k]) return;
-    layers_[*issuerOf_[k]].prefetchNext = -1;
-    layers_[*issuerOf_[k]].prefetchChannel = 0;
+    OffloadedLayer& issuer = layers_[*issuerOf_[k]];
+    const int step = layers_[receivers_[k].index].step;
+    if (issuer.prefetchSecond == step) {
+      issuer.prefetchSecond = -1;
+    } else if (issuer.prefetchSecond >= 0) {
+      issuer.prefetchNext = issuer.prefetchSecond;
+      issuer.prefetchChannel = 1 - issuer.prefetchChannel;
+      issuer.prefetchSecond = -1;
+    } else {
+      issuer.prefetchNext = -1;
+      issuer.prefetchChannel = 0;
+    }
     layers_[receivers_[k].index].weightsPrefetchedCores = 0;
     issuerOf_[k].reset();
   }
 
-  /// Pairs receiver k with issuer j on `channel` (no split changes); false (and unpaired) when the receiver has no
-  /// first weight transfer to move.
+  /// The channel issuer j loads receiver k's first weight tiles on (k must be one of j's receivers).
+  int channelOf(size_t k, size_t j) const {
+    const OffloadedLayer& issuer = layers_[j];
+    return issuer.prefetchSecond == layers_[receivers_[k].index].step ? 1 - issuer.prefetchChannel : issuer.prefetchChannel;
+  }
+
+  /// Pairs receiver k with issuer j on `channel` (no split changes; j serves no receiver on that channel, and in
+  /// engine mode or on one channel none at all); false (and unpaired) when the receiver has no first weight
+  /// transfer to move.
   bool pair(size_t k, size_t j, int channel) {
     const size_t i = receivers_[k].index;
-    layers_[j].prefetchNext = layers_[i].step;
-    layers_[j].prefetchChannel = channel;
+    if (layers_[j].prefetchNext >= 0) {  // its second receiver, on the other channel
+      layers_[j].prefetchSecond = layers_[i].step;
+    } else {
+      layers_[j].prefetchNext = layers_[i].step;
+      layers_[j].prefetchChannel = channel;
+    }
     layers_[i].weightsPrefetchedCores = std::min(layers_[j].cores, layers_[i].cores);
     issuerOf_[k] = j;
     const std::vector<uint64_t> transfers = timeline_.firstWeightTransfers(i, layers_[i].weightsPrefetchedCores);
@@ -456,6 +502,15 @@ class PairSearch {
     for (size_t o = 0; o < receivers_.size(); ++o)
       if (issuerOf_[o] == j) return o;
     return std::nullopt;
+  }
+
+  /// The receivers issuer j serves on `channel` or, where an issuer serves one receiver only (engine mode, one
+  /// channel, or before the search's second-receiver moves), on any: a pair of j on that channel takes them from j.
+  std::vector<size_t> receiversInTheWay(size_t j, int channel) const {
+    std::vector<size_t> out;
+    for (size_t o = 0; o < receivers_.size(); ++o)
+      if (issuerOf_[o] == j && (!secondReceivers_ || !twoChannels(j) || channelOf(o, j) == channel)) out.push_back(o);
+    return out;
   }
 
   /// Local search on the program's estimated cycles (CPU steps count 0: they are not planned yet): for each receiver
@@ -486,29 +541,33 @@ class PairSearch {
           consider();
           restore(before);
         }
-        for (size_t j : receivers_[k].candidates) {
-          const auto served = receiverIssuedBy(j);
-          std::vector<size_t> ignore = {k};
-          if (served) ignore.push_back(*served);
-          const int blocked = firstBlockedStep(k, j, ignore);
-          if (blocked >= 0) {
-            if (blockedBy_[k].empty())
-              blockedBy_[k] = fmt::format("'{}' ({} bytes do not fit '{}' beside what step {} ('{}') holds there)", g_.nodes[static_cast<size_t>(layers_[i].step)].name,
-                                          receivers_[k].size, board_.pools[static_cast<size_t>(tiled_.scratch[receivers_[k].request].pool)].name, blocked,
-                                          g_.nodes[static_cast<size_t>(blocked)].name);
-            continue;
-          }
-          for (int channel : twoChannels(i) ? std::vector<int>{0, 1} : std::vector<int>{0})
+        for (size_t j : receivers_[k].candidates)
+          for (int channel : twoChannels(i) ? std::vector<int>{0, 1} : std::vector<int>{0}) {
+            // The receiver j serves on this channel (any, where it serves one) loses it; on two channels j may
+            // keep serving another on the other channel.
+            std::vector<size_t> served;
+            for (size_t o : receiversInTheWay(j, channel))
+              if (o != k) served.push_back(o);
+            std::vector<size_t> ignore = {k};
+            ignore.insert(ignore.end(), served.begin(), served.end());
+            const int blocked = firstBlockedStep(k, j, ignore);
+            if (blocked >= 0) {
+              if (blockedBy_[k].empty())
+                blockedBy_[k] = fmt::format("'{}' ({} bytes do not fit '{}' beside what step {} ('{}') holds there)", g_.nodes[static_cast<size_t>(layers_[i].step)].name,
+                                            receivers_[k].size, board_.pools[static_cast<size_t>(tiled_.scratch[receivers_[k].request].pool)].name, blocked,
+                                            g_.nodes[static_cast<size_t>(blocked)].name);
+              continue;
+            }
             for (bool sj : splitOptions(j))
               for (bool si : splitOptions(i)) {
                 unpair(k);
-                if (served) unpair(*served);
+                for (size_t o : served) unpair(o);
                 layers_[j].weightsSplit = sj;
                 layers_[i].weightsSplit = si;
                 if (pair(k, j, channel)) consider();
                 restore(before);
               }
-        }
+          }
         if (best) {
           restore(*best);
           current_ = bestTotal;
@@ -560,6 +619,7 @@ class PairSearch {
   std::vector<std::optional<size_t>> issuerOf_;  ///< by receiver: the issuing layer's index
   std::vector<std::string> blockedBy_;           ///< by receiver: why a candidate was left out (for the remark)
   uint64_t current_ = 0;                         ///< the estimated total under the current pairs
+  bool secondReceivers_ = false;                 ///< an issuer may serve a receiver on each of its two channels
 };
 
 }  // namespace

@@ -4,7 +4,8 @@
 // generated code waits for the previous layer's ticket, the simulator's per-layer cycles equal the estimate,
 // bit-exact and faster than --no-weight-prefetch); transfers issued further back queuing the input loads of the
 // layers they pass over (DS-CNN on hexagon-vtcm); MobileNet on hexagon-vtcm alternating its pointwise layers'
-// transfers over both channels; a small VTCM taking only the pairs that fit.
+// transfers over both channels; a layer loading two later layers' first weights, one on each channel (DS-CNN on
+// hexagon-vtcm); a small VTCM taking only the pairs that fit.
 #include "ReleaseOnly.h"
 #include <gtest/gtest.h>
 
@@ -322,6 +323,8 @@ TEST(WeightPrefetch, SearchKeepsTheBestOfSeveralStarts) {
   // The zoo autoencoder on hexagon-vtcm: the search from no pairs and from the best regular start both leave
   // `reconstruction.fc` waiting for its 1,000-cycle weight transfer (1,650 cycles, 1.62x its bounds); from the third
   // best start the pairs hand it over in time (1,180 cycles) and the model is faster (12,068 -> 11,566 simulated).
+  // The second-receiver moves after the starts trade a little of that layer (1.18x -> 1.23x its bounds) for a
+  // faster model (11,566 -> 11,484).
   const Graph g = testing::foldedZooGraph("autoencoder");
   const CompileOptions o = testing::quickPlannerOptions();
   auto r = compileOnExampleBoard(g, "hexagon-vtcm", o);
@@ -330,11 +333,90 @@ TEST(WeightPrefetch, SearchKeepsTheBestOfSeveralStarts) {
   for (size_t i = 0; i < r->plan.offloaded.size(); ++i) {
     if (r->graph.nodes[static_cast<size_t>(r->plan.offloaded[i].step)].name != "reconstruction.fc") continue;
     found = true;
-    EXPECT_LE(ratioToBounds(*r, i), 1.2);
+    EXPECT_GT(r->plan.offloaded[i].weightsPrefetchedCores, 0);
+    EXPECT_LE(ratioToBounds(*r, i), 1.25);
   }
   EXPECT_TRUE(found);
   const auto inputs = testing::patternInputs(g);
-  testing::expectLayersRunAsEstimated(*r, inputs);
+  EXPECT_LE(testing::expectLayersRunAsEstimated(*r, inputs), 11566u);
+}
+
+TEST(WeightPrefetch, CostModelIssuesASecondLayersWeightsOnTheOtherChannel) {
+  // Two channels per core, operands in place: the layer's own weight load is on channel 1. The next layer's first
+  // weight tile goes on channel 0 (issueNext), a second later layer's on channel 1 (issueSecond), after the own load
+  // there; neither holds the layer up, and each counts on its own channel's bound.
+  const LayerShape s = testing::smallConvLayer();
+  const Target t = testing::smallCoresTarget();
+  TileSchedule inPlace = scheduleTiles(s, 5, 2, 2, true);
+  DirectOperands d;
+  d.direct[0] = d.direct[2] = true;
+  applyDirectOperands(inPlace, d);
+  const OperandBuffers both = OperandBuffers::uniform(true);
+  const uint64_t wLoad = 100 + (2 * 18 * 4) / 4;
+  const LayerCost alone = estimateLayer(t, s, inPlace, both);
+  CrossLayerWeights two;
+  two.issueNext = {300, 300};
+  two.issueSecond = {400, 0};
+  const LayerCost issued = estimateLayer(t, s, inPlace, both, two);
+  ASSERT_EQ(issued.nextReady.size(), 2u);
+  ASSERT_EQ(issued.secondReady.size(), 2u);
+  EXPECT_EQ(issued.nextReady[0], 300u) << "on the idle input channel";
+  EXPECT_EQ(issued.secondReady[0], wLoad + 400) << "behind core 0's own weight load on channel 1";
+  EXPECT_EQ(issued.secondReady[1], 0u) << "core 1 has none to load";
+  EXPECT_EQ(issued.total, alone.total) << "the cores do not wait for either";
+  const LayerBounds bounds = layerBounds(t, s, inPlace, two);
+  EXPECT_EQ(bounds.loads, 300u);
+  EXPECT_EQ(bounds.stores, wLoad + 400);
+  // Swapped channels: the next layer's on channel 1, the second's on channel 0.
+  two.issueChannel = 1;
+  const LayerCost swapped = estimateLayer(t, s, inPlace, both, two);
+  EXPECT_EQ(swapped.nextReady[0], wLoad + 300);
+  EXPECT_EQ(swapped.secondReady[0], 400u);
+  // With one channel per core there is no other channel: the second is not issued.
+  Target one = t;
+  one.dmaChannels = 1;
+  CrossLayerWeights single;
+  single.issueSecond = {400, 400};
+  EXPECT_EQ(estimateLayer(one, s, inPlace, both, single).total, estimateLayer(one, s, inPlace, both).total);
+}
+
+TEST(WeightPrefetch, HexagonLayersLoadTheWeightsOfTwoLaterLayers) {
+  STOWAGE_RELEASE_BUILD_ONLY("whole models through the tile simulator, 10-50 s under ASan");
+  // MLPerf-like DS-CNN (zoo) on hexagon-vtcm: a weight load from DDR takes 1,000+ cycles and every layer needs one
+  // per core, so one receiver per issuer leaves layers waiting (the stem can serve only one of the two layers after
+  // it). With a receiver per channel, some layers load two later layers' first weights, the generated code issues
+  // both (channel 0 and 1), the simulator measures every layer's estimate, the outputs are the CPU's, and the model
+  // is faster than the best pairs of one receiver per issuer (8,365 simulated cycles at fd85a78).
+  const Graph g = testing::foldedZooGraph("ds-cnn");
+  const CompileOptions o = testing::quickPlannerOptions();
+  auto r = compileOnExampleBoard(g, "hexagon-vtcm", o);
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  const ProgramPlan& plan = r->plan;
+  int twice = 0;
+  for (const OffloadedLayer& issuer : plan.offloaded) {
+    if (issuer.prefetchSecond < 0) continue;
+    ++twice;
+    EXPECT_GE(issuer.prefetchNext, 0);
+    const OffloadedLayer* second = plan.offloadedAt(issuer.prefetchSecond);
+    ASSERT_NE(second, nullptr);
+    EXPECT_GT(second->weightsPrefetchedCores, 0);
+    EXPECT_GT(second->step, issuer.step);
+    // Its weight buffer lives from the issuer's step.
+    for (const PlacedBuffer& b : plan.buffers)
+      if (b.role == BufferRole::Scratch && b.name == second->buffers[1][0]) {
+        EXPECT_LE(b.firstStep, issuer.step) << b.name;
+      }
+  }
+  EXPECT_GT(twice, 0);
+  EXPECT_NE(r->code.source.text.find("_load_second(a, ws, core)"), std::string::npos);
+  bool remark = false;
+  for (const std::string& s : plan.remarks) remark = remark || s.find("the first weight tiles of two later layers") != std::string::npos;
+  EXPECT_TRUE(remark);
+  const auto inputs = testing::patternInputs(g);
+  EXPECT_LT(testing::expectLayersRunAsEstimated(*r, inputs), 8365u);
+  auto onCpu = compileGraph(g, o);
+  ASSERT_TRUE(onCpu.ok()) << onCpu.error().render();
+  testing::expectSameHostOutputs(*r, *onCpu, inputs);
 }
 
 TEST(WeightPrefetch, SmallVtcmTakesOnlyThePairsThatFit) {
