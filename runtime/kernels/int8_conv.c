@@ -795,19 +795,24 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
   int32_t ww[STOWAGE_IM2COL_WIDE_TAPS];
   const int32_t K4 = K & ~3, widened = K4 > 0 && K4 <= STOWAGE_IM2COL_WIDE_TAPS;
 #endif
-  int32_t b, k, ox0;
+  /* Chunks of output pixels in the rows' order (row_at): across rows where the rows run upward in memory (no band,
+   * or ascending bands: the chunk's pixels are contiguous in the output), so that short rows (KWS's five columns) share each filter
+   * pair's set-up; within a row for descending bands. Reading a chunk's windows before writing any of its outputs
+   * reads inputs no later than the row-by-row order, so an overlapping layer's band order holds. */
+  const int32_t total = p->oh * p->ow;
+  int32_t b, j0;
   for (b = 0; b < p->n; ++b)
-    for (k = 0; k < p->oh; ++k) {
-      const int32_t oy = row_at(p, k);
-      const int32_t iy0 = oy * p->stride_h - p->pad_top;
+    for (j0 = 0; j0 < total;) {
+      const int32_t k = j0 / p->ow, ox0 = j0 - k * p->ow, oy = row_at(p, k);
+      const int32_t left = p->row_band < 0 ? p->ow - ox0 : total - j0;
+      const int32_t n = left < per_chunk ? left : per_chunk;
       int8_t* y_row = y + (((int32_t)b * p->oh + oy) * p->ow) * pix_stride;
-      for (ox0 = 0; ox0 < p->ow; ox0 += per_chunk) {
-        const int32_t n = p->ow - ox0 < per_chunk ? p->ow - ox0 : per_chunk;
-        int32_t i, oc;
-        for (i = 0; i < n; ++i) {
-          const int32_t ix0 = (ox0 + i) * p->stride_w - p->pad_left;
+      int32_t i, oc, ox = ox0, iy0 = oy * p->stride_h - p->pad_top;
+        for (i = 0; i < n; ++i, ++ox) {
           int8_t* col = cols + i * K;
-          int32_t fy, fx;
+          int32_t ix0, fy, fx;
+          if (ox == p->ow) ox = 0, iy0 += p->stride_h; /* the next row (only ascending rows cross) */
+          ix0 = ox * p->stride_w - p->pad_left;
           for (fy = 0; fy < kh; ++fy, col += seg) {
             const int32_t iy = iy0 + p->dil_h * fy;
             if (iy < 0 || iy >= p->h) {
@@ -871,7 +876,7 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
           REQUANT_ROW(acc0, n, &r0, yp, pix_stride, p->output_offset, p->act_min, p->act_max);
           if (two) REQUANT_ROW(acc1, n, &r1, yp + 1, pix_stride, p->output_offset, p->act_min, p->act_max);
         }
-      }
+      j0 += n;
     }
 }
 
