@@ -1308,91 +1308,25 @@ static STOWAGE_ALWAYS_INLINE void dw_pixel_3x3(const int8_t* q, int32_t dx, int3
 #if defined(STOWAGE_DOT_ASM)
   /* One asm statement: in C, GCC 12 hoists the 18 loads to the top and spills. 12 registers. */
   int32_t v, xe, we, wo;
-  __asm__(
-      "ldr    %[v], [%[q]]\n\t"
-      "add    %[q], %[q], %[dx]\n\t"
-      "sxtb16 %[xe], %[v]\n\t"
-      "sxtb16 %[v], %[v], ror #8\n\t"
-      "ldrd   %[we], %[wo], [%[w], #0]\n\t"
-      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
-      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
-      "smlabb %[a1], %[v], %[wo], %[a1]\n\t"
-      "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
-      "ldr    %[v], [%[q]]\n\t"
-      "add    %[q], %[q], %[dx]\n\t"
-      "sxtb16 %[xe], %[v]\n\t"
-      "sxtb16 %[v], %[v], ror #8\n\t"
-      "ldrd   %[we], %[wo], [%[w], #8]\n\t"
-      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
-      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
-      "smlabb %[a1], %[v], %[wo], %[a1]\n\t"
-      "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
-      "ldr    %[v], [%[q]]\n\t"
-      "add    %[q], %[q], %[skip]\n\t"
-      "sxtb16 %[xe], %[v]\n\t"
-      "sxtb16 %[v], %[v], ror #8\n\t"
-      "ldrd   %[we], %[wo], [%[w], #16]\n\t"
-      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
-      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
-      "smlabb %[a1], %[v], %[wo], %[a1]\n\t"
-      "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
-      "ldr    %[v], [%[q]]\n\t"
-      "add    %[q], %[q], %[dx]\n\t"
-      "sxtb16 %[xe], %[v]\n\t"
-      "sxtb16 %[v], %[v], ror #8\n\t"
-      "ldrd   %[we], %[wo], [%[w], #24]\n\t"
-      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
-      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
-      "smlabb %[a1], %[v], %[wo], %[a1]\n\t"
-      "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
-      "ldr    %[v], [%[q]]\n\t"
-      "add    %[q], %[q], %[dx]\n\t"
-      "sxtb16 %[xe], %[v]\n\t"
-      "sxtb16 %[v], %[v], ror #8\n\t"
-      "ldrd   %[we], %[wo], [%[w], #32]\n\t"
-      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
-      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
-      "smlabb %[a1], %[v], %[wo], %[a1]\n\t"
-      "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
-      "ldr    %[v], [%[q]]\n\t"
-      "add    %[q], %[q], %[skip]\n\t"
-      "sxtb16 %[xe], %[v]\n\t"
-      "sxtb16 %[v], %[v], ror #8\n\t"
-      "ldrd   %[we], %[wo], [%[w], #40]\n\t"
-      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
-      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
-      "smlabb %[a1], %[v], %[wo], %[a1]\n\t"
-      "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
-      "ldr    %[v], [%[q]]\n\t"
-      "add    %[q], %[q], %[dx]\n\t"
-      "sxtb16 %[xe], %[v]\n\t"
-      "sxtb16 %[v], %[v], ror #8\n\t"
-      "ldrd   %[we], %[wo], [%[w], #48]\n\t"
-      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
-      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
-      "smlabb %[a1], %[v], %[wo], %[a1]\n\t"
-      "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
-      "ldr    %[v], [%[q]]\n\t"
-      "add    %[q], %[q], %[dx]\n\t"
-      "sxtb16 %[xe], %[v]\n\t"
-      "sxtb16 %[v], %[v], ror #8\n\t"
-      "ldrd   %[we], %[wo], [%[w], #56]\n\t"
-      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
-      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
-      "smlabb %[a1], %[v], %[wo], %[a1]\n\t"
-      "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
-      "ldr    %[v], [%[q]]\n\t"
-      "sxtb16 %[xe], %[v]\n\t"
-      "sxtb16 %[v], %[v], ror #8\n\t"
-      "ldrd   %[we], %[wo], [%[w], #64]\n\t"
-      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
-      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
-      "smlabb %[a1], %[v], %[wo], %[a1]\n\t"
-      "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
+  /* One tap: the input word at q (then q += the step), its two halfword pairs against the filter pair at `off`. */
+#define DW_PIXEL_TAP_MACS(off)                                                                         \
+  "sxtb16 %[xe], %[v]\n\t"                                                                             \
+  "sxtb16 %[v], %[v], ror #8\n\t"                                                                      \
+  "ldrd   %[we], %[wo], [%[w], #" off "]\n\t"                                                        \
+  "smlabb %[a0], %[xe], %[we], %[a0]\n\t"                                                             \
+  "smlatt %[a2], %[xe], %[we], %[a2]\n\t"                                                             \
+  "smlabb %[a1], %[v], %[wo], %[a1]\n\t"                                                              \
+  "smlatt %[a3], %[v], %[wo], %[a3]\n\t"
+#define DW_PIXEL_TAP_ASM(off, step) "ldr    %[v], [%[q]]\n\t" "add    %[q], %[q], %[" step "]\n\t" DW_PIXEL_TAP_MACS(off)
+  __asm__(DW_PIXEL_TAP_ASM("0", "dx") DW_PIXEL_TAP_ASM("8", "dx") DW_PIXEL_TAP_ASM("16", "skip")
+          DW_PIXEL_TAP_ASM("24", "dx") DW_PIXEL_TAP_ASM("32", "dx") DW_PIXEL_TAP_ASM("40", "skip")
+          DW_PIXEL_TAP_ASM("48", "dx") DW_PIXEL_TAP_ASM("56", "dx") "ldr    %[v], [%[q]]\n\t" DW_PIXEL_TAP_MACS("64")
       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [q] "+r"(q), [v] "=&r"(v), [xe] "=&r"(xe),
         [we] "=&r"(we), [wo] "=&r"(wo)
       : [dx] "r"(dx), [skip] "r"(row_skip), [w] "r"(wq)
       : "memory");
+#undef DW_PIXEL_TAP_ASM
+#undef DW_PIXEL_TAP_MACS
 #else
   int32_t k;
   for (k = 0; k < 9; ++k) {
