@@ -786,21 +786,25 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
   const int32_t c = p->c, kh = p->kh, kw = p->kw, seg = kw * c, K = kh * seg;
   const int32_t pix_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : p->m;
   const int8_t zp = (int8_t)(-p->input_offset);
-  const int32_t per_chunk0 = STOWAGE_IM2COL_BYTES / K;
+#if defined(STOWAGE_DOT_WIDENED)
+  /* Windows of first layers are short (27 for 3x3x3, 40 for 10x4x1): up to 128 elements are widened, 512 bytes beside
+   * the im2col buffer, the window and the filter pair padded with zeros to a multiple of four (Kp), so that the loop
+   * over widened filters takes the whole window (3x3x3: 28, no byte-wise tail of 3). */
+  int32_t ww[STOWAGE_IM2COL_WIDE_TAPS];
+  const int widened = ((K + 3) & ~3) <= STOWAGE_IM2COL_WIDE_TAPS;
+  const int32_t Kp = widened ? (K + 3) & ~3 : K;
+#else
+  const int32_t Kp = K;
+#endif
+  const int32_t per_chunk0 = STOWAGE_IM2COL_BYTES / Kp;
   const int32_t per_chunk = per_chunk0 < STOWAGE_ROW_CHUNK ? per_chunk0 : STOWAGE_ROW_CHUNK;
   int8_t cols[STOWAGE_IM2COL_BYTES];
   int32_t acc0[STOWAGE_ROW_CHUNK], acc1[STOWAGE_ROW_CHUNK];
   const int narrow = acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, K);
-#if defined(STOWAGE_DOT_WIDENED)
-  /* Windows of first layers are short (27 for 3x3x3, 40 for 10x4x1): up to 128 elements are widened, 512 bytes beside
-   * the im2col buffer. */
-  int32_t ww[STOWAGE_IM2COL_WIDE_TAPS];
-  const int32_t K4 = K & ~3, widened = K4 > 0 && K4 <= STOWAGE_IM2COL_WIDE_TAPS;
-#endif
-  /* Chunks of output pixels in the rows' order (row_at): across rows where the rows run upward in memory (no band,
-   * or ascending bands: the chunk's pixels are contiguous in the output), so that short rows (KWS's five columns) share each filter
-   * pair's set-up; within a row for descending bands. Reading a chunk's windows before writing any of its outputs
-   * reads inputs no later than the row-by-row order, so an overlapping layer's band order holds. */
+  /* Chunks of output pixels in the rows' order (row_at): across rows where the rows run in ascending order (no band,
+   * or ascending bands: the chunk's pixels are contiguous in the output), so that short rows (KWS's five columns)
+   * share each filter pair's set-up; within a row for descending bands. Reading a chunk's windows before writing any
+   * of its outputs reads inputs no later than the row-by-row order, so an overlapping layer's band order holds. */
   const int32_t total = p->oh * p->ow;
   int32_t b, j0;
   for (b = 0; b < p->n; ++b)
@@ -811,8 +815,9 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
       int8_t* y_row = y + (((int32_t)b * p->oh + oy) * p->ow) * pix_stride;
       int32_t i, oc, ox = ox0, iy0 = oy * p->stride_h - p->pad_top;
         for (i = 0; i < n; ++i, ++ox) {
-          int8_t* col = cols + i * K;
+          int8_t* col = cols + i * Kp;
           int32_t ix0, fy, fx;
+          if (Kp > K) memset(col + K, 0, (size_t)(Kp - K)); /* the padding, against zero filter taps */
           if (ox == p->ow) ox = 0, iy0 += p->stride_h; /* the next row (only ascending rows cross) */
           ix0 = ox * p->stride_w - p->pad_left;
           for (fy = 0; fy < kh; ++fy, col += seg) {
@@ -844,34 +849,36 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
           const int32_t corr1 = folded_bias(bias, oc1, p->input_offset, w1, K);
           int8_t* yp = y_row + ox0 * pix_stride + oc;
 #if defined(STOWAGE_DOT_WIDENED)
-          /* The filter pair widened once per chunk for every pair of windows (K <= the buffer). */
-          if (widened) stowage_widen_pair(w0, w1, K4, ww);
+          /* The filter pair widened once per chunk for every pair of windows (Kp <= the buffer), its last group of
+           * four from a copy padded with zeros. */
+          if (widened) {
+            const int32_t K4 = K & ~3;
+            stowage_widen_pair(w0, w1, K4, ww);
+            if (K4 < K) {
+              int8_t t0[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0};
+              memcpy(t0, w0 + K4, (size_t)(K - K4));
+              memcpy(t1, w1 + K4, (size_t)(K - K4));
+              stowage_widen_pair(t0, t1, 4, ww + K4);
+            }
+          }
 #endif
           for (i = 0; i + 1 < n; i += 2) {
             int32_t acc[4];
             acc[0] = acc[1] = corr0;
             acc[2] = acc[3] = corr1;
 #if defined(STOWAGE_DOT_WIDENED)
-            if (widened) {
-              const int8_t* xa = cols + i * K;
-              int32_t e;
-              stowage_dot_2x2_wfilters(xa, K, ww, K4, acc);
-              for (e = K4; e < K; ++e) {
-                acc[0] += xa[e] * w0[e];
-                acc[1] += xa[K + e] * w0[e];
-                acc[2] += xa[e] * w1[e];
-                acc[3] += xa[K + e] * w1[e];
-              }
-            } else
+            if (widened)
+              stowage_dot_2x2_wfilters(cols + i * Kp, Kp, ww, Kp, acc);
+            else
 #endif
-              dot_2x2_rows(cols + i * K, cols + (i + 1) * K, w0, w1, K, 1, 0, acc);
+              dot_2x2_rows(cols + i * Kp, cols + (i + 1) * Kp, w0, w1, K, 1, 0, acc);
             store_acc_2x2(acc0, acc1, i, acc);
           }
           if (i < n) {
             int32_t acc[2];
             acc[0] = corr0;
             acc[1] = corr1;
-            stowage_dot_1x2(cols + i * K, w0, w1, K, acc);
+            stowage_dot_1x2(cols + i * Kp, w0, w1, K, acc);
             acc0[i] = acc[0];
             acc1[i] = acc[1];
           }
