@@ -905,17 +905,18 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
 
 #if STOWAGE_CONV_POINTWISE
 #if !defined(STOWAGE_RQF32_VARIANT)
-/* Whether requant_pair may fold the output offset into its rounding constant and clamp by saturation: the full int8
- * output range, an int8 offset and every right shift (the nq channels' -shift) at most 22, so that |x| <= 2^30,
- * half < 2^21 and |offset| * 2^right <= 2^29 add up without overflow. Once per layer. */
+/* Whether requant_pair may fold the output offset into its rounding constant and clamp by saturation: per-channel
+ * quantization, the full int8 output range, an int8 offset and every shift (the nq channels') a right shift of 1 to 22,
+ * so that |x| <= 2^30, half < 2^21 and |offset| * 2^right <= 2^29 add up without overflow (a left shift, a scale ratio
+ * above 1, and one quantization for all channels take the general loop, whose constants are made once). Once per
+ * layer. */
 static int requant_pair_folds(const int32_t* shift, int32_t nq, const stowage_qconv_params* p) {
   int32_t i;
-  if (p->act_min != -128 || p->act_max != 127 || !stowage_rq_offset_folds(0, p->output_offset)) return 0;
-  for (i = 0; i < nq; ++i)
-    if (!stowage_rq_offset_folds(-shift[i], p->output_offset)) return 0; /* right = -shift when negative */
+  if (!p->per_channel || p->act_min != -128 || p->act_max != 127 || !stowage_rq_offset_folds(0, p->output_offset)) return 0;
+  for (i = 0; i < nq; ++i) /* right = -shift, at least 1: the rounding's -1 for negative values always applies */
+    if (shift[i] >= 0 || !stowage_rq_offset_folds(-shift[i], p->output_offset)) return 0;
   return 1;
 }
-
 /* out_a[i], out_b[i] = the two pixels' accumulators acc_a[i], acc_b[i] requantized (narrow range) with channel i's
  * multiplier and shift (one quantization when per_channel is 0), offset and clamped, for i < n. The constants of
  * stowage_rq_make / stowage_rq_apply_narrow derived inline per channel: through stowage_rq_make, KWS and VWW took 0.2%
@@ -925,20 +926,14 @@ static void requant_pair(const int32_t* acc_a, const int32_t* acc_b, int32_t n, 
                          int32_t lo, int32_t hi, int fold) {
   int32_t i, mult = multiplier[0], up = 0, right = 0, half = 0, neg = 0;
   if (fold) {
-    /* requant_pair_folds: the output offset joins the rounding constant before the shift (exact, as in requant_row)
-     * and the full int8 range clamps with one saturating instruction. */
-    uint32_t add = 0;
+    /* requant_pair_folds (per channel): the output offset joins the rounding constant before the shift (exact, as in
+     * requant_row) and the full int8 range clamps with one saturating instruction; each channel's constants in four
+     * instructions. */
     for (i = 0; i < n; ++i) {
-      if (per_channel || i == 0) {
-        const int32_t s = shift[per_channel ? i : 0];
-        mult = multiplier[per_channel ? i : 0];
-        up = (s > 0 ? s : 0) + 1;
-        right = s < 0 ? -s : 0;
-        add = (((uint32_t)1 << right) >> 1) + ((uint32_t)output_offset << right);
-        neg = right > 0 ? -1 : 0;
-      }
-      out_a[i] = (int8_t)stowage_fx_ssat8(stowage_rq_narrow_steps(acc_a[i], up, mult, add, neg, right));
-      out_b[i] = (int8_t)stowage_fx_ssat8(stowage_rq_narrow_steps(acc_b[i], up, mult, add, neg, right));
+      const int32_t r = -shift[i];
+      const uint32_t add = (((uint32_t)1 << r) >> 1) + ((uint32_t)output_offset << r);
+      out_a[i] = (int8_t)stowage_fx_ssat8(stowage_rq_narrow_steps(acc_a[i], 1, multiplier[i], add, -1, r));
+      out_b[i] = (int8_t)stowage_fx_ssat8(stowage_rq_narrow_steps(acc_b[i], 1, multiplier[i], add, -1, r));
     }
     return;
   }
