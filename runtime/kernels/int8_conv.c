@@ -1012,31 +1012,30 @@ static void qconv2d_pointwise(const int8_t* x, const int8_t* w, const int32_t* b
       const int32_t n = M - oc0 < STOWAGE_PW_CHUNK ? M - oc0 : STOWAGE_PW_CHUNK;
       const int8_t* w0 = w + oc0 * K;
       int32_t i;
+#if defined(STOWAGE_DOT_WIDENED)
+      /* Every filter pair of the chunk in one call, then the inputs past the last multiple of four. */
+      stowage_dot_2x2_widened_filters(xw, w0, K, K4, n, corr + oc0, acc_a, acc_b);
+      for (i = 0; K4 < K && i < n; ++i, w0 += K) {
+        int32_t e;
+        for (e = K4; e < K; ++e) {
+          acc_a[i] += xa[e] * w0[e];
+          acc_b[i] += xa[ystep + e] * w0[e];
+        }
+      }
+#else
       for (i = 0; i < n; i += 2, w0 += 2 * K) {
         const int32_t two = i + 1 < n;
         const int8_t* w1 = two ? w0 + K : w0;
         int32_t acc[4];
         acc[0] = acc[1] = corr[oc0 + i];
         acc[2] = acc[3] = corr[oc0 + i + two];
-#if defined(STOWAGE_DOT_WIDENED)
-        {
-          int32_t e;
-          stowage_dot_2x2_widened(xw, w0, (int32_t)(w1 - w0), K4, acc);
-          for (e = K4; e < K; ++e) {
-            acc[0] += xa[e] * w0[e];
-            acc[1] += xa[ystep + e] * w0[e];
-            acc[2] += xa[e] * w1[e];
-            acc[3] += xa[ystep + e] * w1[e];
-          }
-        }
-#else
         dot_2x2_rows(xa, xa + ystep, w0, w1, K, 1, 0, acc);
-#endif
         acc_a[i] = acc[0];
         acc_b[i] = acc[1];
         acc_a[i + 1] = acc[2];
         acc_b[i + 1] = acc[3];
       }
+#endif
       REQUANT_PAIR(acc_a, acc_b, n, multiplier + (per_channel ? oc0 : 0), shift + (per_channel ? oc0 : 0), per_channel,
                    out[0] + oc0, out[1] + oc0, p->output_offset, p->act_min, p->act_max, fold);
     }
