@@ -79,11 +79,10 @@ int stowage_qconv2d_s8_is_fast(const stowage_qconv_params* p);
 int stowage_qconv2d_s8_paths(const stowage_qconv_params* p);
 int stowage_qdepthwise_conv2d_s8_is_fast(const stowage_qconv_params* p);
 /* The path stowage_qdepthwise_conv2d_s8 takes for `p` with the DSP extension (and not Helium), answered the same in
- * every build (0: not the fast path): the strip (input rows widened once into a strip, for wide rows of few channels)
- * or the pixels (each output pixel through every channel block from the int8 input, for short rows, many channels and
- * layers run in bands), whichever an estimate of instructions from the shape favours. The compiler builds a firmware
- * without the path none of its calls takes (STOWAGE_NO_DW_STRIP, STOWAGE_NO_DW_PIXELS); a call then takes the other,
- * as exact. */
+ * every build (0: not the fast path): the pixels (each output pixel through every channel block from the int8 input)
+ * for every layer they take, the strip (input rows widened once into a strip) for ONNX Runtime's float requantization
+ * (requant_f32) and an input offset outside -127..128. The compiler builds a firmware without the path none of its
+ * calls takes (STOWAGE_NO_DW_STRIP, STOWAGE_NO_DW_PIXELS); a call then takes the other, as exact. */
 #define STOWAGE_QDW_PATH_STRIP 1
 #define STOWAGE_QDW_PATH_PIXELS 2
 int stowage_qdepthwise_conv2d_s8_paths(const stowage_qconv_params* p);

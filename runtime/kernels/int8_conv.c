@@ -318,9 +318,10 @@ static int dw_pixels_fit(const stowage_qconv_params* p) { return p->input_offset
 
 /* Whether a fast-path depthwise layer takes the pixel path (qdepthwise_pixels) rather than the strip
  * (qdepthwise_strip) on the DSP extension: every layer the pixels take (not ONNX Runtime's float requantization, an
- * int8 fill byte). Measured on the Cortex-M4 (QEMU, instructions per layer), the pixels cost 0.43x to 0.8x of the strip
- * on short rows, many channels and layers run in bands of a row (KWS: 770,800 -> 334,800 a layer; VWW's 6x6x128
- * layers 278,200 -> 218,440) and 1.11x on wide rows of eight channels (VWW's 48x48x8: 770,880 -> 857,200);
+ * int8 fill byte). Measured on the Cortex-M4 (QEMU, instructions per layer, `--profile-layers`, fd85a78 / b7d7c6c), the pixels
+ * cost 0.43x to 0.78x of the strip on short rows, many channels and layers run in bands of a row (KWS: 770,800 ->
+ * 333,760 a layer; VWW's 6x6x128 layers 278,160 -> 216,040) and 1.11x on wide rows of eight channels (VWW's
+ * 48x48x8: 770,360 -> 857,080);
  * choosing per layer gained 0.14% on VWW and cost both paths' code (3.4 KB, over the 24 KiB a model's firmware
  * code is held to), so one path serves all. Decided in every build from `p` alone, so that the compiler's stack
  * report names the buffers the device uses. */
@@ -814,77 +815,77 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
       const int32_t n = left < per_chunk ? left : per_chunk;
       int8_t* y_row = y + (((int32_t)b * p->oh + oy) * p->ow) * pix_stride;
       int32_t i, oc, ox = ox0, iy0 = oy * p->stride_h - p->pad_top;
-        for (i = 0; i < n; ++i, ++ox) {
-          int8_t* col = cols + i * Kp;
-          int32_t ix0, fy, fx;
-          if (Kp > K) memset(col + K, 0, (size_t)(Kp - K)); /* the padding, against zero filter taps */
-          if (ox == p->ow) ox = 0, iy0 += p->stride_h; /* the next row (only ascending rows cross) */
-          ix0 = ox * p->stride_w - p->pad_left;
-          for (fy = 0; fy < kh; ++fy, col += seg) {
-            const int32_t iy = iy0 + p->dil_h * fy;
-            if (iy < 0 || iy >= p->h) {
-              memset(col, zp, (size_t)seg);
-              continue;
-            }
-            if (ix0 >= 0 && ix0 + kw <= p->w) {
-              memcpy(col, x + (((int32_t)b * p->h + iy) * p->w + ix0) * c, (size_t)seg);
-              continue;
-            }
-            for (fx = 0; fx < kw; ++fx) {
-              const int32_t ix = ix0 + fx;
-              if (ix < 0 || ix >= p->w) memset(col + fx * c, zp, (size_t)c);
-              else memcpy(col + fx * c, x + (((int32_t)b * p->h + iy) * p->w + ix) * c, (size_t)c);
-            }
+      for (i = 0; i < n; ++i, ++ox) {
+        int8_t* col = cols + i * Kp;
+        int32_t ix0, fy, fx;
+        if (Kp > K) memset(col + K, 0, (size_t)(Kp - K)); /* the padding, against zero filter taps */
+        if (ox == p->ow) ox = 0, iy0 += p->stride_h; /* the next row (only ascending rows cross) */
+        ix0 = ox * p->stride_w - p->pad_left;
+        for (fy = 0; fy < kh; ++fy, col += seg) {
+          const int32_t iy = iy0 + p->dil_h * fy;
+          if (iy < 0 || iy >= p->h) {
+            memset(col, zp, (size_t)seg);
+            continue;
+          }
+          if (ix0 >= 0 && ix0 + kw <= p->w) {
+            memcpy(col, x + (((int32_t)b * p->h + iy) * p->w + ix0) * c, (size_t)seg);
+            continue;
+          }
+          for (fx = 0; fx < kw; ++fx) {
+            const int32_t ix = ix0 + fx;
+            if (ix < 0 || ix >= p->w) memset(col + fx * c, zp, (size_t)c);
+            else memcpy(col + fx * c, x + (((int32_t)b * p->h + iy) * p->w + ix) * c, (size_t)c);
           }
         }
-        for (oc = 0; oc < p->m; oc += 2) {
-          const int32_t two = oc + 1 < p->m;
-          const int32_t oc1 = two ? oc + 1 : oc;
-          const int8_t* w0 = w + (int32_t)oc * K;
-          const int8_t* w1 = w + (int32_t)oc1 * K;
-          const int32_t q0 = p->per_channel ? oc : 0, q1 = p->per_channel ? oc1 : 0;
-          stowage_rq r0 = RQ_MAKE(multiplier[q0], shift[q0]), r1 = RQ_MAKE(multiplier[q1], shift[q1]);
-          r0.narrow = r1.narrow = narrow;
-          const int32_t corr0 = folded_bias(bias, oc, p->input_offset, w0, K);
-          const int32_t corr1 = folded_bias(bias, oc1, p->input_offset, w1, K);
-          int8_t* yp = y_row + ox0 * pix_stride + oc;
+      }
+      for (oc = 0; oc < p->m; oc += 2) {
+        const int32_t two = oc + 1 < p->m;
+        const int32_t oc1 = two ? oc + 1 : oc;
+        const int8_t* w0 = w + (int32_t)oc * K;
+        const int8_t* w1 = w + (int32_t)oc1 * K;
+        const int32_t q0 = p->per_channel ? oc : 0, q1 = p->per_channel ? oc1 : 0;
+        stowage_rq r0 = RQ_MAKE(multiplier[q0], shift[q0]), r1 = RQ_MAKE(multiplier[q1], shift[q1]);
+        r0.narrow = r1.narrow = narrow;
+        const int32_t corr0 = folded_bias(bias, oc, p->input_offset, w0, K);
+        const int32_t corr1 = folded_bias(bias, oc1, p->input_offset, w1, K);
+        int8_t* yp = y_row + ox0 * pix_stride + oc;
 #if defined(STOWAGE_DOT_WIDENED)
-          /* The filter pair widened once per chunk for every pair of windows (Kp <= the buffer), its last group of
-           * four from a copy padded with zeros. */
-          if (widened) {
-            const int32_t K4 = K & ~3;
-            stowage_widen_pair(w0, w1, K4, ww);
-            if (K4 < K) {
-              int8_t t0[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0};
-              memcpy(t0, w0 + K4, (size_t)(K - K4));
-              memcpy(t1, w1 + K4, (size_t)(K - K4));
-              stowage_widen_pair(t0, t1, 4, ww + K4);
-            }
+        /* The filter pair widened once per chunk for every pair of windows (Kp <= the buffer), its last group of
+         * four from a copy padded with zeros. */
+        if (widened) {
+          const int32_t K4 = K & ~3;
+          stowage_widen_pair(w0, w1, K4, ww);
+          if (K4 < K) {
+            int8_t t0[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0};
+            memcpy(t0, w0 + K4, (size_t)(K - K4));
+            memcpy(t1, w1 + K4, (size_t)(K - K4));
+            stowage_widen_pair(t0, t1, 4, ww + K4);
           }
-#endif
-          for (i = 0; i + 1 < n; i += 2) {
-            int32_t acc[4];
-            acc[0] = acc[1] = corr0;
-            acc[2] = acc[3] = corr1;
-#if defined(STOWAGE_DOT_WIDENED)
-            if (widened)
-              stowage_dot_2x2_wfilters(cols + i * Kp, Kp, ww, Kp, acc);
-            else
-#endif
-              dot_2x2_rows(cols + i * Kp, cols + (i + 1) * Kp, w0, w1, K, 1, 0, acc);
-            store_acc_2x2(acc0, acc1, i, acc);
-          }
-          if (i < n) {
-            int32_t acc[2];
-            acc[0] = corr0;
-            acc[1] = corr1;
-            stowage_dot_1x2(cols + i * Kp, w0, w1, K, acc);
-            acc0[i] = acc[0];
-            acc1[i] = acc[1];
-          }
-          REQUANT_ROW(acc0, n, &r0, yp, pix_stride, p->output_offset, p->act_min, p->act_max);
-          if (two) REQUANT_ROW(acc1, n, &r1, yp + 1, pix_stride, p->output_offset, p->act_min, p->act_max);
         }
+#endif
+        for (i = 0; i + 1 < n; i += 2) {
+          int32_t acc[4];
+          acc[0] = acc[1] = corr0;
+          acc[2] = acc[3] = corr1;
+#if defined(STOWAGE_DOT_WIDENED)
+          if (widened)
+            stowage_dot_2x2_wfilters(cols + i * Kp, Kp, ww, Kp, acc);
+          else
+#endif
+            dot_2x2_rows(cols + i * Kp, cols + (i + 1) * Kp, w0, w1, K, 1, 0, acc);
+          store_acc_2x2(acc0, acc1, i, acc);
+        }
+        if (i < n) {
+          int32_t acc[2];
+          acc[0] = corr0;
+          acc[1] = corr1;
+          stowage_dot_1x2(cols + i * Kp, w0, w1, K, acc);
+          acc0[i] = acc[0];
+          acc1[i] = acc[1];
+        }
+        REQUANT_ROW(acc0, n, &r0, yp, pix_stride, p->output_offset, p->act_min, p->act_max);
+        if (two) REQUANT_ROW(acc1, n, &r1, yp + 1, pix_stride, p->output_offset, p->act_min, p->act_max);
+      }
       j0 += n;
     }
 }
@@ -917,6 +918,7 @@ static int requant_pair_folds(const int32_t* shift, int32_t nq, const stowage_qc
     if (shift[i] >= 0 || !stowage_rq_offset_folds(-shift[i], p->output_offset)) return 0;
   return 1;
 }
+
 /* out_a[i], out_b[i] = the two pixels' accumulators acc_a[i], acc_b[i] requantized (narrow range) with channel i's
  * multiplier and shift (one quantization when per_channel is 0), offset and clamped, for i < n. The constants of
  * stowage_rq_make / stowage_rq_apply_narrow derived inline per channel: through stowage_rq_make, KWS and VWW took 0.2%
@@ -1285,7 +1287,7 @@ typedef struct {
   int32_t mult;
   uint32_t add;
   int32_t folded, shift;
-  uint8_t up, right, kind, neg;
+  uint8_t up, right, kind;
 } dw_pixel_rq;
 
 static int8_t dw_pixel_requant(int32_t acc, const dw_pixel_rq* r, int32_t offset, int32_t lo, int32_t hi) {
@@ -1293,7 +1295,7 @@ static int8_t dw_pixel_requant(int32_t acc, const dw_pixel_rq* r, int32_t offset
   if (r->kind == 0) {
     v = stowage_rq_narrow_steps(acc, r->up, r->mult, r->add, -1, r->right);
   } else if (r->kind == 1) {
-    v = (int32_t)((uint32_t)stowage_rq_narrow_steps(acc, r->up, r->mult, r->add, r->neg ? -1 : 0, r->right) + (uint32_t)offset);
+    v = (int32_t)((uint32_t)stowage_rq_narrow_steps(acc, r->up, r->mult, r->add, r->right > 0 ? -1 : 0, r->right) + (uint32_t)offset);
   } else {
     const stowage_rq q = stowage_rq_make(r->mult, r->shift);
     v = (int32_t)((uint32_t)stowage_rq_apply(acc, &q) + (uint32_t)offset);
@@ -1467,7 +1469,6 @@ static void qdepthwise_pixels(const int8_t* x, const int8_t* w, const int32_t* b
           r->shift = s;
           r->up = (uint8_t)((s > 0 ? s : 0) + 1);
           r->right = (uint8_t)right;
-          r->neg = right > 0;
           r->add = right > 0 ? (uint32_t)1 << (right - 1) : 0u;
           if (!CHANNEL_NARROW(narrow, bias, ch, s, most)) {
             r->kind = 2;
@@ -1866,7 +1867,8 @@ int32_t stowage_qdepthwise_conv2d_s8_stack_bytes(const stowage_qconv_params* p) 
   (void)p;
   return 0;
 #else
-  /* What the DSP build takes (qdepthwise_strip), whichever build asks: the compiler's, on the host, reports for the target. */
+  /* What the DSP build takes (the pixels or the strip, dw_takes_pixels), whichever build asks: the compiler's, on the
+   * host, reports for the target. */
   if (!stowage_qdepthwise_conv2d_s8_is_fast(p)) return 0;
   return dw_takes_pixels(p) ? STOWAGE_DW_PIXEL_BYTES : STOWAGE_DW_STRIP_BYTES + 8 * p->kh * p->kw;
 #endif
@@ -1934,7 +1936,7 @@ void stowage_qdepthwise_conv2d_s8(const int8_t* x, const int8_t* w, const int32_
 #if !defined(STOWAGE_SMALL_KERNELS)
   if (stowage_qdepthwise_conv2d_s8_is_fast(p)) {
 #if STOWAGE_DW_PIXELS
-    if (dw_pixels_fit(p) && (!STOWAGE_DW_STRIP || dw_takes_pixels(p))) {
+    if (STOWAGE_DW_STRIP ? dw_takes_pixels(p) : dw_pixels_fit(p)) { /* without the strip, every layer that fits */
       qdepthwise_pixels(x, w, bias, multiplier, shift, y, p);
       return;
     }

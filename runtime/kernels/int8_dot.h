@@ -149,10 +149,11 @@ static inline void stowage_widen_pair(const int8_t* xa, const int8_t* xb, int32_
 
 /* acc[0] += xa.w0, acc[1] += xb.w0, acc[2] += xa.w1, acc[3] += xb.w1 over n4 elements (a multiple of 4, at least 4),
  * the inputs widened by stowage_widen_pair, w1 = w0 + wstep: 18 instructions per 16 multiply-accumulates in the
- * hand-allocated loop (2 LDRD of the widened inputs, 2 filter words, 4 SXTB16, 8 SMLAD, 2 loop). */
+ * hand-allocated loop (2 LDRD of the widened inputs, 2 filter words, 4 SXTB16, 8 SMLAD, 2 loop). Inlined into
+ * stowage_dot_2x2_widened_filters' loop over filter pairs, its only caller. */
 #if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && defined(__OPTIMIZE__)
-__attribute__((always_inline, unused)) static inline void stowage_dot_2x2_widened_body(const int32_t* xw, const int8_t* w0,
-                                                                                   int32_t wstep, int32_t n4, int32_t* acc) {
+__attribute__((always_inline, unused)) static inline void stowage_dot_2x2_widened(const int32_t* xw, const int8_t* w0, int32_t wstep,
+                                                                              int32_t n4, int32_t* acc) {
   int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], x0, x1, x2, x3, t0, te;
   const int32_t* xp = xw;
   const int8_t* wp = w0;
@@ -187,12 +188,6 @@ __attribute__((always_inline, unused)) static inline void stowage_dot_2x2_widene
   acc[2] = a2;
   acc[3] = a3;
 }
-
-__attribute__((noinline, unused)) static void stowage_dot_2x2_widened(const int32_t* xw, const int8_t* w0, int32_t wstep, int32_t n4,
-                                                              int32_t* acc) {
-  stowage_dot_2x2_widened_body(xw, w0, wstep, n4, acc);
-}
-
 
 /* acc[0] += xa.w0, acc[1] += xb.w0, acc[2] += xa.w1, acc[3] += xb.w1 over n4 elements (a multiple of 4, at least 4),
  * xb = xa + ystep, the filters widened beforehand (stowage_widen_pair(w0, w1, ...): per 4 elements, w0's even and odd
@@ -284,7 +279,6 @@ __attribute__((noinline, unused)) static void stowage_dot_2x2_wfilters_rows(cons
   acc[3] = a3;
 }
 #else
-#define stowage_dot_2x2_widened_body stowage_dot_2x2_widened
 static inline void stowage_dot_2x2_widened(const int32_t* xw, const int8_t* w0, int32_t wstep, int32_t n4, int32_t* acc) {
   int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], i;
   for (i = 0; i < n4; i += 4, xw += 4) {
@@ -336,8 +330,8 @@ static inline void stowage_dot_2x2_wfilters_rows(const int8_t* xa, int32_t ystep
 
 /* stowage_dot_2x2_widened over the first n4 elements of the n filter rows at w (wstride apart), two filters at a time
  * (a lone last one paired with itself), each pair's accumulators starting from corr: acc_a[i] and acc_b[i] are the two
- * pixels' sums for filter i. One call per chunk of filters rather than one per pair (on the M4 about 25 instructions
- * fewer a pair). */
+ * pixels' sums for filter i. One call per chunk of filters rather than one per pair (measured on the M4: KWS's
+ * 8,064 filter pairs 110,880 instructions fewer, about 14 a pair). */
 __attribute__((noinline, unused)) static void stowage_dot_2x2_widened_filters(const int32_t* xw, const int8_t* w, int32_t wstride,
                                                                       int32_t n4, int32_t n, const int32_t* corr,
                                                                       int32_t* acc_a, int32_t* acc_b) {
@@ -347,7 +341,7 @@ __attribute__((noinline, unused)) static void stowage_dot_2x2_widened_filters(co
     int32_t acc[4];
     acc[0] = acc[1] = corr[i];
     acc[2] = acc[3] = corr[i + two];
-    stowage_dot_2x2_widened_body(xw, w, two ? wstride : 0, n4, acc);
+    stowage_dot_2x2_widened(xw, w, two ? wstride : 0, n4, acc);
     acc_a[i] = acc[0];
     acc_b[i] = acc[1];
     acc_a[i + 1] = acc[2];

@@ -573,8 +573,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   // (A layer of one tile has no next tile: no prefetch, which also keeps the compiler's bounds analysis quiet.)
   if (sched.tiles.size() > 1 && !nextLoads.empty())
     d += fmt::format("    if (t + 1u < end) {{\n      const {}* const n = d + 1;\n", type) + indentText(nextLoads, 6) + "    }\n";
-  if (next != nullptr && second == nullptr) d += fmt::format("    if (t + 1u == end) {}_load_next(a, ws, core);\n", base);
-  if (second != nullptr) d += fmt::format("    if (t + 1u == end) {{ {}}}\n", loadLater);
+  if (!loadLater.empty()) d += fmt::format("    if (t + 1u == end) {{ {}}}\n", loadLater);
   d += fmt::format("    if (px[d->x_buf]) {{\n      {};\n      px[d->x_buf] = 0;\n    }}\n", wait("tx[d->x_buf]"));
   d += fmt::format("    if (pw[d->w_buf]) {{\n      {};\n{}      pw[d->w_buf] = 0;\n    }}\n", wait("tw[d->w_buf]"),
                    splitWeights ? "      " + wait("tw2[d->w_buf]") + ";\n" : std::string());
@@ -588,8 +587,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                      callOf(dmaStart, {{"channel", std::to_string(outChannel)}, {"dst", "a->y + d->y_off"}, {"src", "yl[d->y_buf]"},
                                        {"row_bytes", "d->y_row_bytes"}, {"rows", "d->y_rows"}, {"dst_stride", "d->y_stride"},
                                        {"src_stride", "d->y_row_bytes"}}));
-  if (next != nullptr && second == nullptr) d += fmt::format("  if (first == end) {}_load_next(a, ws, core);\n", base);
-  if (second != nullptr) d += fmt::format("  if (first == end) {{ {}}}\n", loadLater);
+  if (!loadLater.empty()) d += fmt::format("  if (first == end) {{ {}}}\n", loadLater);
   d += fmt::format("  if (py[0]) {};\n  if (py[1]) {};\n}}\n", wait("ty[0]"), wait("ty[1]"));
 
   std::string& c = code.statements;
