@@ -1615,33 +1615,81 @@ __attribute__((noinline)) static void fc_widen_row(const int8_t* x, int32_t n4, 
   }
 }
 
-/* acc[0] += (x + offset).w0, acc[1] += (x + offset).w1 over k elements: the first n4 & ~7 from the row widened by
- * fc_widen_row (only the filters are widened in the loop: 25 instructions per 16 multiply-accumulates against 36 when
- * the input is widened and offset there too), the rest from x. Out of line: inlined, GCC spilled its pointers. */
-__attribute__((noinline)) static void fc_dot_pair_widened(const int32_t* xw, const int8_t* x, const int8_t* w0, const int8_t* w1,
-                                                          int32_t n4, int32_t k, int32_t offset, int32_t* acc) {
-  int32_t a0 = acc[0], a1 = acc[1], i;
-  /* Eight elements a step (the loop's compare, branch and increment shared by 16 multiply-accumulates); the last 1-7
-   * from x. */
-  for (i = 0; i + 8 <= n4; i += 8, xw += 4) {
-    const int32_t u = stowage_load4(w0 + i), v = stowage_load4(w1 + i);
-    const int32_t u2 = stowage_load4(w0 + i + 4), v2 = stowage_load4(w1 + i + 4);
-    a0 = __smlad(xw[0], __sxtb16(u), a0);
-    a0 = __smlad(xw[1], stowage_sxtb16_odd(u), a0);
-    a1 = __smlad(xw[0], __sxtb16(v), a1);
-    a1 = __smlad(xw[1], stowage_sxtb16_odd(v), a1);
-    a0 = __smlad(xw[2], __sxtb16(u2), a0);
-    a0 = __smlad(xw[3], stowage_sxtb16_odd(u2), a0);
-    a1 = __smlad(xw[2], __sxtb16(v2), a1);
-    a1 = __smlad(xw[3], stowage_sxtb16_odd(v2), a1);
+/* One step of fc_dot_quad_widened's loop: four widened input elements (x0: even, x1: odd halfwords) against four
+ * bytes of each of the four filter rows (w0 at wp, the others k1, k2, k3 bytes after it): 1 LDRD, 4 LDR, 8 SXTB16,
+ * 8 SMLAD for 16 multiply-accumulates. */
+#define FC_QUAD_STEP_ASM                      \
+  "ldrd   %[x0], %[x1], [%[xp]], #8\n\t"     \
+  "ldr    %[t0], [%[wp], %[k1]]\n\t"         \
+  "sxtb16 %[te], %[t0]\n\t"                  \
+  "sxtb16 %[t0], %[t0], ror #8\n\t"          \
+  "smlad  %[a1], %[x0], %[te], %[a1]\n\t"    \
+  "smlad  %[a1], %[x1], %[t0], %[a1]\n\t"    \
+  "ldr    %[t0], [%[wp], %[k2]]\n\t"         \
+  "sxtb16 %[te], %[t0]\n\t"                  \
+  "sxtb16 %[t0], %[t0], ror #8\n\t"          \
+  "smlad  %[a2], %[x0], %[te], %[a2]\n\t"    \
+  "smlad  %[a2], %[x1], %[t0], %[a2]\n\t"    \
+  "ldr    %[t0], [%[wp], %[k3]]\n\t"         \
+  "sxtb16 %[te], %[t0]\n\t"                  \
+  "sxtb16 %[t0], %[t0], ror #8\n\t"          \
+  "smlad  %[a3], %[x0], %[te], %[a3]\n\t"    \
+  "smlad  %[a3], %[x1], %[t0], %[a3]\n\t"    \
+  "ldr    %[t0], [%[wp]], #4\n\t"            \
+  "sxtb16 %[te], %[t0]\n\t"                  \
+  "sxtb16 %[t0], %[t0], ror #8\n\t"          \
+  "smlad  %[a0], %[x0], %[te], %[a0]\n\t"    \
+  "smlad  %[a0], %[x1], %[t0], %[a0]\n\t"
+
+/* acc[j] += (x + offset).w_j for the four filter rows w_j = w0 + j * stride (j < rows; a missing row repeats the last,
+ * its sums thrown away by the caller) over n elements: the first n4 (a multiple of 4) from the row widened by
+ * fc_widen_row, so that only the filters are widened in the loop (22 instructions per 16 multiply-accumulates, two
+ * steps a loop; the pair of rows before took 24), the rest from x. Four rows share each widened input word and one
+ * call. */
+__attribute__((noinline)) static void fc_dot_quad_widened(const int32_t* xw, const int8_t* x, const int8_t* w0, int32_t stride,
+                                                          int32_t rows, int32_t n4, int32_t n, int32_t offset, int32_t* acc) {
+  const int32_t k1 = rows > 1 ? stride : 0, k2 = rows > 2 ? 2 * stride : k1, k3 = rows > 3 ? 3 * stride : k2;
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], i;
+#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && defined(__OPTIMIZE__)
+  const int32_t* xp = xw;
+  const int8_t* wp = w0;
+  const int8_t* end = w0 + n4;
+  int32_t x0, x1, t0, te;
+  /* Two steps a loop; an odd number of steps enters at the second. */
+  if (n4 > 0)
+    __asm__ volatile("sub    %[te], %[end], %[wp]\n\t"
+                     "tst    %[te], #4\n\t"
+                     "bne    2f\n\t"
+                     "1:\n\t" FC_QUAD_STEP_ASM "2:\n\t" FC_QUAD_STEP_ASM
+                     "cmp    %[wp], %[end]\n\t"
+                     "bne    1b\n\t"
+                     : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [xp] "+r"(xp), [wp] "+r"(wp),
+                       [x0] "=&r"(x0), [x1] "=&r"(x1), [t0] "=&r"(t0), [te] "=&r"(te)
+                     : [k1] "r"(k1), [k2] "r"(k2), [k3] "r"(k3), [end] "r"(end)
+                     : "cc", "memory");
+#else
+  for (i = 0; i < n4; i += 4, xw += 2) {
+    int32_t v = stowage_load4(w0 + i);
+    a0 = __smlad(xw[1], stowage_sxtb16_odd(v), __smlad(xw[0], __sxtb16(v), a0));
+    v = stowage_load4(w0 + k1 + i);
+    a1 = __smlad(xw[1], stowage_sxtb16_odd(v), __smlad(xw[0], __sxtb16(v), a1));
+    v = stowage_load4(w0 + k2 + i);
+    a2 = __smlad(xw[1], stowage_sxtb16_odd(v), __smlad(xw[0], __sxtb16(v), a2));
+    v = stowage_load4(w0 + k3 + i);
+    a3 = __smlad(xw[1], stowage_sxtb16_odd(v), __smlad(xw[0], __sxtb16(v), a3));
   }
-  for (; i < k; ++i) {
+#endif
+  for (i = n4; i < n; ++i) {
     const int32_t xi = x[i] + offset;
     a0 += xi * w0[i];
-    a1 += xi * w1[i];
+    a1 += xi * w0[k1 + i];
+    a2 += xi * w0[k2 + i];
+    a3 += xi * w0[k3 + i];
   }
   acc[0] = a0;
   acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
 }
 #else
 /* stowage_dot_1x2_offset out of line: inlined into the fully connected kernel, its loop found too few registers (Helium's
@@ -1652,34 +1700,40 @@ __attribute__((noinline)) static void fc_dot_pair(const int8_t* x, const int8_t*
 #endif
 
 #if defined(STOWAGE_DOT_WIDENED)
-/* fc_pair for a row longer than the buffer `xw`: widened a chunk at a time for this pair of outputs. */
-__attribute__((noinline)) static void fc_pair_chunked(const int8_t* x, int32_t* xw, const int8_t* w0, const int8_t* w1, int32_t k,
-                                                      int32_t offset, int32_t* acc) {
+/* Outputs computed together by one call: four filter rows share each widened input word (fc_dot_quad_widened). */
+#define FC_GROUP 4
+
+/* fc_group for a row longer than the buffer `xw`: widened a chunk at a time for this group of outputs. */
+__attribute__((noinline)) static void fc_group_chunked(const int8_t* x, int32_t* xw, const int8_t* w, int32_t rows, int32_t k,
+                                                       int32_t offset, int32_t* acc) {
   int32_t k0;
   for (k0 = 0; k0 < k; k0 += STOWAGE_FC_WIDE_K) {
     const int32_t n = k - k0 < STOWAGE_FC_WIDE_K ? k - k0 : STOWAGE_FC_WIDE_K;
     fc_widen_row(x + k0, n & ~3, offset, xw);
-    fc_dot_pair_widened(xw, x + k0, w0 + k0, w1 + k0, n & ~3, n, offset, acc);
+    fc_dot_quad_widened(xw, x + k0, w + k0, k, rows, n & ~3, n, offset, acc);
   }
 }
+#else
+#define FC_GROUP 2
 #endif
 
-/* acc[0..1] += the dot products of batch row x (k elements, with its offset) and w0, w1. With the DSP extension through
- * `xw`: the row widened there by fc_widen_row when it fits (`whole`), else a chunk at a time (fc_pair_chunked). */
-static inline void fc_pair(const int8_t* x, int32_t* xw, int whole, const int8_t* w0, const int8_t* w1, int32_t k, int32_t offset,
-                           int32_t* acc) {
+/* acc[j] += the dot product of batch row x (k elements, with its offset) and filter row w + j * k, for j < rows
+ * (rows <= FC_GROUP; the entries past rows are left undefined). With the DSP extension through `xw`: the row widened
+ * there by fc_widen_row when it fits (`whole`), else a chunk at a time (fc_group_chunked). */
+static inline void fc_group(const int8_t* x, int32_t* xw, int whole, const int8_t* w, int32_t rows, int32_t k, int32_t offset,
+                            int32_t* acc) {
 #if defined(STOWAGE_DOT_WIDENED)
-  if (whole) fc_dot_pair_widened(xw, x, w0, w1, k & ~3, k, offset, acc);
-  else fc_pair_chunked(x, xw, w0, w1, k, offset, acc);
+  if (whole) fc_dot_quad_widened(xw, x, w, k, rows, k & ~3, k, offset, acc);
+  else fc_group_chunked(x, xw, w, rows, k, offset, acc);
 #else
   (void)xw;
   (void)whole;
-  fc_dot_pair(x, w0, w1, k, offset, acc);
+  fc_dot_pair(x, w, rows > 1 ? w + k : w, k, offset, acc);
 #endif
 }
 
 /* Before the output pairs of batch row x: with the DSP extension, the row widened into `xw` once when it fits (`whole`;
- * fc_pair widens a longer one per pair). */
+ * fc_group widens a longer one per group of outputs). */
 static inline void fc_begin_row(const int8_t* x, int32_t* xw, int whole, int32_t k, int32_t offset) {
 #if defined(STOWAGE_DOT_WIDENED)
   if (whole) fc_widen_row(x, k & ~3, offset, xw);
@@ -1702,13 +1756,12 @@ __attribute__((noinline)) static int8_t fc_out(int32_t acc, int32_t multiplier, 
 }
 #endif
 
-/* Fully connected: output rows two at a time, the input offset added as the input is read (with the DSP extension
- * once per batch row, as it is widened: fc_begin_row). With one quantization for
- * every output, a chunk of outputs is requantized in one loop. */
+/* Fully connected: FC_GROUP output rows at a time, the input offset added as the input is read (with the DSP extension
+ * once per batch row, as it is widened: fc_begin_row), a chunk of outputs at a time. */
 static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, int8_t* y, const stowage_qfc_params* p) {
   const int32_t k = p->k;
-  int32_t o, b;
+  int32_t b;
 #if defined(STOWAGE_DOT_WIDENED)
   /* With the DSP extension each batch row is widened once (offset added) when it fits the buffer. */
   int32_t xw_buf[STOWAGE_FC_WIDE_K / 2];
@@ -1718,43 +1771,29 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
   int32_t* xw = NULL;
   const int whole = 0;
 #endif
-  if (!p->per_channel) {
-    /* The narrow flag travels in r: one more register live across the dot products made GCC spill their pointers. */
-    stowage_rq r = RQ_MAKE(multiplier[0], shift[0]);
-    int32_t accs[STOWAGE_ROW_CHUNK];
-    r.narrow = acc_is_narrow(bias, p->m, shift, 1, p->input_offset, k);
-    for (b = 0; b < p->batches; ++b) {
-      int32_t o0;
-      fc_begin_row(x + b * k, xw, whole, k, p->input_offset);
-      for (o0 = 0; o0 < p->m; o0 += STOWAGE_ROW_CHUNK) {
-        const int32_t n = p->m - o0 < STOWAGE_ROW_CHUNK ? p->m - o0 : STOWAGE_ROW_CHUNK;
-        int32_t i;
-        for (i = 0; i < n; i += 2) {
-          const int32_t o1 = i + 1 < n ? o0 + i + 1 : o0 + i;
-          int32_t acc[2];
-          acc[0] = bias != NULL ? bias[o0 + i] : 0;
-          acc[1] = bias != NULL ? bias[o1] : 0;
-          fc_pair(x + b * k, xw, whole, w + (o0 + i) * k, w + o1 * k, k, p->input_offset, acc);
-          accs[i] = acc[0];
-          if (i + 1 < n) accs[i + 1] = acc[1];
-        }
-        REQUANT_ROW(accs, n, &r, y + b * p->m + o0, 1, p->output_offset, p->act_min, p->act_max);
-      }
-    }
-    return;
-  }
-  const int narrow = acc_is_narrow(bias, p->m, shift, p->m, p->input_offset, k);
+  /* One quantization for every output (the narrow flag travels in r: one more register live across the dot products
+   * made GCC spill their pointers): a chunk of outputs is requantized in one loop; per channel, one at a time. */
+  stowage_rq r = RQ_MAKE(multiplier[0], shift[0]);
+  int32_t accs[STOWAGE_ROW_CHUNK];
+  r.narrow = acc_is_narrow(bias, p->m, shift, p->per_channel ? p->m : 1, p->input_offset, k);
   for (b = 0; b < p->batches; ++b) {
+    int32_t o0;
     fc_begin_row(x + b * k, xw, whole, k, p->input_offset);
-    for (o = 0; o < p->m; o += 2) {
-      const int32_t two = o + 1 < p->m;
-      const int32_t o1 = two ? o + 1 : o;
-      int32_t acc[2];
-      acc[0] = bias != NULL ? bias[o] : 0;
-      acc[1] = bias != NULL ? bias[o1] : 0;
-      fc_pair(x + b * k, xw, whole, w + o * k, w + o1 * k, k, p->input_offset, acc);
-      y[b * p->m + o] = FC_OUT(acc[0], multiplier[o], shift[o], p, narrow);
-      if (two) y[b * p->m + o1] = FC_OUT(acc[1], multiplier[o1], shift[o1], p, narrow);
+    for (o0 = 0; o0 < p->m; o0 += STOWAGE_ROW_CHUNK) {
+      const int32_t n = p->m - o0 < STOWAGE_ROW_CHUNK ? p->m - o0 : STOWAGE_ROW_CHUNK;
+      int32_t i, j;
+      for (i = 0; i < n; i += FC_GROUP) {
+        const int32_t rows = n - i < FC_GROUP ? n - i : FC_GROUP;
+        int32_t acc[FC_GROUP];
+        for (j = 0; j < FC_GROUP; ++j) acc[j] = bias != NULL && j < rows ? bias[o0 + i + j] : 0;
+        fc_group(x + b * k, xw, whole, w + (o0 + i) * k, rows, k, p->input_offset, acc);
+        for (j = 0; j < rows; ++j) accs[i + j] = acc[j];
+      }
+      if (!p->per_channel)
+        REQUANT_ROW(accs, n, &r, y + b * p->m + o0, 1, p->output_offset, p->act_min, p->act_max);
+      else
+        for (j = 0; j < n; ++j)
+          y[b * p->m + o0 + j] = FC_OUT(accs[j], multiplier[o0 + j], shift[o0 + j], p, r.narrow);
     }
   }
 }
