@@ -82,6 +82,11 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
                 "Keep every explicit PAD as a layer with its padded copy: by default an int8 PAD of the zero point over height "
                 "and width whose only reader is a convolution or depthwise convolution becomes that layer's padding (a "
                 "placement rule or pin naming the Pad or its output keeps it; the summary's remark lists them); for comparison");
+  sub->add_flag("--no-fold-constant-channels{false}", options.foldConstantChannels,
+                "Keep every output channel of the int8 convolutions and fully connected layers as the model has it: by default "
+                "a channel that writes the same byte for every input (a dead filter: its scale rounds every reachable "
+                "accumulator to one value) gets zero weights and a requantization giving that byte, so that its layer takes the "
+                "kernels' fast requantization (the summary's remark lists them); for comparison");
   sub->add_flag("--no-fuse-layers{false}", options.fuseLayers,
                 "Run every layer whole: by default, on a board without accelerators, chains of int8 convolutions, depthwise "
                 "convolutions, pools and residual adds around the peak of live bytes run one band of output rows at a time "

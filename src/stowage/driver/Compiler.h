@@ -52,6 +52,9 @@ struct CompileOptions {
   /// `--no-fold-pad`: keep every explicit Pad as a layer of its own; by default an int8 Pad of the zero point read only
   /// by a convolution becomes that convolution's padding (pass/FoldPad.h).
   bool foldPad = true;
+  /// `--no-fold-constant-channels`: keep every output channel's weights and requantization as the model has them; by
+  /// default a channel that writes one byte for every input is rewritten to that constant (pass/FoldConstantChannels.h).
+  bool foldConstantChannels = true;
   /// `--no-fuse-layers`: run every layer whole; by default chains of int8 NHWC layers around the peak run band by band
   /// on CPU-only boards (tile/FusedBands.h). `--fuse-layers` (forceFuseLayers) fuses even where the peak fits the pool.
   bool fuseLayers = true;

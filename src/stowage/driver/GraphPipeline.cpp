@@ -14,6 +14,7 @@
 #include "stowage/ir/Verifier.h"
 #include "stowage/pass/FoldBatchNorm.h"
 #include "stowage/pass/FoldConstants.h"
+#include "stowage/pass/FoldConstantChannels.h"
 #include "stowage/pass/FoldPad.h"
 #include "stowage/pass/FuseActivation.h"
 #include "stowage/pass/FuseQdq.h"
@@ -86,6 +87,11 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
     return whyRulesKeepApart(g, board, inner, outer);
   };
   STOWAGE_TRY(timeStage(timings, "fold-batch-norm", [&] { return foldBatchNorm(graph, veto); }));
+  // Output channels that write one byte whatever the input (dead filters) become small exact constants.
+  std::vector<std::string> channelRemarks;
+  if (options.foldConstantChannels) {
+    STOWAGE_ASSIGN_OR_RETURN(channelRemarks, timeStage(timings, "fold-constant-channels", [&] { return foldConstantChannels(graph); }));
+  }
   // An explicit Pad of the zero point before an int8 convolution becomes its padding (a rule or pin may keep it).
   std::vector<std::string> padRemarks;
   if (options.foldPad) {
@@ -217,6 +223,7 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
   // Weight transfers handed over across CPU steps (or other targets' layers) arrive that much earlier.
   settlePrefetchArrivals(graph, r.plan);
   r.plan.remarks.insert(r.plan.remarks.end(), qdqRemarks.begin(), qdqRemarks.end());
+  r.plan.remarks.insert(r.plan.remarks.end(), channelRemarks.begin(), channelRemarks.end());
   r.plan.remarks.insert(r.plan.remarks.end(), padRemarks.begin(), padRemarks.end());
   r.plan.remarks.insert(r.plan.remarks.end(), fusionRemarks.begin(), fusionRemarks.end());
   if (reordered.changed) r.plan.remarks.push_back(reordered.remark);

@@ -1,0 +1,29 @@
+// Graph pass: finds the output channels of int8 convolutions and fully connected layers whose output is one value for
+// every possible input (a "dead" filter: its scale rounds every reachable accumulator to the same byte) and rewrites them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "stowage/ir/Graph.h"
+#include "stowage/support/Diagnostic.h"
+
+namespace stowage {
+
+/// TFLite's requantization of an int32 accumulator (MultiplyByQuantizedMultiplier: the rounding doubling high multiply
+/// by `multiplier` after a left shift, then the rounding right shift, ties away from zero); `shift` > 0 shifts left.
+int32_t tfliteRequantize(int32_t acc, int32_t multiplier, int32_t shift);
+
+/// For every QConv2d, QDepthwiseConv2d and QFullyConnected with TFLite's requantization (not ONNX Runtime's float32
+/// one), per-channel multipliers and constant weights: a channel whose accumulator, over every int8 input (taps the
+/// kernels skip add 0, which is in each tap's range), lies in [lo, hi] with the requantized, clamped output the same at
+/// both ends (the requantization is monotone: the whole range gives that value) always writes that byte c. Such a channel
+/// gets weights 0, bias 4 (c - output zero point), multiplier 2^30 and shift -1, which requantize to c exactly: the same
+/// bytes, but its accumulators stay small, so the kernels' narrow requantization (and with it the pointwise and other
+/// fast paths that need every channel narrow) takes the layer. Accumulator ranges that leave int32 are not touched.
+/// Tensors read by another node are copied first. Returns one remark naming the layers and the channels rewritten
+/// (none when nothing was).
+Result<std::vector<std::string>> foldConstantChannels(Graph& g);
+
+}  // namespace stowage
