@@ -1798,8 +1798,17 @@ static void qfully_connected_fast(const int8_t* x, const int8_t* w, const int32_
   }
 }
 
-/* The fast paths index with 32-bit arithmetic: tensors must stay below 2^31 elements. */
-static int fits_32bit(int64_t elements) { return elements < ((int64_t)1 << 31); }
+/* The fast paths index with 32-bit arithmetic: tensors must stay below 2^31 elements. Without the reference loops the
+ * compiler has asked this of every call already (the *_is_fast functions on the host), so the firmware does not again
+ * (about 180 bytes of 64-bit products on the M4). */
+static int fits_32bit(int64_t elements) {
+#if STOWAGE_REFERENCE_LOOPS
+  return elements < ((int64_t)1 << 31);
+#else
+  (void)elements;
+  return 1;
+#endif
+}
 
 static int conv_fits_32bit(const stowage_qconv_params* p) {
   return fits_32bit((int64_t)p->n * p->h * p->w * p->c) &&

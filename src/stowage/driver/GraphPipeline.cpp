@@ -16,6 +16,7 @@
 #include "stowage/pass/FoldConstants.h"
 #include "stowage/pass/FoldConstantChannels.h"
 #include "stowage/pass/FoldPad.h"
+#include "stowage/pass/PruneConstantChannels.h"
 #include "stowage/pass/FuseActivation.h"
 #include "stowage/pass/FuseQdq.h"
 #include "stowage/pass/QdqNhwc.h"
@@ -91,6 +92,12 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
   std::vector<std::string> channelRemarks;
   if (options.foldConstantChannels) {
     STOWAGE_ASSIGN_OR_RETURN(channelRemarks, timeStage(timings, "fold-constant-channels", [&] { return foldConstantChannels(graph); }));
+    // On the CPU a convolution then computes only its other channels (an accelerator's tiles keep whole layers).
+    const bool cpuOnly = std::all_of(board.targets.begin(), board.targets.end(), [](const Target& t) { return t.kind == TargetKind::Cpu; });
+    if (cpuOnly) {
+      STOWAGE_ASSIGN_OR_RETURN(auto pruned, timeStage(timings, "prune-constant-channels", [&] { return pruneConstantChannels(graph); }));
+      channelRemarks.insert(channelRemarks.end(), pruned.begin(), pruned.end());
+    }
   }
   // An explicit Pad of the zero point before an int8 convolution becomes its padding (a rule or pin may keep it).
   std::vector<std::string> padRemarks;

@@ -33,8 +33,8 @@ T* mutableData(Tensor& t) {
   return reinterpret_cast<T*>(t.data.data());
 }
 
-/// The constant byte of each channel of `n` (-1000 where the output depends on the input), or empty when the node is
-/// not one the pass handles.
+}  // namespace
+
 std::vector<int> constantChannels(const Graph& g, const Node& n) {
   if (n.op != OpKind::QConv2d && n.op != OpKind::QDepthwiseConv2d && n.op != OpKind::QFullyConnected) return {};
   if (n.inputs.size() < 4 || n.attrs.getInt(kQdqRequantF32Attr, 0) != 0) return {};
@@ -72,7 +72,7 @@ std::vector<int> constantChannels(const Graph& g, const Node& n) {
   const int32_t* md = mult.dataAs<int32_t>();
   const int32_t* sd = shift.dataAs<int32_t>();
   const int32_t* bd = biasId != kNoTensor ? g.tensor(biasId).dataAs<int32_t>() : nullptr;
-  std::vector<int> out(static_cast<size_t>(m), -1000);
+  std::vector<int> out(static_cast<size_t>(m), kNotConstant);
   for (int64_t c = 0; c < m; ++c) {
     if (md[c] < 0 || sd[c] > 30 || sd[c] < -31) continue;  // monotone requantizations only
     int64_t lo = bd != nullptr ? bd[c] : 0, hi = lo;
@@ -93,8 +93,6 @@ std::vector<int> constantChannels(const Graph& g, const Node& n) {
   }
   return out;
 }
-
-}  // namespace
 
 int32_t tfliteRequantize(int32_t acc, int32_t multiplier, int32_t shift) {
   const int left = shift > 0 ? shift : 0, right = shift < 0 ? -shift : 0;
@@ -133,7 +131,7 @@ Result<std::vector<std::string>> foldConstantChannels(Graph& g) {
     };
     std::vector<int64_t> rewrite;
     for (int64_t c = 0; c < m; ++c)
-      if (constant[static_cast<size_t>(c)] != -1000 && !canonical(c)) rewrite.push_back(c);
+      if (constant[static_cast<size_t>(c)] != kNotConstant && !canonical(c)) rewrite.push_back(c);
     if (rewrite.empty()) continue;
 
     Node& n = g.nodes[ni];

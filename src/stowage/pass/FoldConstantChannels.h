@@ -15,6 +15,13 @@ namespace stowage {
 /// by `multiplier` after a left shift, then the rounding right shift, ties away from zero); `shift` > 0 shifts left.
 int32_t tfliteRequantize(int32_t acc, int32_t multiplier, int32_t shift);
 
+/// constantChannels' value for a channel whose output depends on the input.
+inline constexpr int kNotConstant = -1000;
+
+/// The byte each output channel of `n` writes for every input (kNotConstant where it depends on the input), as
+/// foldConstantChannels decides it below; empty when `n` is not a layer it handles.
+std::vector<int> constantChannels(const Graph& g, const Node& n);
+
 /// For every QConv2d, QDepthwiseConv2d and QFullyConnected with TFLite's requantization (not ONNX Runtime's float32
 /// one), per-channel multipliers and constant weights: a channel whose accumulator, over every int8 input (taps the
 /// kernels skip add 0, which is in each tap's range), lies in [lo, hi] with the requantized, clamped output the same at

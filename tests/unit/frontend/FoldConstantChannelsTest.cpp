@@ -7,8 +7,11 @@
 #include <cstring>
 #include <random>
 
+#include "stowage/driver/Compiler.h"
+#include "stowage/driver/HostRunner.h"
 #include "stowage/ir/Graph.h"
 #include "stowage/pass/FoldConstantChannels.h"
+#include "stowage/pass/PruneConstantChannels.h"
 #include "stowage_kernels.h"
 
 namespace stowage {
@@ -40,12 +43,13 @@ Tensor constant(const std::string& name, Shape shape, DType dtype, const std::ve
 /// One layer with `m` channels; channel c's kind of filter: 0 live, 1 a dead filter as TFLite writes them (scale near
 /// zero: shift -31, bias about 2^30), 2 a bias that the ReLU clamps away for every input, 3 a bias that saturates at
 /// 127, 4 zero weights, 5 one step between its accumulator's extremes, taken only near its largest value (must stay).
-Layer randomLayer(Kind kind, uint32_t seed) {
+Layer randomLayer(Kind kind, uint32_t seed, int64_t inputChannels = 0) {
   std::mt19937 rng(seed);
   auto uni = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
   Layer l;
   l.kind = kind;
   l.c = kind == Kind::FullyConnected ? uni(8, 40) : uni(3, 9);
+  if (inputChannels > 0) l.c = inputChannels;
   l.m = kind == Kind::Depthwise ? l.c : uni(12, 24);
   const int64_t taps = kind == Kind::Conv3x3 ? 9 * l.c : kind == Kind::Depthwise ? 9 : l.c;
   std::vector<int8_t> w(static_cast<size_t>(l.m * taps));
@@ -262,6 +266,72 @@ TEST(FoldConstantChannels, SharedWeightsAreCopiedAndOnnxRuntimesRequantizationIs
   auto remarks = foldConstantChannels(f.g);
   ASSERT_TRUE(remarks.ok());
   EXPECT_TRUE(remarks->empty()) << "float32 multipliers are not TFLite's";
+}
+
+/// Appends `src`'s layer to `chain`, reading `input` (its channels must match): the chain's output becomes the layer's.
+TensorId appendLayer(Graph& chain, const Layer& src, TensorId input, const std::string& prefix) {
+  Node n = src.g.nodes[0];
+  n.name = prefix;
+  n.inputs[0] = input;
+  for (size_t i = 1; i < n.inputs.size(); ++i) {
+    Tensor t = src.g.tensor(src.g.nodes[0].inputs[i]);
+    t.name = prefix + "/" + t.name;
+    n.inputs[i] = chain.addTensor(std::move(t));
+  }
+  Tensor y = src.g.tensor(src.g.nodes[0].outputs[0]);
+  y.name = prefix + "/y";
+  y.shape[0] = chain.tensor(input).shape[0];
+  n.outputs = {chain.addTensor(std::move(y))};
+  chain.addNode(n);
+  return n.outputs[0];
+}
+
+// A pointwise convolution with constant channels, a depthwise layer and a pointwise one reading it: the first computes
+// only its live channels, the constant ones come in by a Concat, the two readers take the new order; the bytes of the
+// chain's output are the same as without the passes, on random inputs.
+TEST(PruneConstantChannels, ChainComputesOnlyLiveChannelsWithTheSameBytes) {
+  for (uint32_t seed = 1; seed <= 2; ++seed) {
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    Layer first = randomLayer(Kind::Pointwise, seed);
+    Graph chain;
+    const TensorId x = chain.addTensor(first.g.tensor(first.node()->inputs[0]));
+    chain.inputs = {x};
+    TensorId t = appendLayer(chain, first, x, "pw1");
+    // The depthwise and second pointwise layers, drawn for the first one's channel count.
+    Layer dw = randomLayer(Kind::Depthwise, 100 + seed, first.m), pw = randomLayer(Kind::Pointwise, 200 + seed, first.m);
+    // Each layer reads the previous one's quantization.
+    chain.tensor(t).quant = dw.g.tensor(dw.node()->inputs[0]).quant;
+    t = appendLayer(chain, dw, t, "dw");
+    chain.tensor(t).quant = pw.g.tensor(pw.node()->inputs[0]).quant;
+    t = appendLayer(chain, pw, t, "pw2");
+    chain.outputs = {t};
+
+    auto compile = [&](bool fold) {
+      CompileOptions o;
+      o.foldConstantChannels = fold;
+      o.planner.timeLimitSeconds = 5;
+      return compileGraph(chain, o);
+    };
+    auto folded = compile(true), kept = compile(false);
+    ASSERT_TRUE(folded.ok()) << folded.error().render();
+    ASSERT_TRUE(kept.ok()) << kept.error().render();
+    bool concat = false;
+    for (const Node& n : folded->graph.nodes) concat = concat || n.op == OpKind::Concat;
+    EXPECT_TRUE(concat) << "the constant channels come in by a Concat";
+    std::string remarks;
+    for (const std::string& r : folded->plan.remarks) remarks += r + "\n";
+    EXPECT_NE(remarks.find("constant channels left out: 1 convolution"), std::string::npos) << remarks;
+    std::mt19937 rng(seed);
+    for (int i = 0; i < 2; ++i) {
+      Tensor in = chain.tensor(x);
+      in.data.resize(static_cast<size_t>(in.numElements()));
+      for (uint8_t& v : in.data) v = static_cast<uint8_t>(rng());
+      auto a = runOnHost(*folded, {in}), b = runOnHost(*kept, {in});
+      ASSERT_TRUE(a.ok()) << a.error().render();
+      ASSERT_TRUE(b.ok()) << b.error().render();
+      EXPECT_EQ((*a)[0].data, (*b)[0].data);
+    }
+  }
 }
 
 }  // namespace
