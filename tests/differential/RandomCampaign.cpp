@@ -164,7 +164,10 @@ SeedReport runSeed(uint64_t seed, const CampaignOptions& options) {
     if (options.shrink) shrink(f, options, work / fmt::format("shrink-pair{}", pair));
     if (!options.reproducers.empty()) {
       f.reproducer = options.reproducers / fmt::format("{}-{}-{}", kind, seed,
-                                                       pair == -1 ? "ref" : pair == -2 ? "ort" : pair == -3 ? "emu" : std::to_string(pair));
+                                                       pair == -1   ? "ref"
+                                                       : pair == -2 ? (recipe.tflite ? "interpreter" : "ort")
+                                                       : pair == -3 ? "emu"
+                                                                    : std::to_string(pair));
       writeReproducer(f.reproducer, f);
     }
     report.findings.push_back(std::move(f));
