@@ -27,7 +27,7 @@ RISCV_PACKAGES := gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-syst
 # libFuzzer (`make fuzz` only): clang and its runtime libraries (libclang_rt.fuzzer).
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 
-.PHONY: all deps deps-riscv install-packages install-ort-oracle build build-asan demo test test-unit fuzz random clean
+.PHONY: all deps deps-riscv install-packages install-ort-oracle install-tflite-oracle build build-asan demo test test-unit fuzz random clean
 
 all: build
 
@@ -35,6 +35,7 @@ all: build
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEB_PACKAGES)"
 	@$(MAKE) --no-print-directory install-ort-oracle
+	@$(MAKE) --no-print-directory install-tflite-oracle
 
 # ONNX Runtime (npm package onnxruntime-node, CPU library included) as the e2e tests' reference, pinned by
 # tools/ort-oracle/package-lock.json. --ignore-scripts: its install script only fetches optional GPU libraries.
@@ -50,6 +51,22 @@ install-ort-oracle:
 	  else \
 	    rm -rf $(ORT_ORACLE)/node_modules; \
 	    echo "make deps: warning: could not install onnxruntime-node (npm ci in $(ORT_ORACLE) failed; offline?); the ONNX Runtime oracle tests will skip"; \
+	  fi; \
+	fi
+
+# TFLite's interpreter (the WebAssembly build inside the npm package @tensorflow/tfjs-tflite, 41 MB) as the e2e tests'
+# reference for .tflite models, pinned by tools/tflite-oracle/package-lock.json; its .npmrc leaves out the peer
+# dependency @tensorflow/tfjs-core (run.js loads the WebAssembly module directly). Offline, one warning and the
+# TFLite oracle tests skip.
+TFLITE_ORACLE := tools/tflite-oracle
+install-tflite-oracle:
+	@if [ ! -d $(TFLITE_ORACLE)/node_modules/@tensorflow/tfjs-tflite ]; then \
+	  command -v npm >/dev/null 2>&1 || $(MAKE) --no-print-directory install-packages PACKAGES=npm || true; \
+	  if (cd $(TFLITE_ORACLE) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null 2>&1); then \
+	    echo "make deps: installed TFLite's interpreter (@tensorflow/tfjs-tflite) in $(TFLITE_ORACLE)"; \
+	  else \
+	    rm -rf $(TFLITE_ORACLE)/node_modules; \
+	    echo "make deps: warning: could not install @tensorflow/tfjs-tflite (npm ci in $(TFLITE_ORACLE) failed; offline?); the TFLite interpreter oracle tests will skip"; \
 	  fi; \
 	fi
 

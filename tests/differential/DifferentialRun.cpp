@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "../e2e/OrtOracle.h"
+#include "../e2e/TfliteOracle.h"
 #include "stowage/driver/EmulatorRunner.h"
 #include "stowage/driver/HostRunner.h"
 #include "stowage/firmware/EmulatedMachine.h"
@@ -259,9 +260,17 @@ PairResult ModelUnderTest::checkEmulated(const std::string& machineName, const V
   return r;
 }
 
-PairResult ModelUnderTest::checkOnnxRuntime() {
+PairResult ModelUnderTest::checkOracle() {
   if (reference_.outcome != Outcome::Match) return {Outcome::Skipped, "no reference: " + reference_.detail};
   std::string why;
+  if (model_.extension() == ".tflite") {
+    if (!e2e::tfliteOracleAvailable(&why)) return {Outcome::Skipped, "TFLite interpreter: " + why};
+    e2e::ModelRun tfl = e2e::runTfliteOracle(model_, inputs_, work_ / "tflite");
+    if (!tfl.ok()) return {Outcome::Failed, "TFLite interpreter: " + tfl.error};
+    const std::string diff = e2e::diffOutputs(referenceOutputs_, tfl.outputs, Tolerance{kFloatRtol, kFloatAtol});
+    if (!diff.empty()) return {Outcome::Mismatch, "against TFLite's interpreter: " + diff};
+    return {};
+  }
   if (!e2e::ortOracleAvailable(&why)) return {Outcome::Skipped, "ONNX Runtime: " + why};
   e2e::ModelRun ort = e2e::runOrtOracle(model_, inputs_, work_ / "ort");
   if (!ort.ok()) return {Outcome::Failed, "ONNX Runtime: " + ort.error};

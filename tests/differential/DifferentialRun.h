@@ -1,6 +1,6 @@
 // Differential runs of random models (issue 27): one model compiled and run on the host simulator with every
 // optimisation off on the default board (the reference), then under other boards, planners and option sets, and by
-// ONNX Runtime for float models; outputs must be byte-identical (int8) or within a float tolerance of the reference.
+// ONNX Runtime or TFLite's interpreter for float models; outputs must be byte-identical (int8) or within a float tolerance of the reference.
 // In-process (compileModel + runOnHost); used by tools/stowage-random and tests/e2e/RandomDifferentialTest.cpp.
 #pragma once
 
@@ -85,8 +85,10 @@ class ModelUnderTest {
   /// exact for integer outputs, |got - want| <= atol + rtol |want| for float ones.
   PairResult check(const std::string& boardToml, const Variant& variant, const CompileHook& hook = {});
 
-  /// ONNX Runtime on the same inputs against the reference (float tolerance). Skipped when the oracle is missing.
-  PairResult checkOnnxRuntime();
+  /// The outside oracle on the same inputs against the reference (float tolerance): ONNX Runtime for an .onnx model,
+  /// TFLite's interpreter for a .tflite one (float models only: its int8 kernels are not TFLite Micro's). Skipped when
+  /// the oracle is missing.
+  PairResult checkOracle();
 
   /// The model compiled for the emulated `machine` (`stowage run --emulate`: the default board mapped onto it) under
   /// `variant`, built as firmware and run on QEMU: its outputs must be the reference's bytes (the reference was

@@ -54,7 +54,7 @@ bool stillFails(const zoo::RandomRecipe& recipe, const Finding& finding, const C
   ModelUnderTest m(*path, recipe.seed, work, recipe.quantized);
   PairResult r;
   if (finding.pair == -1) r = m.referenceResult();
-  else if (finding.pair == -2) r = m.checkOnnxRuntime();
+  else if (finding.pair == -2) r = m.checkOracle();
   else if (finding.pair == -3) r = m.checkEmulated(options.emulateMachine, finding.variant);
   else r = m.check(finding.boardToml, finding.variant, options.hook);
   if (r.outcome != finding.outcome) return false;
@@ -107,7 +107,7 @@ bool emulatesSeed(uint64_t seed, int emulatePercent) {
 
 Result<std::filesystem::path> writeRandomModel(const zoo::RandomRecipe& recipe, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
-  if (recipe.quantized && recipe.tflite) {
+  if (recipe.tflite) {
     STOWAGE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, zoo::buildRandomTflite(recipe));
     const std::filesystem::path path = dir / "model.tflite";
     std::ofstream out(path, std::ios::binary);
@@ -145,7 +145,7 @@ SeedReport runSeed(uint64_t seed, const CampaignOptions& options) {
   const std::filesystem::path work = options.work / fmt::format("{}{}", options.quantized ? "q" : "f", seed);
   std::filesystem::remove_all(work);
   Result<std::filesystem::path> modelPath = writeRandomModel(recipe, work);
-  const std::string kind = options.quantized ? (recipe.tflite ? "tflite" : "int8") : "f32";
+  const std::string kind = options.quantized ? (recipe.tflite ? "tflite" : "int8") : (recipe.tflite ? "f32tflite" : "f32");
   auto record = [&](int pair, const std::string& boardKind, const std::string& boardToml, const Variant& variant,
                     const PairResult& r) {
     ++report.outcomes[r.outcome];
@@ -164,7 +164,10 @@ SeedReport runSeed(uint64_t seed, const CampaignOptions& options) {
     if (options.shrink) shrink(f, options, work / fmt::format("shrink-pair{}", pair));
     if (!options.reproducers.empty()) {
       f.reproducer = options.reproducers / fmt::format("{}-{}-{}", kind, seed,
-                                                       pair == -1 ? "ref" : pair == -2 ? "ort" : pair == -3 ? "emu" : std::to_string(pair));
+                                                       pair == -1   ? "ref"
+                                                       : pair == -2 ? (recipe.tflite ? "interpreter" : "ort")
+                                                       : pair == -3 ? "emu"
+                                                                    : std::to_string(pair));
       writeReproducer(f.reproducer, f);
     }
     report.findings.push_back(std::move(f));
@@ -179,7 +182,7 @@ SeedReport runSeed(uint64_t seed, const CampaignOptions& options) {
     return report;
   }
   if (!options.quantized && options.onnxRuntime) {
-    PairResult ort = m.checkOnnxRuntime();
+    PairResult ort = m.checkOracle();
     report.onnxRuntimeChecked = ort.outcome != Outcome::Skipped;
     if (report.onnxRuntimeChecked) record(-2, "default", "", referenceVariant(), ort);
   }

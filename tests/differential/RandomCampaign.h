@@ -18,11 +18,13 @@ namespace stowage::differential {
 struct CampaignOptions {
   int boardsPerModel = 8;          ///< pairs per model after the reference (the first on the default board)
   bool quantized = false;          ///< int8 QDQ models (else float32)
-  bool onnxRuntime = true;         ///< also compare float models with ONNX Runtime (when installed)
+  bool onnxRuntime = true;         ///< also compare float models with their oracle (when installed): ONNX Runtime,
+                                   ///< or TFLite's interpreter for .tflite files
   bool shrink = true;              ///< minimise findings
   int shrinkAttempts = 40;         ///< candidate models tried by the shrinker per finding, at most
   zoo::RandomModelOptions model;   ///< `quantized` above overrides model.quantized; model.tflitePercent: int8 seeds
-                                   ///< written as .tflite files (zoo/RandomTflite.h) rather than QDQ ONNX
+                                   ///< written as .tflite files (zoo/RandomTflite.h) rather than QDQ ONNX;
+                                   ///< model.floatTflitePercent: float seeds written as float .tflite files
   int emulatePercent = 0;          ///< int8 seeds (chosen by seed) also built as firmware and run on QEMU, in percent
   std::string emulateMachine = "mps2-an386";  ///< the machine of those runs (`stowage run --emulate`)
   std::filesystem::path work;      ///< scratch folder (created)
@@ -33,7 +35,8 @@ struct CampaignOptions {
 /// A mismatch or failure, after shrinking.
 struct Finding {
   uint64_t seed = 0;
-  int pair = 0;               ///< -1: the reference itself, -2: ONNX Runtime, -3: the emulated firmware
+  int pair = 0;               ///< -1: the reference itself, -2: the oracle (ONNX Runtime or TFLite's interpreter),
+                              ///< -3: the emulated firmware
   std::string boardKind;      ///< "default", "cpu", "engine", "cores"
   std::string boardToml;      ///< empty: the default board
   Variant variant;
@@ -50,7 +53,7 @@ struct SeedReport {
   int pairs = 0;                ///< (board, variant) pairs compiled against the reference
   std::map<Outcome, int> outcomes;
   int programsRun = 0;          ///< distinct generated programs built and run (identical ones run once)
-  bool onnxRuntimeChecked = false;
+  bool onnxRuntimeChecked = false;  ///< the oracle ran (ONNX Runtime, or TFLite's interpreter for a .tflite file)
   bool emulated = false;        ///< the firmware was built and run on QEMU (one of the pairs)
   std::vector<std::string> skips;  ///< the first line of each skip's reason
   std::vector<Finding> findings;

@@ -5,13 +5,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "E2eSupport.h"
 #include "stowage/frontend/OnnxImporter.h"
 #include "stowage/frontend/TfliteImporter.h"
-#include "stowage/io/FileBytes.h"
 #include "stowage/io/TensorFile.h"
 #include "stowage/zoo/OnnxGraphBuilder.h"
 
@@ -19,26 +17,6 @@ namespace stowage::e2e {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Writes each input as work/<prefix><i>.npy; returns the paths, or an error in *error.
-std::vector<std::string> ortWriteInputs(const std::vector<Tensor>& inputs, const fs::path& work,
-                                        const std::string& prefix, std::string* error) {
-  std::vector<std::string> files;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    std::string file = (work / (prefix + std::to_string(i) + ".npy")).string();
-    Status s = writeNpy(file, inputs[i]);
-    if (!s.ok()) {
-      *error = "cannot write input " + std::to_string(i) + " (" + inputs[i].name + "): " + s.error().render();
-      return {};
-    }
-    files.push_back(file);
-  }
-  return files;
-}
-
-std::string ortCommandFailure(const std::string& what, const CommandResult& r) {
-  return what + " failed (exit code " + std::to_string(r.exitCode) + "): " + r.err;
-}
 
 // Element i of an integer or bool tensor as int64.
 int64_t ortIntAt(const Tensor& t, int64_t i) {
@@ -57,14 +35,7 @@ int64_t ortIntAt(const Tensor& t, int64_t i) {
 }  // namespace
 
 bool ortOracleAvailable(std::string* why) {
-  std::string reason;
-  if (runCommand("command -v node").exitCode != 0) {
-    reason = "Node.js (`node`) is not installed; `make deps` installs it (Debian packages nodejs npm) and the "
-             "ONNX Runtime oracle";
-  } else if (!fs::exists(fs::path(ortOracleDir()) / "node_modules" / "onnxruntime-node" / "package.json")) {
-    reason = "onnxruntime-node is not installed in " + ortOracleDir() +
-             "/node_modules; run `make deps` (it runs `npm ci --ignore-scripts` there; needs access to the npm registry)";
-  }
+  const std::string reason = nodeOracleMissing(ortOracleDir(), "onnxruntime-node", "ONNX Runtime oracle");
   if (why) *why = reason;
   return reason.empty();
 }
@@ -75,70 +46,20 @@ ModelRun runOrtOracle(const fs::path& model, const std::vector<Tensor>& inputs, 
 }
 
 std::vector<ModelRun> runOrtOracleBatch(const std::vector<OrtJob>& jobs, const fs::path& batchFile) {
-  std::vector<ModelRun> runs(jobs.size());
-  nlohmann::json list = nlohmann::json::array();
-  std::vector<size_t> jobOfEntry;  // list index -> jobs index (jobs whose inputs could not be written are left out)
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    const OrtJob& job = jobs[j];
-    fs::create_directories(job.work);
-    std::vector<std::string> files = ortWriteInputs(job.inputs, job.work, "ort_input_", &runs[j].error);
-    if (!runs[j].error.empty()) continue;
-    const fs::path out = job.work / "ort_out";
-    fs::remove_all(out);
-    nlohmann::json specs = nlohmann::json::array();
-    for (size_t i = 0; i < job.inputs.size(); ++i) specs.push_back(job.inputs[i].name.empty() ? files[i] : job.inputs[i].name + "=" + files[i]);
-    list.push_back({{"model", job.model.string()}, {"out", out.string()}, {"level", job.level}, {"inputs", specs},
-                    {"dumpIntermediates", job.dumpIntermediates}});
-    jobOfEntry.push_back(j);
+  std::vector<NodeOracleJob> runs;
+  for (const OrtJob& job : jobs) {
+    runs.push_back(NodeOracleJob{job.model, job.inputs, job.work,
+                                 {{"level", job.level}, {"dumpIntermediates", job.dumpIntermediates}},
+                                 "ONNX Runtime (" + job.model.string() + ", level " + job.level + ")"});
   }
-  if (jobOfEntry.empty()) return runs;
-  fs::create_directories(batchFile.parent_path());
-  if (Status s = stowage::writeFileBytes(batchFile.string(), list.dump(1) + "\n"); !s.ok()) {
-    for (size_t j : jobOfEntry) runs[j].error = s.error().render();
-    return runs;
-  }
-  const std::string cmd = "node " + shellQuote(ortOracleDir() + "/run.js") + " --batch " + shellQuote(batchFile.string());
-  const CommandResult r = runCommand(cmd);
-  std::vector<bool> answered(jobs.size(), false);
-  std::istringstream lines(r.out);
-  for (std::string l; std::getline(lines, l);) {
-    nlohmann::json line = nlohmann::json::parse(l, nullptr, /*allow_exceptions=*/false);
-    if (line.is_discarded() || !line.contains("job") || !line["job"].is_number_unsigned()) continue;
-    const size_t entry = line["job"].get<size_t>();
-    if (entry >= jobOfEntry.size()) continue;
-    const size_t j = jobOfEntry[entry];
-    answered[j] = true;
-    ModelRun& run = runs[j];
-    if (line.contains("error")) {
-      run.error = "ONNX Runtime (" + jobs[j].model.string() + ", level " + jobs[j].level + "): " + line["error"].dump();
-      continue;
-    }
-    if (!line.contains("outputs") || !line["outputs"].is_array()) {
-      run.error = "ONNX Runtime oracle printed no output listing: " + l;
-      continue;
-    }
-    for (const auto& o : line["outputs"]) {
-      auto t = readTensorFile(o.value("file", std::string()));
-      if (!t.ok()) {
-        run.error = "cannot read ONNX Runtime output " + o.dump() + ": " + t.error().render();
-        run.outputs.clear();
-        break;
-      }
-      t->name = o.value("name", std::string());
-      t->kind = TensorKind::Activation;
-      run.outputs.push_back(std::move(*t));
-    }
-  }
-  for (size_t j : jobOfEntry)
-    if (!answered[j]) runs[j].error = ortCommandFailure("ONNX Runtime (" + cmd + ", " + jobs[j].model.string() + ")", r);
-  return runs;
+  return runNodeOracleBatch(ortOracleDir() + "/run.js", "ort_", runs, batchFile);
 }
 
 ModelRun runStowageCli(const fs::path& model, const std::vector<Tensor>& inputs, const fs::path& work,
                        const std::string& extraFlags) {
   ModelRun run;
   fs::create_directories(work);
-  std::vector<std::string> files = ortWriteInputs(inputs, work, "stowage_input_", &run.error);
+  std::vector<std::string> files = writeNpyInputs(inputs, work, "stowage_input_", &run.error);
   if (!run.error.empty()) return run;
   fs::path out = work / "stowage_out";
   fs::remove_all(out);
@@ -151,7 +72,7 @@ ModelRun runStowageCli(const fs::path& model, const std::vector<Tensor>& inputs,
   if (!extraFlags.empty()) cmd += " " + extraFlags;
   CommandResult r = runCommand(cmd);
   if (r.exitCode != 0) {
-    run.error = ortCommandFailure("stowage run (" + cmd + ")", r);
+    run.error = "stowage run (" + cmd + ") failed (exit code " + std::to_string(r.exitCode) + "): " + r.err;
     return run;
   }
   // A model with N outputs: output_0.npy ... output_{N-1}.npy.

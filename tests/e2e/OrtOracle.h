@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "NodeOracle.h"
 #include "stowage/io/TensorCompare.h"
 #include "stowage/ir/Tensor.h"
 
@@ -19,13 +20,6 @@ inline std::string ortOracleDir() { return STOWAGE_ORT_ORACLE; }
 /// True when `node` is on PATH and tools/ort-oracle/node_modules/onnxruntime-node exists. Otherwise false, and
 /// `*why` (when given) says what is missing and how to install it (`make deps`).
 bool ortOracleAvailable(std::string* why = nullptr);
-
-/// The outputs of one model run in the model's output order (each named after its model output), or an error.
-struct ModelRun {
-  std::vector<Tensor> outputs;
-  std::string error;  ///< empty on success
-  bool ok() const { return error.empty(); }
-};
 
 /// Runs `model` with ONNX Runtime (one thread) on `inputs`. An input with a name is bound to the model input of
 /// that name, one without takes the next model input in order. `level` is ONNX Runtime's graph optimisation

@@ -9,6 +9,7 @@
 #include "E2eSupport.h"
 #include "OrtOracle.h"
 #include "RandomCampaign.h"
+#include "TfliteOracle.h"
 #include "stowage/codegen/CEmitter.h"
 #include "stowage/frontend/TfliteImporter.h"
 #include "stowage/ir/Op.h"
@@ -133,6 +134,25 @@ TEST(RandomDifferential, FixedSeedSlice) {
     programs += r.programsRun;
   }
   std::printf("%d pairs, %d programs run\n", pairs, programs);
+}
+
+// Float .tflite seeds (`--float-tflite-percent`) are checked against TFLite's interpreter as float ONNX seeds are
+// against ONNX Runtime (ModelUnderTest::checkOracle, tests/e2e/TfliteOracle.h). Seed 11's recipe as a float .tflite
+// file, one pair. About 1 s. Skipped without the oracle (`make deps`).
+TEST(RandomDifferential, FloatTfliteSeedIsCheckedAgainstTheInterpreter) {
+  std::string why;
+  if (!e2e::tfliteOracleAvailable(&why)) GTEST_SKIP() << "TFLite oracle: " << why;
+  CampaignOptions options;
+  options.work = e2e::scratchDir("random_float_tflite");
+  options.shrink = false;
+  options.boardsPerModel = 1;
+  options.model.floatTflitePercent = 100;
+  const SeedReport r = runSeed(11, options);
+  EXPECT_EQ(r.model.rfind("f32 tflite ", 0), 0u) << r.model;
+  EXPECT_TRUE(r.onnxRuntimeChecked);
+  EXPECT_TRUE(r.findings.empty()) << summaryOf(r);
+  const auto matches = r.outcomes.find(Outcome::Match);
+  EXPECT_EQ(matches == r.outcomes.end() ? 0 : matches->second, 2) << summaryOf(r);  // the pair and the interpreter
 }
 
 /// The planted bug: after planning, puts a buffer written while another is still to be read at that other's offset

@@ -40,7 +40,7 @@ json toJson(const SeedReport& r, bool quantized) {
   for (const auto& [o, n] : r.outcomes) j["outcomes"][outcomeName(o)] = n;
   j["programs"] = r.programsRun;
   j["ort"] = r.onnxRuntimeChecked;
-  j["tflite"] = r.model.rfind("tflite ", 0) == 0;
+  j["tflite"] = r.model.rfind("tflite ", 0) == 0 || r.model.rfind("f32 tflite ", 0) == 0;
   j["emulated"] = r.emulated;
   j["skips"] = r.skips;
   for (const Finding& f : r.findings)
@@ -66,6 +66,7 @@ std::string skipKey(const std::string& line) {
 
 struct CampaignFlags {
   int tflitePercent = 50;   ///< of the int8 seeds, written as .tflite
+  int floatTflitePercent = 25;  ///< of the float seeds, written as float .tflite (checked against TFLite's interpreter)
   int emulatePercent = 10;  ///< of the int8 seeds, also run on QEMU
   std::string machine = "mps2-an386";
 };
@@ -122,6 +123,7 @@ int runCampaign(uint64_t first, int seeds, double seconds, int boards, int int8P
       options.boardsPerModel = boards;
       options.quantized = quantized;
       options.model.tflitePercent = flags.tflitePercent;
+      options.model.floatTflitePercent = flags.floatTflitePercent;
       options.emulatePercent = flags.emulatePercent;
       options.emulateMachine = flags.machine;
       options.onnxRuntime = ort;
@@ -144,9 +146,10 @@ int runCampaign(uint64_t first, int seeds, double seconds, int boards, int int8P
               "match", "mismatch", "failed", "skipped", "programs", "ort-runs", "crashes", "seconds");
   std::printf("%-8d %-6d %-7d %-9d %-7d %-7d %-9d %-7d %-8d %-9d %-9d %-8d %.0f\n", t.models, t.int8Models, t.tfliteModels, t.emulated,
               t.pairs, t.outcomes["match"], mismatches, failed, t.outcomes["skipped"], t.programs, t.ort, t.crashes, elapsed());
-  std::printf("(int8: int8 models, tflite: those written as .tflite files, emulated: firmware runs on QEMU; pairs: random\n"
-              " board x variant runs and emulated runs compared with each model's reference; match/mismatch/failed/skipped\n"
-              " also count the reference and ONNX Runtime checks; programs: distinct generated programs built and run)\n");
+  std::printf("(int8: int8 models, tflite: models written as .tflite files, int8 or float, emulated: firmware runs on QEMU;\n"
+              " pairs: random board x variant runs and emulated runs compared with each model's reference;\n"
+              " match/mismatch/failed/skipped also count the reference and the oracle checks (ONNX Runtime, or TFLite's\n"
+              " interpreter for float .tflite models: ort-runs); programs: distinct generated programs built and run)\n");
   if (!t.skipReasons.empty()) {
     std::vector<std::pair<int, std::string>> reasons;
     for (const auto& [k, n] : t.skipReasons) reasons.push_back({n, k});
@@ -178,7 +181,7 @@ int checkReproducer(const fs::path& dir) {
   if (r.outcome == Outcome::Match) {
     const std::string board = fs::exists(dir / "board.toml") ? readText(dir / "board.toml") : "";
     const size_t emulated = readme.find("(emulated ");
-    if (readme.find(" pair -2 ") != std::string::npos) r = m.checkOnnxRuntime();
+    if (readme.find(" pair -2 ") != std::string::npos) r = m.checkOracle();
     else if (readme.find(" pair -3 ") != std::string::npos && emulated != std::string::npos)
       r = m.checkEmulated(readme.substr(emulated + 10, readme.find(' ', emulated + 10) - emulated - 10), *variant);
     else r = m.check(board, *variant);
@@ -194,12 +197,13 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   uint64_t seed = 1;
-  bool int8 = false, tflite = false;
+  bool int8 = false, tflite = false, floatTflite = false;
   std::string outPath;
   CLI::App* model = app.add_subcommand("model", "Write the random model of a seed (.onnx) and print its recipe");
   model->add_option("--seed", seed, "Seed")->required();
   model->add_flag("--int8", int8, "QDQ int8 model instead of float32");
   model->add_flag("--tflite", tflite, "Int8 .tflite model (the same recipe in TFLite's form)");
+  model->add_flag("--float-tflite", floatTflite, "Float32 .tflite model (the float recipe in TFLite's form)");
   model->add_option("-o,--output", outPath, "Output .onnx (.tflite with --tflite) file")->required();
 
   size_t workspace = 64 * 1024;
@@ -221,11 +225,13 @@ int main(int argc, char** argv) {
   run->add_option("--int8-percent", int8Percent, "Share of seeds with int8 QDQ models")->capture_default_str();
   CampaignFlags flags;
   run->add_option("--tflite-percent", flags.tflitePercent, "Share of the int8 seeds written as .tflite files")->capture_default_str();
+  run->add_option("--float-tflite-percent", flags.floatTflitePercent,
+                  "Share of the float seeds written as float .tflite files (compared with TFLite's interpreter)")->capture_default_str();
   run->add_option("--emulate-percent", flags.emulatePercent,
                   "Share of the int8 seeds also built as firmware and run on QEMU (--emulate-machine)")->capture_default_str();
   run->add_option("--emulate-machine", flags.machine, "QEMU machine of the emulated runs")->capture_default_str();
   run->add_option("--jobs", jobs, "Seeds run at once (one process each)")->capture_default_str();
-  run->add_flag("--no-ort", noOrt, "Do not compare float models with ONNX Runtime");
+  run->add_flag("--no-ort", noOrt, "Do not compare float models with ONNX Runtime (or .tflite ones with TFLite's interpreter)");
   run->add_flag("--no-shrink", noShrink, "Write findings as found, without minimising them");
   run->add_flag("--keep-work", keepWork, "Keep each seed's scratch folder (<out>/work/<f|q><seed>: model, boards)");
   run->add_option("--out", outDir, "Folder for results, scratch files and reproducers")->capture_default_str();
@@ -238,7 +244,8 @@ int main(int argc, char** argv) {
 
   if (model->parsed()) {
     zoo::RandomModelOptions options;
-    options.quantized = int8 || tflite;
+    options.quantized = !floatTflite && (int8 || tflite);
+    tflite = tflite || floatTflite;
     zoo::RandomRecipe recipe = zoo::randomRecipe(seed, options);
     if (tflite) {
       recipe.tflite = true;

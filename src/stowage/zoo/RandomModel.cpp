@@ -338,7 +338,7 @@ RandomStep randomConvStep(SplitMix64& rng, int64_t maxChannels) {
 
 std::string RandomRecipe::describe() const {
   using namespace random_model_detail;  // in the function: the unity build must not see these names elsewhere
-  std::string s = fmt::format("{}{}x{}x{}:", quantized ? (tflite ? "tflite " : "int8 ") : "f32 ", channels, height, width);
+  std::string s = fmt::format("{}{}x{}x{}:", quantized ? (tflite ? "tflite " : "int8 ") : (tflite ? "f32 tflite " : "f32 "), channels, height, width);
   for (const RandomStep& st : steps) {
     s += ' ';
     s += stepName(st.kind);
@@ -435,7 +435,7 @@ RandomRecipe randomRecipe(uint64_t seed, const RandomModelOptions& options) {
   r.reduceRange = chance(rng, 15);
   r.keepActivations = chance(rng, 25);
   r.quantizeSoftmax = chance(rng, 50);
-  r.tflite = options.quantized && chance(rng, options.tflitePercent);
+  r.tflite = chance(rng, options.quantized ? options.tflitePercent : options.floatTflitePercent);
   return r;
 }
 

@@ -52,7 +52,7 @@ struct RandomStep {
 struct RandomRecipe {
   uint64_t seed = 0;           ///< weights and quantisation ranges are drawn from it
   bool quantized = false;      ///< int8 QDQ (zoo/QdqQuantizer.h) rather than float32
-  bool tflite = false;         ///< (quantized only) an int8 .tflite file instead (zoo/RandomTflite.h)
+  bool tflite = false;         ///< a .tflite file instead (zoo/RandomTflite.h): int8 when quantized, else float32
   int64_t channels = 3, height = 8, width = 8;  ///< the input [1, channels, height, width]
   std::vector<RandomStep> steps;
   // QDQ options (quantized only)
@@ -73,6 +73,7 @@ struct RandomModelOptions {
   int64_t maxSpatial = 16;     ///< input height and width in [3, maxSpatial]
   int tflitePercent = 0;       ///< quantized recipes written as .tflite instead of QDQ ONNX, in percent (drawn last:
                                ///< the rest of a seed's recipe does not depend on it)
+  int floatTflitePercent = 0;  ///< float recipes written as float .tflite instead of ONNX, in percent (drawn last too)
 };
 
 /// The recipe of seed `seed` (the same seed and options give the same recipe everywhere).

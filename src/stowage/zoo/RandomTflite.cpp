@@ -1,4 +1,4 @@
-// Random recipes written as int8 .tflite files (see RandomTflite.h).
+// Random recipes written as int8 or float32 .tflite files (see RandomTflite.h).
 #include "stowage/zoo/RandomTflite.h"
 
 #include <fmt/format.h>
@@ -44,8 +44,10 @@ struct TValue {
 
 class TfliteGraph {
  public:
-  TfliteGraph(uint64_t seed, bool perChannel, bool symmetric)
-      : rng_(seed ^ 0x7F11E5EEDull), perChannel_(perChannel), symmetric_(symmetric) {}
+  /// `float32`: float tensors, weights and biases without quantization tables (the same random draws as int8, so
+  /// that the weights' values are those the int8 model quantizes).
+  TfliteGraph(uint64_t seed, bool perChannel, bool symmetric, bool float32)
+      : rng_(seed ^ 0x7F11E5EEDull), perChannel_(perChannel), symmetric_(symmetric), float_(float32) {}
 
   std::vector<TensorSpec> tensors;
   std::vector<OpSpec> ops;
@@ -79,9 +81,11 @@ class TfliteGraph {
     TensorSpec t;
     t.name = fmt::format("t{}_{}", tensors.size(), name);
     t.shape = shape;
-    t.type = 9;
-    t.scales = {v.q.scale};
-    t.zeroPoints = {v.q.zero};
+    t.type = float_ ? 0 : 9;
+    if (!float_) {
+      t.scales = {v.q.scale};
+      t.zeroPoints = {v.q.zero};
+    }
     v.index = static_cast<int32_t>(tensors.size());
     tensors.push_back(std::move(t));
     if (shape.size() == 4) values.push_back(v);
@@ -124,31 +128,56 @@ class TfliteGraph {
     TensorSpec t;
     t.name = fmt::format("t{}_{}", tensors.size(), name);
     t.shape = shape;
-    t.type = 9;
-    t.scales = scales;
-    t.zeroPoints.assign(scales.size(), 0);
-    if (perChannel_) t.quantizedDimension = axis;
-    t.data = tflitewriter::bytesOf(q);
+    if (float_) {
+      t.type = 0;
+      t.data = tflitewriter::bytesOf(w);
+    } else {
+      t.type = 9;
+      t.scales = scales;
+      t.zeroPoints.assign(scales.size(), 0);
+      if (perChannel_) t.quantizedDimension = axis;
+      t.data = tflitewriter::bytesOf(q);
+    }
     tensors.push_back(std::move(t));
     std::vector<float> perChannel(static_cast<size_t>(channels));
     for (int64_t c = 0; c < channels; ++c) perChannel[static_cast<size_t>(c)] = scales[perChannel_ ? static_cast<size_t>(c) : 0];
     return {static_cast<int32_t>(tensors.size() - 1), perChannel};
   }
 
-  /// An int32 bias of `channels` entries (floats in +-0.1) at input_scale * weight_scale[c].
+  /// An int32 bias of `channels` entries (floats in +-0.1) at input_scale * weight_scale[c] (float32: the floats).
   int32_t bias(const std::string& name, float inScale, const std::vector<float>& wScales) {
     std::vector<int32_t> b;
+    std::vector<float> f;
     for (float ws : wScales) {
       const double s = static_cast<double>(inScale) * static_cast<double>(ws);
-      b.push_back(static_cast<int32_t>(std::clamp<double>(std::round(0.1 * rng_.uniform() / s), -1e9, 1e9)));
+      const double v = 0.1 * rng_.uniform();
+      f.push_back(static_cast<float>(v));
+      b.push_back(static_cast<int32_t>(std::clamp<double>(std::round(v / s), -1e9, 1e9)));
     }
     TensorSpec t;
     t.name = fmt::format("t{}_{}", tensors.size(), name);
     t.shape = {static_cast<int32_t>(b.size())};
-    t.type = 2;
-    for (float ws : wScales) t.scales.push_back(inScale * ws);
-    t.zeroPoints.assign(t.scales.size(), 0);
-    t.data = tflitewriter::bytesOf(b);
+    if (float_) {
+      t.type = 0;
+      t.data = tflitewriter::bytesOf(f);
+    } else {
+      t.type = 2;
+      for (float ws : wScales) t.scales.push_back(inScale * ws);
+      t.zeroPoints.assign(t.scales.size(), 0);
+      t.data = tflitewriter::bytesOf(b);
+    }
+    tensors.push_back(std::move(t));
+    return static_cast<int32_t>(tensors.size() - 1);
+  }
+
+  /// A float bias of zeros: TFLite's XNNPACK delegate rejects a float CONV_2D without one ("Tensor at index 2 was
+  /// optional but was expected"), and converters always write one, so the float form has no bias-less convs.
+  int32_t zeroBias(const std::string& name, int64_t channels) {
+    TensorSpec t;
+    t.name = fmt::format("t{}_{}", tensors.size(), name);
+    t.shape = {static_cast<int32_t>(channels)};
+    t.type = 0;
+    t.data = tflitewriter::bytesOf(std::vector<float>(static_cast<size_t>(channels), 0.0f));
     tensors.push_back(std::move(t));
     return static_cast<int32_t>(tensors.size() - 1);
   }
@@ -218,7 +247,7 @@ class TfliteGraph {
     const std::vector<int32_t> wShape = depthwise ? std::vector<int32_t>{1, static_cast<int32_t>(kh), static_cast<int32_t>(kw), static_cast<int32_t>(oc)}
                                                   : std::vector<int32_t>{static_cast<int32_t>(oc), static_cast<int32_t>(kh), static_cast<int32_t>(kw), static_cast<int32_t>(c)};
     auto [wIndex, wScales] = weights("filter", wShape, depthwise ? 3 : 0, std::sqrt(6.0f / static_cast<float>(fanIn)));
-    const int32_t b = step.bias ? bias("bias", in.q.scale, wScales) : -1;
+    const int32_t b = step.bias ? bias("bias", in.q.scale, wScales) : float_ ? zeroBias("bias", oc) : -1;
     out = activation(depthwise ? "depthwise" : "conv", {x.shape[0], static_cast<int32_t>(oh), static_cast<int32_t>(ow), static_cast<int32_t>(oc)},
                      lo, hi, fixedOut);
     OpSpec& o = op(depthwise ? kDepthwise : kConv, {in.index, wIndex, b}, out, depthwise ? kDepthwiseOptions : kConvOptions);
@@ -342,7 +371,7 @@ class TfliteGraph {
     const int32_t f = static_cast<int32_t>(std::max<int64_t>(1, step.outChannels));
     const float mag = std::max(std::fabs(x.lo), std::fabs(x.hi)) * 1.5f;
     auto [wIndex, wScales] = weights("fc_weights", {f, static_cast<int32_t>(k)}, 0, std::sqrt(3.0f / static_cast<float>(k)));
-    const int32_t b = step.bias ? bias("fc_bias", flat.q.scale, wScales) : -1;
+    const int32_t b = step.bias ? bias("fc_bias", flat.q.scale, wScales) : float_ ? zeroBias("fc_bias", f) : -1;
     TValue y = activation("fully_connected", {x.shape[0], f}, -mag, mag);
     op(kFc, {flat.index, wIndex, b}, y, kFcOptions);
     if (!step.softmax) return y;
@@ -358,7 +387,7 @@ class TfliteGraph {
 
  private:
   SplitMix64 rng_;
-  bool perChannel_, symmetric_;
+  bool perChannel_, symmetric_, float_;
 };
 
 }  // namespace random_tflite_detail
@@ -367,7 +396,7 @@ Result<std::vector<uint8_t>> buildRandomTflite(const RandomRecipe& recipe) {
   using namespace random_tflite_detail;
   if (recipe.channels < 1 || recipe.height < 1 || recipe.width < 1)
     return makeError("random model", fmt::format("empty input {}x{}x{}", recipe.channels, recipe.height, recipe.width));
-  TfliteGraph g(recipe.seed, recipe.perChannel, recipe.symmetric);
+  TfliteGraph g(recipe.seed, recipe.perChannel, recipe.symmetric, !recipe.quantized);
   const QParams inQ{1.0f / 128, 0};
   TValue cur = g.activation("input", {1, static_cast<int32_t>(recipe.height), static_cast<int32_t>(recipe.width),
                                       static_cast<int32_t>(recipe.channels)},

@@ -1,5 +1,5 @@
-// Random int8 TFLite models for differential testing (issue 27): the steps of a random recipe (RandomModel.h) written
-// as a real .tflite file (TfliteWriter.h) in TFLite's own form, NHWC with int8 activations, so that the campaign
+// Random int8 and float32 TFLite models for differential testing (issue 27): the steps of a random recipe
+// (RandomModel.h) written as a real .tflite file (TfliteWriter.h) in TFLite's own form, NHWC, so that the campaign
 // reads them through frontend/TfliteReader and TfliteImporter as users' files are read.
 #pragma once
 
@@ -11,12 +11,14 @@
 
 namespace stowage::zoo {
 
-/// Builds `recipe` (RandomRecipe::tflite) as an int8 .tflite file (flatbuffer bytes). TFLite's quantisation rules:
+/// Builds `recipe` (RandomRecipe::tflite) as a .tflite file (flatbuffer bytes): int8 when the recipe is quantized,
+/// else float32 (the same operators and weights before quantisation, no quantization tables; the TFLite
+/// interpreter is then an oracle for it, tests/e2e/TfliteOracle.h). The int8 form follows TFLite's quantisation rules:
 /// per-tensor int8 activations (zero point 0 when `symmetric`), symmetric int8 weights per output channel (axis 0
 /// for CONV_2D and FULLY_CONNECTED, 3 for DEPTHWISE_CONV_2D) or per tensor (`perChannel`), int32 biases at
 /// input_scale * weight_scale; pools, reshapes, transposes, pads and concatenations keep their input's
 /// parameters; LOGISTIC and SOFTMAX write scale 1/256 zero point -128, TANH 1/128 and 0. The input is int8 [1, H, W,
-/// C] and every output int8.
+/// C] and every output int8 (float32 in the float form).
 ///
 /// Steps map to builtins: Conv -> CONV_2D or DEPTHWISE_CONV_2D (SAME or VALID; other paddings as a PAD before a
 /// VALID conv; grouped convs as group 1), sometimes with a fused RELU / RELU6; pools -> MAX_POOL_2D /
