@@ -33,15 +33,15 @@ struct QtabChain {
   int64_t axis = -1;
 };
 
-/// Builds the model of `chains` over activation type `type` (onnx::TensorProto::INT8 or UINT8); input i is "x<i>",
-/// output i "y<i>", both of that type.
-onnx::ModelProto qtabModel(const std::vector<QtabChain>& chains, int type) {
+/// Builds the model of `chains` over activation type `type` (onnx::TensorProto::INT8 or UINT8) at `opset`; input i is
+/// "x<i>", output i "y<i>", both of that type.
+onnx::ModelProto qtabModel(const std::vector<QtabChain>& chains, int type, int opset = 13) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   m.set_producer_name("stowage-qdq-tables");
-  auto* opset = m.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(13);
+  auto* domain = m.add_opset_import();
+  domain->set_domain("");
+  domain->set_version(opset);
   onnx::GraphProto* g = m.mutable_graph();
   g->set_name("qdq_tables");
   auto scalar = [&](const std::string& name, int dtype, const void* bytes, size_t size) {
@@ -212,6 +212,39 @@ void qtabCheck(DType type) {
 
 TEST(QdqTables, Int8SigmoidAndSoftmaxGiveOnnxRuntimesBytesForEveryInputByte) { qtabCheck(DType::Int8); }
 TEST(QdqTables, Uint8SigmoidAndSoftmaxGiveOnnxRuntimesBytesForEveryInputByte) { qtabCheck(DType::UInt8); }
+
+// Opset 11: Softmax normalises over the flattened dims from `axis` on (the IR's coerce2d), and so does ONNX Runtime's
+// QLinearSoftmax (its table's length is that of the flattened dims).
+TEST(QdqTables, Opset11SoftmaxNormalisesTheFlattenedTrailingDims) {
+  std::string why;
+  if (!ortOracleAvailable(&why)) GTEST_SKIP() << "ONNX Runtime oracle: " << why;
+  const fs::path dir = scratchDir("qdq_tables_opset11");
+  std::vector<OrtJob> jobs;
+  std::vector<std::vector<QtabChain>> models;
+  for (DType type : {DType::Int8, DType::UInt8}) {
+    const int lo = type == DType::Int8 ? -128 : 0;
+    models.push_back({{"Softmax", 0.13f, 1.0f / 255.0f, lo + 7, lo, {3, 4, 5}, 1}, {"Softmax", 0.05f, 1.0f / 256.0f, lo + 100, lo, {2, 3, 4, 5}, 2}});
+    const std::string tag = type == DType::Int8 ? "s8" : "u8";
+    const fs::path file = qtabWrite(qtabModel(models.back(), type == DType::Int8 ? onnx::TensorProto::INT8 : onnx::TensorProto::UINT8, 11),
+                                    dir / ("softmax11_" + tag + ".onnx"));
+    jobs.push_back(OrtJob{file, qtabInputs(models.back(), type, 11), dir / ("ort_" + tag), "all"});
+  }
+  const std::vector<ModelRun> ort = runOrtOracleBatch(jobs, dir / "ort_batch.json");
+  ASSERT_EQ(ort.size(), jobs.size());
+  for (size_t m = 0; m < jobs.size(); ++m) {
+    SCOPED_TRACE(jobs[m].model.filename().string());
+    ASSERT_TRUE(ort[m].ok()) << ort[m].error;
+    auto g = importOnnxFile(jobs[m].model.string());
+    ASSERT_TRUE(g.ok()) << g.error().render();
+    ASSERT_TRUE(fuseQdq(*g).ok());
+    int softmaxes = 0;
+    for (const Node& n : g->nodes) softmaxes += n.op == OpKind::QLinearSoftmax && n.attrs.getInt("coerce2d", 0) == 1;
+    EXPECT_EQ(softmaxes, 2);
+    const ModelRun ours = runStowageCli(jobs[m].model, jobs[m].inputs, dir / ("stowage" + std::to_string(m)));
+    ASSERT_TRUE(ours.ok()) << ours.error;
+    EXPECT_EQ(diffOutputs(ours.outputs, ort[m].outputs), "");
+  }
+}
 
 }  // namespace
 }  // namespace stowage::e2e

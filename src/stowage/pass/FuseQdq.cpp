@@ -520,7 +520,9 @@ std::vector<std::string> QdqFuser::run() {
     auto o = quantizedOutput(n.outputs[0]);
     Match<std::vector<Node>> fused = std::string();
     if (auto* why = std::get_if<std::string>(&o)) {
-      fused = *why;
+      // ONNX Runtime fuses Sigmoid and Softmax only between a DequantizeLinear and a QuantizeLinear: otherwise it
+      // computes them in float too.
+      fused = *why + (n.op == OpKind::Sigmoid || n.op == OpKind::Softmax ? " (ONNX Runtime computes it in float too)" : "");
     } else {
       const OutputSide& out = std::get<OutputSide>(o);
       switch (n.op) {
