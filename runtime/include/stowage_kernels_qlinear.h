@@ -134,6 +134,31 @@ void stowage_qlinear_avgpool2d(const void* x, const float* x_scale, const void* 
 void stowage_qlinear_maxpool2d(const void* x, const float* x_scale, const void* x_zero_point, const float* y_scale,
                                const void* y_zero_point, void* y, const stowage_qlinear_pool_params* p);
 
+/* QLinearLookup (an elementwise function between DequantizeLinear and QuantizeLinear, e.g. Sigmoid, as ONNX Runtime's
+ * QLinearSigmoid): y[i] = table[x[i]'s byte], count elements. x and y are int8 or uint8 (one byte each); the 256-entry
+ * table (y's type, indexed by the input's byte: for int8, entry 128 is x = -128) is computed by the compiler. */
+typedef struct {
+  int64_t count;
+} stowage_qlinear_lookup_params;
+
+void stowage_qlinear_lookup(const void* x, const void* table, void* y, const stowage_qlinear_lookup_params* p);
+
+/* QLinearSoftmax (Softmax between DequantizeLinear and QuantizeLinear, as ONNX Runtime's QLinearSoftmax computes it):
+ * x viewed as [outer][len][inner], softmax along len. Per row, with m the row's largest x: sum = the float32 sum, in
+ * order, of exp_table[m - x_j]; y_j = saturate(round_half_even((exp_table[m - x_j] * y_factor) / sum) + y_zero_point),
+ * each step in float32. exp_table (256 floats, indexed by m - x) and y_factor (floor(1 / y_scale), below 2^22) are
+ * computed by the compiler; x_type and y_type are S8 or U8. */
+typedef struct {
+  int64_t outer;
+  int64_t len;
+  int64_t inner;
+  int32_t x_type, y_type;
+  float y_factor;
+  int32_t y_zero_point;
+} stowage_qlinear_softmax_params;
+
+void stowage_qlinear_softmax(const void* x, const float* exp_table, void* y, const stowage_qlinear_softmax_params* p);
+
 #ifdef __cplusplus
 }
 #endif

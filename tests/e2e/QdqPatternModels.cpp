@@ -295,6 +295,13 @@ std::vector<QdqPattern> qdqPatterns() {
                  g.node("Sigmoid", "sigmoid", {x}, {0.2689f, 0.7311f});
                  g.output("sigmoid_out", {1, 4, 6, 6});
                }});
+  // A Sigmoid after an int8 convolution: with int8 activations its table lookup runs on the convolution's NHWC tensor.
+  p.push_back({"conv_sigmoid", true, false, false, [](QdqFloatGraph& g) {
+                 std::string x = g.input("x", {1, 4, 6, 6});
+                 std::string y = g.conv("conv", x, 4, 6, 3, 1, 1, 1, true, kQdqUniformSigma, 1.5);
+                 g.node("Sigmoid", "sigmoid", {y}, {0.01f, 0.99f});
+                 g.output("sigmoid_out", {1, 6, 6, 6});
+               }});
   p.push_back({"softmax", false, false, true, [](QdqFloatGraph& g) {
                  std::string x = g.input("x", {2, 10});
                  QdqFloatGraph::intAttr(g.node("Softmax", "softmax", {x}, {0.0f, 1.0f}), "axis", -1);

@@ -192,6 +192,11 @@ std::string qlinearParamsInitializer(const QLinearCall& c) {
                                q.pad_right, q.dil_h, q.dil_w, q.count_include_pad, elemName(p.x_type), elemName(p.y_type)) +
                    requantModeText(p);
           },
+          [](const stowage_qlinear_lookup_params& p) { return fmt::format(".count = {}", p.count); },
+          [](const stowage_qlinear_softmax_params& p) {
+            return fmt::format(".outer = {}, .len = {}, .inner = {}, .x_type = {}, .y_type = {}, .y_factor = {}, .y_zero_point = {}", p.outer,
+                               p.len, p.inner, elemName(p.x_type), elemName(p.y_type), floatLiteral(p.y_factor), p.y_zero_point);
+          },
       },
       c.params);
 }

@@ -63,7 +63,7 @@ Result<std::vector<int64_t>> spatialAttr(const Node& n, const char* name, size_t
 Shapes inferShapeSameAsInput(const Graph& g, const Node& n) {
   STOWAGE_ASSIGN_OR_RETURN(Shape x, requireInput(g, n, 0));
   const auto rank = static_cast<int64_t>(x.size());
-  if (n.op == OpKind::Softmax || n.op == OpKind::LogSoftmax) {
+  if (n.op == OpKind::Softmax || n.op == OpKind::LogSoftmax || n.op == OpKind::QLinearSoftmax) {
     int64_t axis = n.attrs.getInt("axis", rank - 1);
     if (axis < 0 || axis >= std::max<int64_t>(rank, 1))
       return bad(n, fmt::format("axis {} is out of range for an input of rank {}", axis, rank));

@@ -582,7 +582,9 @@ Result<std::vector<KernelCall>> lowerNode(const Graph& g, const Node& n) {
     case OpKind::QLinearAdd:
     case OpKind::QLinearMul:
     case OpKind::QLinearAveragePool:
-    case OpKind::QLinearMaxPool: return lowerQLinearNode(g, n);
+    case OpKind::QLinearMaxPool:
+    case OpKind::QLinearLookup:
+    case OpKind::QLinearSoftmax: return lowerQLinearNode(g, n);
   }
   return makeUnsupported(nodeLoc(n), "has no kernel");
 }

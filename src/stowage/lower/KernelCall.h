@@ -126,12 +126,14 @@ enum class QLinearKernel {
   QLinearMatMul,
   QLinearBinary,
   QLinearAveragePool,
-  QLinearMaxPool
+  QLinearMaxPool,
+  QLinearLookup,
+  QLinearSoftmax
 };
 struct QLinearCall {
   QLinearKernel kernel = QLinearKernel::QLinearConv;
   std::variant<stowage_qlinear_quant_params, stowage_qlinear_conv_params, stowage_qlinear_matmul_params, stowage_qlinear_binary_params,
-               stowage_qlinear_pool_params>
+               stowage_qlinear_pool_params, stowage_qlinear_lookup_params, stowage_qlinear_softmax_params>
       params;
 };
 

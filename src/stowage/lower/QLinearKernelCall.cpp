@@ -299,6 +299,53 @@ Result<std::vector<KernelCall>> lowerQLinearPool(const Graph& g, const Node& n) 
   return std::vector<KernelCall>{single(kernel, p, {xId, n.inputs[1], n.inputs[2], n.inputs[3], n.inputs[4]}, yId)};
 }
 
+/// QLinearLookup: one byte in, one byte out, through the node's constant 256-entry table (input 1).
+Result<std::vector<KernelCall>> lowerQLinearLookup(const Graph& g, const Node& n) {
+  const TensorId xId = n.inputs[0], tableId = n.inputs[1], yId = n.outputs[0];
+  STOWAGE_TRY(elemType(g, n, xId, {DType::Int8, DType::UInt8}, "input"));
+  STOWAGE_TRY(elemType(g, n, yId, {DType::Int8, DType::UInt8}, "output"));
+  const Tensor& table = g.tensor(tableId);
+  if (table.dtype != g.tensor(yId).dtype || table.numElements() != 256)
+    return makeError(nodeLoc(n), fmt::format("table '{}' must hold 256 entries of the output's type, not {} of {}", table.name,
+                                             table.numElements(), dtypeName(table.dtype)));
+  stowage_qlinear_lookup_params p;
+  std::memset(&p, 0, sizeof p);
+  p.count = g.tensor(xId).numElements();
+  return std::vector<KernelCall>{single(QLinearKernel::QLinearLookup, p, {xId, tableId}, yId)};
+}
+
+/// QLinearSoftmax: rows along the axis (Softmax's geometry), the float32 exponential table (input 1), y_factor and
+/// y_zero_point from the attributes.
+Result<std::vector<KernelCall>> lowerQLinearSoftmax(const Graph& g, const Node& n) {
+  const TensorId xId = n.inputs[0], tableId = n.inputs[1], yId = n.outputs[0];
+  stowage_qlinear_softmax_params p;
+  std::memset(&p, 0, sizeof p);
+  STOWAGE_ASSIGN_OR_RETURN(p.x_type, elemType(g, n, xId, {DType::Int8, DType::UInt8}, "input"));
+  STOWAGE_ASSIGN_OR_RETURN(p.y_type, elemType(g, n, yId, {DType::Int8, DType::UInt8}, "output"));
+  const Tensor& table = g.tensor(tableId);
+  if (table.dtype != DType::Float32 || table.numElements() != 256)
+    return makeError(nodeLoc(n), fmt::format("exponential table '{}' must hold 256 float32 entries", table.name));
+  const Shape& s = g.tensor(xId).shape;
+  const int64_t rank = static_cast<int64_t>(s.size());
+  const int64_t axis = n.attrs.getInt("axis", rank - 1);
+  if (rank == 0 || axis < 0 || axis >= rank) return makeError(nodeLoc(n), fmt::format("axis {} is out of range for rank {}", axis, rank));
+  const auto ax = static_cast<size_t>(axis);
+  auto product = [&](size_t from, size_t to) {
+    int64_t v = 1;
+    for (size_t d = from; d < to; ++d) v *= s[d];
+    return v;
+  };
+  p.outer = product(0, ax);
+  const bool coerce2d = n.attrs.getInt("coerce2d", 0) != 0;
+  p.len = coerce2d ? product(ax, s.size()) : s[ax];
+  p.inner = coerce2d ? 1 : product(ax + 1, s.size());
+  p.y_factor = n.attrs.getFloat("y_factor", 0.0f);
+  if (!(p.y_factor >= 0.0f && p.y_factor < 4194304.0f))
+    return makeError(nodeLoc(n), fmt::format("y_factor {} is outside [0, 2^22)", p.y_factor));
+  STOWAGE_TRY(assignI32(n, {{&p.y_zero_point, n.attrs.getInt("y_zero_point", 0)}}));
+  return std::vector<KernelCall>{single(QLinearKernel::QLinearSoftmax, p, {xId, tableId}, yId)};
+}
+
 }  // namespace
 
 Result<std::vector<KernelCall>> lowerQLinearNode(const Graph& g, const Node& n) {
@@ -313,6 +360,8 @@ Result<std::vector<KernelCall>> lowerQLinearNode(const Graph& g, const Node& n) 
     case OpKind::QLinearMul: return lowerQLinearBinary(g, n);
     case OpKind::QLinearAveragePool:
     case OpKind::QLinearMaxPool: return lowerQLinearPool(g, n);
+    case OpKind::QLinearLookup: return lowerQLinearLookup(g, n);
+    case OpKind::QLinearSoftmax: return lowerQLinearSoftmax(g, n);
     default: break;
   }
   return makeError(nodeLoc(n), "is not an ONNX integer op");
@@ -329,6 +378,8 @@ std::string qlinearKernelFunctionName(const QLinearCall& c) {
     case QLinearKernel::QLinearBinary: return "stowage_qlinear_binary";
     case QLinearKernel::QLinearAveragePool: return "stowage_qlinear_avgpool2d";
     case QLinearKernel::QLinearMaxPool: return "stowage_qlinear_maxpool2d";
+    case QLinearKernel::QLinearLookup: return "stowage_qlinear_lookup";
+    case QLinearKernel::QLinearSoftmax: return "stowage_qlinear_softmax";
   }
   return "";
 }
@@ -340,6 +391,8 @@ std::string qlinearParamsTypeName(const QLinearCall& c) {
                         [](const stowage_qlinear_matmul_params&) -> std::string { return "stowage_qlinear_matmul_params"; },
                         [](const stowage_qlinear_binary_params&) -> std::string { return "stowage_qlinear_binary_params"; },
                         [](const stowage_qlinear_pool_params&) -> std::string { return "stowage_qlinear_pool_params"; },
+                        [](const stowage_qlinear_lookup_params&) -> std::string { return "stowage_qlinear_lookup_params"; },
+                        [](const stowage_qlinear_softmax_params&) -> std::string { return "stowage_qlinear_softmax_params"; },
                     },
                     c.params);
 }
@@ -366,6 +419,8 @@ void executeQLinearCall(const QLinearCall& c, const std::vector<const void*>& in
                    if (c.kernel == QLinearKernel::QLinearMaxPool) stowage_qlinear_maxpool2d(v(0), f(1), v(2), f(3), v(4), out, &p);
                    else stowage_qlinear_avgpool2d(v(0), f(1), v(2), f(3), v(4), out, &p);
                  },
+                 [&](const stowage_qlinear_lookup_params& p) { stowage_qlinear_lookup(v(0), v(1), out, &p); },
+                 [&](const stowage_qlinear_softmax_params& p) { stowage_qlinear_softmax(v(0), f(1), out, &p); },
              },
              c.params);
 }

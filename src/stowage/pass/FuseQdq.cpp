@@ -11,6 +11,8 @@
 #include <map>
 #include <optional>
 
+#include "stowage/pass/QdqTables.h"
+
 namespace stowage {
 
 namespace {
@@ -91,6 +93,8 @@ class QdqFuser {
   Match<std::vector<Node>> fuseConcat(const Node& n, const OutputSide& out);
   Match<std::vector<Node>> fuseBinary(const Node& n, const OutputSide& out);
   Match<std::vector<Node>> fuseAveragePool(const Node& n, const OutputSide& out);  ///< and MaxPool
+  Match<std::vector<Node>> fuseSigmoid(const Node& n, const OutputSide& out);
+  Match<std::vector<Node>> fuseSoftmax(const Node& n, const OutputSide& out);
   /// The zero point of the QuantizeLinear `out`, made a constant 0 of its type when it has none.
   TensorId outputZeroPoint(const OutputSide& out);
 
@@ -434,6 +438,60 @@ Match<std::vector<Node>> QdqFuser::fuseAveragePool(const Node& n, const OutputSi
   return std::vector<Node>{std::move(q)};
 }
 
+Match<std::vector<Node>> QdqFuser::fuseSigmoid(const Node& n, const OutputSide& out) {
+  auto x = dequantized(n.inputs[0], "input", false);
+  if (auto* why = std::get_if<std::string>(&x)) return *why;
+  const Dequantized& xd = std::get<Dequantized>(x);
+  const DType xType = g_.tensor(xd.q).dtype, yType = g_.tensor(out.output).dtype;
+  const int64_t xZero = xd.zeroPoints.empty() ? 0 : xd.zeroPoints[0];
+  // Every input byte's output, as ONNX Runtime's QLinearSigmoid tabulates it (and its float Sigmoid computes it).
+  std::vector<uint8_t> table = qdq::sigmoidTable(xType, xd.scales[0], xZero, yType, out.yScale, out.yZero, out.yMin, out.yMax);
+  const TensorId t = addConstant(n.name + "_table", yType, {256}, std::move(table));
+  Node q;
+  q.name = n.name;
+  q.op = OpKind::QLinearLookup;
+  q.inputs = {xd.q, t};
+  q.outputs = {out.output};
+  return std::vector<Node>{std::move(q)};
+}
+
+Match<std::vector<Node>> QdqFuser::fuseSoftmax(const Node& n, const OutputSide& out) {
+  auto x = dequantized(n.inputs[0], "input", false);
+  if (auto* why = std::get_if<std::string>(&x)) return *why;
+  const Dequantized& xd = std::get<Dequantized>(x);
+  const Tensor xt = g_.tensor(xd.q);
+  const DType yType = g_.tensor(out.output).dtype;
+  // ONNX Runtime fuses DQ -> Softmax -> Q into its QLinearSoftmax only as written: one type on both sides, nothing
+  // between the Softmax and its QuantizeLinear.
+  if (out.activationNode >= 0) return std::string("an activation follows it (ONNX Runtime computes that in float too)");
+  if (xt.dtype != yType)
+    return fmt::format("its input is {} and its output {} (ONNX Runtime's QLinearSoftmax, and so this pass, needs one type)",
+                       dtypeName(xt.dtype), dtypeName(yType));
+  const int64_t rank = static_cast<int64_t>(xt.shape.size());
+  const int64_t axis = n.attrs.getInt("axis", rank - 1);
+  if (rank == 0 || axis < 0 || axis >= rank) return std::string("its axis is out of range");
+  int64_t len = 1;
+  const bool coerce2d = n.attrs.getInt("coerce2d", 0) != 0;
+  for (int64_t d = axis; d < (coerce2d ? rank : axis + 1); ++d) len *= xt.shape[static_cast<size_t>(d)];
+  if (len <= 0) return std::string("its axis is empty");
+  const float factor = qdq::softmaxYFactor(out.yScale);
+  if (!(factor < 4194304.0f)) return fmt::format("its output scale {} is below 2^-22", out.yScale);
+  std::vector<float> table = qdq::softmaxExpTable(xd.scales[0], len);
+  std::vector<uint8_t> bytes(table.size() * sizeof(float));
+  std::memcpy(bytes.data(), table.data(), bytes.size());
+  const TensorId t = addConstant(n.name + "_exp_table", DType::Float32, {256}, std::move(bytes));
+  Node q;
+  q.name = n.name;
+  q.op = OpKind::QLinearSoftmax;
+  q.attrs.set("axis", axis);
+  q.attrs.set("coerce2d", int64_t{coerce2d ? 1 : 0});
+  q.attrs.set("y_factor", factor);
+  q.attrs.set("y_zero_point", out.yZero);
+  q.inputs = {xd.q, t};
+  q.outputs = {out.output};
+  return std::vector<Node>{std::move(q)};
+}
+
 std::vector<std::string> QdqFuser::run() {
   std::vector<std::vector<Node>> replacement(g_.nodes.size());
   std::vector<bool> drop(g_.nodes.size(), false);
@@ -444,7 +502,8 @@ std::vector<std::string> QdqFuser::run() {
     const Node n = g_.nodes[i];
     const bool candidate = n.op == OpKind::Conv || n.op == OpKind::Gemm || n.op == OpKind::MatMul || n.op == OpKind::Reshape ||
                            n.op == OpKind::Transpose || n.op == OpKind::Concat || n.op == OpKind::Add || n.op == OpKind::Mul ||
-                           n.op == OpKind::AveragePool || n.op == OpKind::GlobalAveragePool || n.op == OpKind::MaxPool;
+                           n.op == OpKind::AveragePool || n.op == OpKind::GlobalAveragePool || n.op == OpKind::MaxPool ||
+                           n.op == OpKind::Sigmoid || n.op == OpKind::Softmax;
     // Only operators that read a DequantizeLinear are QDQ operators; the rest of a float model is not this pass's.
     const auto readsDequantized = [&](TensorId t) {
       const int p = t == kNoTensor ? -1 : producers_[static_cast<size_t>(t)];
@@ -461,7 +520,9 @@ std::vector<std::string> QdqFuser::run() {
     auto o = quantizedOutput(n.outputs[0]);
     Match<std::vector<Node>> fused = std::string();
     if (auto* why = std::get_if<std::string>(&o)) {
-      fused = *why;
+      // ONNX Runtime fuses Sigmoid and Softmax only between a DequantizeLinear and a QuantizeLinear: otherwise it
+      // computes them in float too.
+      fused = *why + (n.op == OpKind::Sigmoid || n.op == OpKind::Softmax ? " (ONNX Runtime computes it in float too)" : "");
     } else {
       const OutputSide& out = std::get<OutputSide>(o);
       switch (n.op) {
@@ -474,6 +535,8 @@ std::vector<std::string> QdqFuser::run() {
         case OpKind::MaxPool:
         case OpKind::GlobalAveragePool: fused = fuseAveragePool(n, out); break;
         case OpKind::Concat: fused = fuseConcat(n, out); break;
+        case OpKind::Sigmoid: fused = fuseSigmoid(n, out); break;
+        case OpKind::Softmax: fused = fuseSoftmax(n, out); break;
         default: fused = fuseView(n, out); break;
       }
       if (auto* nodes = std::get_if<std::vector<Node>>(&fused)) {

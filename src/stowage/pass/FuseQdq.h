@@ -20,6 +20,9 @@ namespace stowage {
 /// - `Q(Add|Mul(DQ(a), DQ(b)))` into QLinearAdd / QLinearMul (the float graph's arithmetic on int8 operands);
 /// - `Q(AveragePool|GlobalAveragePool(DQ(x)))` into QLinearAveragePool, `Q(MaxPool(DQ(x)))` into QLinearMaxPool;
 /// - `Q(Concat(DQ(a), DQ(b), ...))` into a Concat of the int8 tensors when all share the output's quantization;
+/// - `Q(Sigmoid(DQ(x)))` into QLinearLookup through a 256-entry table of ONNX Runtime's QLinearSigmoid, and
+///   `Q(Softmax(DQ(x)))` (one type on both sides, nothing in between) into QLinearSoftmax with ONNX Runtime's exponential
+///   table (pass/QdqTables.h: both computed here, at compile time);
 /// - a Relu or Clip between the operator and its Q into the clamp of the output (exact: quantization is monotonic);
 /// - `Q(Reshape|Transpose(DQ(x)))` with the same scale and zero point on both sides into that view of the int8 tensor.
 /// DequantizeLinear nodes left without readers are removed; the rest of the graph is unchanged (so an operator that no

@@ -254,6 +254,10 @@ std::vector<std::string> NhwcRewriter::run() {
       const bool fed = producesNhwc[static_cast<size_t>(n.inputs[0])] || producesNhwc[static_cast<size_t>(n.inputs[1])];
       if (!same || !fed) continue;
       nhwc[i] = true;
+    } else if (n.op == OpKind::QLinearLookup) {
+      // Elementwise through a table: on the NHWC tensor of a converted producer as it is.
+      if (g_.tensor(n.outputs[0]).shape.size() != 4 || !producesNhwc[static_cast<size_t>(n.inputs[0])]) continue;
+      nhwc[i] = true;
     } else {
       continue;
     }
@@ -266,7 +270,7 @@ std::vector<std::string> NhwcRewriter::run() {
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       const TensorId t = n.inputs[k];
       if (t == kNoTensor) continue;
-      const bool activationSlot = !nhwc[i] || (n.op == OpKind::QLinearConv ? k == 0 : k < 2);
+      const bool activationSlot = !nhwc[i] || (n.op == OpKind::QLinearConv || n.op == OpKind::QLinearLookup ? k == 0 : k < 2);
       if (!nhwc[i] || !activationSlot) ++nchwReaders[static_cast<size_t>(t)];
     }
   }
@@ -288,6 +292,11 @@ std::vector<std::string> NhwcRewriter::run() {
     if (n.op == OpKind::QLinearConv) {
       q = convNode(n, infos[i], out);
       ++counts[infos[i].form == Form::Depthwise ? "depthwise convolution" : "convolution"];
+    } else if (n.op == OpKind::QLinearLookup) {
+      q = n;
+      q.inputs[0] = nhwcOf(n.inputs[0], out);
+      q.outputs[0] = newTwin(n.outputs[0]);
+      ++counts["table lookup (Sigmoid)"];
     } else {
       q = n;
       q.inputs[0] = nhwcOf(n.inputs[0], out);

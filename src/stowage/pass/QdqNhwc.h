@@ -18,8 +18,9 @@ namespace stowage {
 ///   in float32 as ONNX Runtime does), the shift input zeros, attribute requant_f32 = 1 (the kernels then requantize
 ///   as round_half_even((float)acc * m) + y_zp, runtime/include/stowage_kernels_int8.h);
 /// - the 1-D QLinearConv that fuseQdq makes of a Gemm (input [rows, K, 1], kernel 1) into `QFullyConnected`;
-/// - `QLinearAdd` / `QLinearMul` of equal 4-D shapes (no broadcasting) whose operand comes from a converted layer:
-///   computed on the NHWC tensors (elementwise, so the layout does not matter).
+/// - `QLinearAdd` / `QLinearMul` of equal 4-D shapes (no broadcasting) whose operand comes from a converted layer, and a
+///   4-D `QLinearLookup` (Sigmoid) whose input does: computed on the NHWC tensors (elementwise, so the layout does not
+///   matter).
 /// NCHW tensors are turned into NHWC by a Transpose before the first NHWC reader that needs it, and back after an
 /// NHWC producer only when some reader (or the graph's output) needs the NCHW tensor, so a chain of converted layers
 /// has no Transpose inside it. Everything else is unchanged. Returns remarks: what moved, and each QLinearConv that

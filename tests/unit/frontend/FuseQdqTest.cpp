@@ -248,3 +248,100 @@ TEST(FuseQdq, EquallyQuantizedConcatAndMaxPoolStayInt8) {
 
 }  // namespace
 }  // namespace stowage
+
+namespace stowage {
+namespace {
+
+/// x -> Q/DQ (type `xType`) -> `op` -> Q (type `yType`) / DQ -> y; Softmax along the last axis.
+ModelBuilder qdqTableNet(const std::string& op, int xType, int yType) {
+  ModelBuilder m;
+  m.input("x", {2, 6});
+  qdqInit(m, "xs", onnx::TensorProto_DataType_FLOAT, {}, {0.05});
+  qdqInit(m, "xz", xType, {}, {3});
+  qdqInit(m, "ys", onnx::TensorProto_DataType_FLOAT, {}, {1.0 / 256.0});
+  qdqInit(m, "yz", yType, {}, {yType == onnx::TensorProto_DataType_INT8 ? -128.0 : 0.0});
+  m.node("QuantizeLinear", {"x", "xs", "xz"}, {"xq"}, "quantize_x");
+  m.node("DequantizeLinear", {"xq", "xs", "xz"}, {"xd"}, "dequantize_x");
+  auto& n = m.node(op, {"xd"}, {"f"}, "op");
+  if (op == "Softmax") ModelBuilder::attr(n, "axis", int64_t{-1});
+  m.node("QuantizeLinear", {"f", "ys", "yz"}, {"fq"}, "quantize_f");
+  m.node("DequantizeLinear", {"fq", "ys", "yz"}, {"y"}, "dequantize_f");
+  m.output("y");
+  return m;
+}
+
+TEST(FuseQdq, SigmoidBecomesATableOfEveryInputByte) {
+  for (int yType : {onnx::TensorProto_DataType_INT8, onnx::TensorProto_DataType_UINT8}) {
+    Graph g = test::importOk(qdqTableNet("Sigmoid", onnx::TensorProto_DataType_INT8, yType));
+    auto remarks = fuseQdq(g);
+    ASSERT_TRUE(remarks.ok());
+    const Node* lookup = test::findNode(g, OpKind::QLinearLookup);
+    ASSERT_NE(lookup, nullptr) << ::testing::PrintToString(*remarks);
+    EXPECT_EQ(countOps(g, OpKind::Sigmoid), 0);
+    const Tensor& table = g.tensor(lookup->inputs[1]);
+    ASSERT_EQ(table.data.size(), 256u);
+    // Entry 128 is x = -128: sigmoid(0.05 * -131) = 0.00142, 0.36 steps of 1/256: 0 above the zero point. Entry 127 is
+    // x = 127: sigmoid(6.2) = 0.99798, 255.48 steps: 255 above it.
+    const int lo = yType == onnx::TensorProto_DataType_INT8 ? -128 : 0;
+    auto entry = [&](size_t i) { return yType == onnx::TensorProto_DataType_INT8 ? static_cast<int>(static_cast<int8_t>(table.data[i])) : table.data[i]; };
+    EXPECT_EQ(entry(128), lo);
+    EXPECT_EQ(entry(127), lo + 255);
+    EXPECT_EQ(entry(3), lo + 128);  // x = x_zero_point: sigmoid(0) = 0.5
+  }
+}
+
+TEST(FuseQdq, SoftmaxBecomesOnnxRuntimesQLinearSoftmaxWhenBothSidesShareTheType) {
+  Graph g = test::importOk(qdqTableNet("Softmax", onnx::TensorProto_DataType_UINT8, onnx::TensorProto_DataType_UINT8));
+  ASSERT_TRUE(fuseQdq(g).ok());
+  const Node* softmax = test::findNode(g, OpKind::QLinearSoftmax);
+  ASSERT_NE(softmax, nullptr);
+  EXPECT_EQ(softmax->attrs.getFloat("y_factor", 0.0f), 256.0f);  // floor(1 / (1/256))
+  EXPECT_EQ(softmax->attrs.getInt("axis", -1), 1);
+  EXPECT_EQ(g.tensor(softmax->inputs[1]).dtype, DType::Float32);
+
+  // int8 in, uint8 out: ONNX Runtime keeps that Softmax float (its QLinearSoftmax has one type), and so does the pass.
+  Graph mixed = test::importOk(qdqTableNet("Softmax", onnx::TensorProto_DataType_INT8, onnx::TensorProto_DataType_UINT8));
+  auto remarks = fuseQdq(mixed);
+  ASSERT_TRUE(remarks.ok());
+  EXPECT_EQ(countOps(mixed, OpKind::Softmax), 1);
+  bool named = false;
+  for (const std::string& r : *remarks) named = named || r.find("Softmax 'op' stays float: its input is i8 and its output u8") != std::string::npos;
+  EXPECT_TRUE(named) << ::testing::PrintToString(*remarks);
+}
+
+TEST(FuseQdq, TableOperatorsGiveTheFloatGraphsBytesOnTheHost) {
+  // Sigmoid: the table is the float graph's own arithmetic (MLAS's logistic), so both compilations agree byte for
+  // byte. Softmax: ONNX Runtime's integer softmax, within one step of the float graph.
+  for (const char* op : {"Sigmoid", "Softmax"})
+    for (int type : {onnx::TensorProto_DataType_INT8, onnx::TensorProto_DataType_UINT8}) {
+      SCOPED_TRACE(::testing::Message() << op << " type " << type);
+      const ModelBuilder m = qdqTableNet(op, type, type);
+      Tensor x;
+      x.name = "x";
+      x.shape = {2, 6};
+      std::vector<float> v(12);
+      for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(static_cast<int>(i * 7 % 13) - 6) * 0.8f;
+      x.data.resize(v.size() * 4);
+      std::memcpy(x.data.data(), v.data(), x.data.size());
+      std::vector<std::vector<float>> outputs;
+      for (bool fuse : {true, false}) {
+        CompileOptions o;
+        o.fuseQdq = fuse;
+        auto r = compileGraph(test::importOk(m), o);
+        ASSERT_TRUE(r.ok()) << r.error().render();
+        auto run = runOnHost(*r, {x});
+        ASSERT_TRUE(run.ok()) << run.error().render();
+        ASSERT_EQ(run->size(), 1u);
+        const Tensor& y = (*run)[0];
+        outputs.emplace_back(reinterpret_cast<const float*>(y.data.data()), reinterpret_cast<const float*>(y.data.data()) + y.numElements());
+      }
+      ASSERT_EQ(outputs[0].size(), outputs[1].size());
+      for (size_t i = 0; i < outputs[0].size(); ++i) {
+        if (std::string(op) == "Sigmoid") EXPECT_EQ(outputs[0][i], outputs[1][i]) << i;
+        else EXPECT_NEAR(outputs[0][i], outputs[1][i], 1.01 / 256.0) << i;
+      }
+    }
+}
+
+}  // namespace
+}  // namespace stowage
