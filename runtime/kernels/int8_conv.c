@@ -902,7 +902,7 @@ static void qconv2d_im2col(const int8_t* x, const int8_t* w, const int32_t* bias
 /* Output channels up to which a pointwise convolution keeps every channel's folded correction and two pixels' outputs
  * on the stack (STOWAGE_POINTWISE_STACK_BYTES) and runs pixel pair after pixel pair (qconv2d_pointwise); wider layers
  * take qconv2d_fast. */
-#define STOWAGE_PW_CHANNELS ((STOWAGE_POINTWISE_STACK_BYTES - 8 * STOWAGE_PW_CHUNK - 4 * STOWAGE_PW_WIDE_K) / 6)
+#define STOWAGE_PW_CHANNELS ((STOWAGE_POINTWISE_STACK_BYTES - 8 * STOWAGE_PW_CHUNK - 4 * STOWAGE_PW_WIDE_K - 4) / 6)
 
 #if STOWAGE_CONV_POINTWISE
 #if !defined(STOWAGE_RQF32_VARIANT)
@@ -983,7 +983,10 @@ static void qconv2d_pointwise(const int8_t* x, const int8_t* w, const int32_t* b
   const int32_t K = p->c, M = p->m, pixels = p->n * p->h * p->w;
   const int32_t pix_stride = p->out_pixel_stride > 0 ? p->out_pixel_stride : M;
   const int descending = p->row_band < 0, per_channel = p->per_channel;
-  int32_t corr[STOWAGE_PW_CHANNELS];
+  /* One more correction than channels: a chunk with an odd number of filters pairs its last one with itself and the
+   * DSP loop loads (then drops) the word after its correction (stowage_dot_2x2_widened_filters); the accumulators have
+   * room for the dropped sums. */
+  int32_t corr[STOWAGE_PW_CHANNELS + 1];
   int32_t acc_a[STOWAGE_PW_CHUNK], acc_b[STOWAGE_PW_CHUNK];
   int8_t out[2][STOWAGE_PW_CHANNELS];
 #if defined(STOWAGE_DOT_WIDENED)

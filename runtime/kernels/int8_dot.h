@@ -331,7 +331,84 @@ static inline void stowage_dot_2x2_wfilters_rows(const int8_t* xa, int32_t ystep
 /* stowage_dot_2x2_widened over the first n4 elements of the n filter rows at w (wstride apart), two filters at a time
  * (a lone last one paired with itself), each pair's accumulators starting from corr: acc_a[i] and acc_b[i] are the two
  * pixels' sums for filter i. One call per chunk of filters rather than one per pair (measured on the M4: KWS's
- * 8,064 filter pairs 110,880 instructions fewer, about 14 a pair). */
+ * 8,064 filter pairs 110,880 instructions fewer, about 14 a pair); with the DSP instructions the loop over the pairs is
+ * in the same hand-allocated asm as the loop over the elements, its counters and pointers in memory (every register
+ * holds the inner loop): 21 instructions a pair around the inner loop, where the compiled loop took 61 (it spilled
+ * everything), which outweighed the 36 of the inner loop itself on 8-element filters (VWW's 8->16 pointwise layer). */
+#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && defined(__OPTIMIZE__)
+/* `pairs` filter pairs (w + 2j wstride and the row after it) over the widened inputs xw: the asm described above;
+ * wstride 0 pairs a filter with itself. */
+__attribute__((noinline, unused)) static void stowage_dot_2x2_widened_pairs(const int32_t* xw, const int8_t* w, int32_t wstride,
+                                                                    int32_t n4, int32_t pairs, const int32_t* corr,
+                                                                    int32_t* acc_a, int32_t* acc_b) {
+  int32_t a0, a1, a2, a3, x0, x1, x2, x3, t0, te;
+  const int32_t* xp = xw;
+  const int8_t* wp = w;
+  const int8_t* end;
+  const int32_t* corrp = corr;
+  int32_t* accap = acc_a;
+  int32_t* accbp = acc_b;
+  int32_t left = pairs;
+  const int32_t* xw0 = xw;
+  const int32_t n4m = n4, adv = 2 * wstride - n4, ws = wstride - 4;
+  __asm__ volatile(
+      "2:\n\t"
+      "ldr    %[te], %[corrp]\n\t"
+      "ldrd   %[a0], %[a2], [%[te]], #8\n\t"
+      "str    %[te], %[corrp]\n\t"
+      "mov    %[a1], %[a0]\n\t"
+      "mov    %[a3], %[a2]\n\t"
+      "ldr    %[xp], %[xw0]\n\t"
+      "ldr    %[te], %[n4m]\n\t"
+      "add    %[end], %[wp], %[te]\n\t"
+      "1:\n\t"
+      "ldrd   %[x0], %[x1], [%[xp]], #8\n\t"
+      "ldrd   %[x2], %[x3], [%[xp]], #8\n\t"
+      "ldr    %[t0], [%[wp]], #4\n\t"
+      "sxtb16 %[te], %[t0]\n\t"
+      "sxtb16 %[t0], %[t0], ror #8\n\t"
+      "smlad  %[a0], %[x0], %[te], %[a0]\n\t"
+      "smlad  %[a0], %[x1], %[t0], %[a0]\n\t"
+      "smlad  %[a1], %[x2], %[te], %[a1]\n\t"
+      "smlad  %[a1], %[x3], %[t0], %[a1]\n\t"
+      "ldr    %[t0], [%[wp], %[ws]]\n\t"
+      "sxtb16 %[te], %[t0]\n\t"
+      "sxtb16 %[t0], %[t0], ror #8\n\t"
+      "smlad  %[a2], %[x0], %[te], %[a2]\n\t"
+      "smlad  %[a2], %[x1], %[t0], %[a2]\n\t"
+      "smlad  %[a3], %[x2], %[te], %[a3]\n\t"
+      "smlad  %[a3], %[x3], %[t0], %[a3]\n\t"
+      "cmp    %[wp], %[end]\n\t"
+      "bne    1b\n\t"
+      "ldr    %[te], %[accap]\n\t"
+      "strd   %[a0], %[a2], [%[te]], #8\n\t"
+      "str    %[te], %[accap]\n\t"
+      "ldr    %[te], %[accbp]\n\t"
+      "strd   %[a1], %[a3], [%[te]], #8\n\t"
+      "str    %[te], %[accbp]\n\t"
+      "ldr    %[te], %[adv]\n\t"
+      "add    %[wp], %[wp], %[te]\n\t"
+      "ldr    %[te], %[left]\n\t"
+      "subs   %[te], %[te], #1\n\t"
+      "str    %[te], %[left]\n\t"
+      "bne    2b\n\t"
+      : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [xp] "+r"(xp), [wp] "+r"(wp), [x0] "=&r"(x0),
+        [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [t0] "=&r"(t0), [te] "=&r"(te), [end] "=&r"(end),
+        [corrp] "+m"(corrp), [accap] "+m"(accap), [accbp] "+m"(accbp), [left] "+m"(left)
+      : [ws] "r"(ws), [xw0] "m"(xw0), [n4m] "m"(n4m), [adv] "m"(adv)
+      : "cc", "memory");
+}
+
+__attribute__((always_inline, unused)) static inline void stowage_dot_2x2_widened_filters(const int32_t* xw, const int8_t* w,
+                                                                                   int32_t wstride, int32_t n4, int32_t n,
+                                                                                   const int32_t* corr, int32_t* acc_a,
+                                                                                   int32_t* acc_b) {
+  if (n >= 2) stowage_dot_2x2_widened_pairs(xw, w, wstride, n4, n / 2, corr, acc_a, acc_b);
+  if (n & 1) { /* a lone last filter, paired with itself: its sums land in acc_a[n - 1] and acc_a[n] (n < the chunk) */
+    stowage_dot_2x2_widened_pairs(xw, w + (n - 1) * wstride, 0, n4, 1, corr + n - 1, acc_a + n - 1, acc_b + n - 1);
+  }
+}
+#else
 __attribute__((noinline, unused)) static void stowage_dot_2x2_widened_filters(const int32_t* xw, const int8_t* w, int32_t wstride,
                                                                       int32_t n4, int32_t n, const int32_t* corr,
                                                                       int32_t* acc_a, int32_t* acc_b) {
@@ -348,6 +425,7 @@ __attribute__((noinline, unused)) static void stowage_dot_2x2_widened_filters(co
     acc_b[i + 1] = acc[3];
   }
 }
+#endif
 #endif
 
 /* acc[0] += xa.w0, acc[1] += xb.w0, acc[2] += xa.w1, acc[3] += xb.w1 over n elements (Helium, C, or the DSP

@@ -155,7 +155,7 @@ TEST(Int8FastKernels, ConvOnRandomShapesMatchesDirectLoops) {
 }
 
 // Pointwise layers take their own kernel (pixel pairs through every filter pair, inputs widened once per pair with the
-// DSP extension): channel counts around its limits (widened up to 128 input channels, buffered up to 213 output
+// DSP extension): channel counts around its limits (widened up to 128 input channels, buffered up to 212 output
 // channels), band orders, channel-slice outputs, and accumulators outside the narrow requantization's range.
 TEST(Int8FastKernels, PointwiseOnRandomShapesMatchesDirectLoops) {
   std::mt19937 rng(505);
