@@ -147,48 +147,7 @@ static inline void stowage_widen_pair(const int8_t* xa, const int8_t* xb, int32_
   }
 }
 
-/* acc[0] += xa.w0, acc[1] += xb.w0, acc[2] += xa.w1, acc[3] += xb.w1 over n4 elements (a multiple of 4, at least 4),
- * the inputs widened by stowage_widen_pair, w1 = w0 + wstep: 18 instructions per 16 multiply-accumulates in the
- * hand-allocated loop (2 LDRD of the widened inputs, 2 filter words, 4 SXTB16, 8 SMLAD, 2 loop). Inlined into
- * stowage_dot_2x2_widened_filters' loop over filter pairs, its only caller. */
 #if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && defined(__OPTIMIZE__)
-__attribute__((always_inline, unused)) static inline void stowage_dot_2x2_widened(const int32_t* xw, const int8_t* w0, int32_t wstep,
-                                                                              int32_t n4, int32_t* acc) {
-  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], x0, x1, x2, x3, t0, te;
-  const int32_t* xp = xw;
-  const int8_t* wp = w0;
-  const int8_t* end = w0 + n4;
-  const int32_t ws = wstep - 4;
-  __asm__ volatile(
-      "1:\n\t"
-      "ldrd   %[x0], %[x1], [%[xp]], #8\n\t"
-      "ldrd   %[x2], %[x3], [%[xp]], #8\n\t"
-      "ldr    %[t0], [%[wp]], #4\n\t"
-      "sxtb16 %[te], %[t0]\n\t"
-      "sxtb16 %[t0], %[t0], ror #8\n\t"
-      "smlad  %[a0], %[x0], %[te], %[a0]\n\t"
-      "smlad  %[a0], %[x1], %[t0], %[a0]\n\t"
-      "smlad  %[a1], %[x2], %[te], %[a1]\n\t"
-      "smlad  %[a1], %[x3], %[t0], %[a1]\n\t"
-      "ldr    %[t0], [%[wp], %[ws]]\n\t"
-      "sxtb16 %[te], %[t0]\n\t"
-      "sxtb16 %[t0], %[t0], ror #8\n\t"
-      "smlad  %[a2], %[x0], %[te], %[a2]\n\t"
-      "smlad  %[a2], %[x1], %[t0], %[a2]\n\t"
-      "smlad  %[a3], %[x2], %[te], %[a3]\n\t"
-      "smlad  %[a3], %[x3], %[t0], %[a3]\n\t"
-      "cmp    %[wp], %[end]\n\t"
-      "bne    1b\n\t"
-      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [xp] "+r"(xp), [wp] "+r"(wp), [x0] "=&r"(x0),
-        [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [t0] "=&r"(t0), [te] "=&r"(te)
-      : [ws] "r"(ws), [end] "r"(end)
-      : "cc", "memory");
-  acc[0] = a0;
-  acc[1] = a1;
-  acc[2] = a2;
-  acc[3] = a3;
-}
-
 /* acc[0] += xa.w0, acc[1] += xb.w0, acc[2] += xa.w1, acc[3] += xb.w1 over n4 elements (a multiple of 4, at least 4),
  * xb = xa + ystep, the filters widened beforehand (stowage_widen_pair(w0, w1, ...): per 4 elements, w0's even and odd
  * halfword pairs, then w1's): the filter pair is widened once and serves every pixel pair of a row. 18 instructions
@@ -279,6 +238,8 @@ __attribute__((noinline, unused)) static void stowage_dot_2x2_wfilters_rows(cons
   acc[3] = a3;
 }
 #else
+/* acc[0] += xa.w0, acc[1] += xb.w0, acc[2] += xa.w1, acc[3] += xb.w1 over n4 elements (a multiple of 4), the inputs
+ * widened by stowage_widen_pair, w1 = w0 + wstep (with the DSP instructions: stowage_dot_2x2_widened_pairs' asm). */
 static inline void stowage_dot_2x2_widened(const int32_t* xw, const int8_t* w0, int32_t wstep, int32_t n4, int32_t* acc) {
   int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], i;
   for (i = 0; i < n4; i += 4, xw += 4) {
@@ -336,8 +297,9 @@ static inline void stowage_dot_2x2_wfilters_rows(const int8_t* xa, int32_t ystep
  * holds the inner loop): 21 instructions a pair around the inner loop, where the compiled loop took 61 (it spilled
  * everything), which outweighed the 36 of the inner loop itself on 8-element filters (VWW's 8->16 pointwise layer). */
 #if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && defined(__OPTIMIZE__)
-/* `pairs` filter pairs (w + 2j wstride and the row after it) over the widened inputs xw: the asm described above;
- * wstride 0 pairs a filter with itself. */
+/* `pairs` filter pairs (w + 2j wstride and the row after it) over the widened inputs xw, wstride 0 pairing a filter with
+ * itself. Per 4 elements, 18 instructions for 16 multiply-accumulates (2 LDRD of the widened inputs, 2 filter words,
+ * 4 SXTB16, 8 SMLAD, 2 loop); per pair 21 around it. */
 __attribute__((noinline, unused)) static void stowage_dot_2x2_widened_pairs(const int32_t* xw, const int8_t* w, int32_t wstride,
                                                                     int32_t n4, int32_t pairs, const int32_t* corr,
                                                                     int32_t* acc_a, int32_t* acc_b) {

@@ -2,6 +2,7 @@
 #include "stowage/pass/FoldConstantChannels.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstring>
@@ -163,12 +164,10 @@ Result<std::vector<std::string>> foldConstantChannels(Graph& g) {
     layers.push_back(fmt::format("{} ({} of {})", n.name, rewrite.size(), m));
   }
   if (layers.empty()) return std::vector<std::string>{};
-  std::string list;
-  for (size_t i = 0; i < layers.size(); ++i) list += (i == 0 ? "" : ", ") + layers[i];
   return std::vector<std::string>{fmt::format(
       "constant channels: {} output channel(s) give one value for every input (their scale rounds every reachable "
       "accumulator to it) and are written as that constant, exactly: {}",
-      total, list)};
+      total, fmt::join(layers, ", "))};
 }
 
 }  // namespace stowage
