@@ -294,12 +294,12 @@ static inline void stowage_dot_2x2_wfilters_rows(const int8_t* xa, int32_t ystep
  * pixels' sums for filter i. One call per chunk of filters rather than one per pair (measured on the M4: KWS's
  * 8,064 filter pairs 110,880 instructions fewer, about 14 a pair); with the DSP instructions the loop over the pairs is
  * in the same hand-allocated asm as the loop over the elements, its counters and pointers in memory (every register
- * holds the inner loop): 21 instructions a pair around the inner loop, where the compiled loop took 61 (it spilled
+ * holds the inner loop): 20 instructions a pair around the inner loop, where the compiled loop took 61 (it spilled
  * everything), which outweighed the 36 of the inner loop itself on 8-element filters (VWW's 8->16 pointwise layer). */
 #if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && defined(__OPTIMIZE__)
 /* `pairs` filter pairs (w + 2j wstride and the row after it) over the widened inputs xw, wstride 0 pairing a filter with
  * itself. Per 4 elements, 18 instructions for 16 multiply-accumulates (2 LDRD of the widened inputs, 2 filter words,
- * 4 SXTB16, 8 SMLAD, 2 loop); per pair 21 around it. */
+ * 4 SXTB16, 8 SMLAD, 2 loop); per pair 20 around it. */
 __attribute__((noinline, unused)) static void stowage_dot_2x2_widened_pairs(const int32_t* xw, const int8_t* w, int32_t wstride,
                                                                     int32_t n4, int32_t pairs, const int32_t* corr,
                                                                     int32_t* acc_a, int32_t* acc_b) {

@@ -9,12 +9,17 @@
 #include <limits>
 
 #include "stowage/ir/LoweringAttributes.h"
+#include "stowage_kernels.h"
 
 namespace stowage {
 namespace {
 
 constexpr int32_t kCanonicalMultiplier = 1 << 30;  // 0.5 in Q31: with shift -1, acc 4d requantizes to d
 constexpr int32_t kCanonicalShift = -1;
+
+/// Index of tap t of output channel c among m channels of `taps` taps each: a depthwise filter [1, kh, kw, M] holds a
+/// channel's taps M apart, a convolution's [M, kh, kw, C] and a fully connected layer's [M, K] one after another.
+int64_t tapIndex(bool depthwise, int64_t m, int64_t taps, int64_t c, int64_t t) { return depthwise ? t * m + c : c * taps + t; }
 
 bool fitsInt32(int64_t v) { return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max(); }
 
@@ -55,8 +60,7 @@ std::vector<int> constantChannels(const Graph& g, const Node& n) {
     const Tensor& b = g.tensor(biasId);
     if (!b.isConstant() || b.dtype != DType::Int32 || b.numElements() != m) return {};
   }
-  // Taps of channel c: weight index base(c) + t * step for t < taps.
-  int64_t taps = 0, step = 1;
+  int64_t taps = 0;
   const bool depthwise = n.op == OpKind::QDepthwiseConv2d;
   if (n.op == OpKind::QFullyConnected) {
     if (w.shape.size() != 2 || w.shape[0] != m) return {};
@@ -65,7 +69,6 @@ std::vector<int> constantChannels(const Graph& g, const Node& n) {
     if (w.shape.size() != 4) return {};
     if (depthwise ? w.shape[3] != m : w.shape[0] != m) return {};
     taps = w.shape[1] * w.shape[2] * (depthwise ? 1 : w.shape[3]);
-    if (depthwise) step = m;
   }
   const int64_t inputOffset = -x.quant->zeroPoints[0], outputZero = y.quant->zeroPoints[0];
   const int64_t actMin = n.attrs.getInt("act_min", -128), actMax = n.attrs.getInt("act_max", 127);
@@ -77,9 +80,8 @@ std::vector<int> constantChannels(const Graph& g, const Node& n) {
   for (int64_t c = 0; c < m; ++c) {
     if (md[c] < 0 || sd[c] > 30 || sd[c] < -31) continue;  // monotone requantizations only
     int64_t lo = bd != nullptr ? bd[c] : 0, hi = lo;
-    const int64_t base = depthwise ? c : c * taps;
     for (int64_t t = 0; t < taps; ++t) {
-      const int64_t wt = wd[base + t * step];
+      const int64_t wt = wd[tapIndex(depthwise, m, taps, c, t)];
       const int64_t a = wt * (-128 + inputOffset), b = wt * (127 + inputOffset);
       lo += std::min<int64_t>({0, a, b});
       hi += std::max<int64_t>({0, a, b});
@@ -87,7 +89,7 @@ std::vector<int> constantChannels(const Graph& g, const Node& n) {
     const int64_t scale = int64_t{1} << std::max(sd[c], 0);
     if (!fitsInt32(lo * scale) || !fitsInt32(hi * scale)) continue;
     auto output = [&](int64_t acc) {
-      return std::clamp<int64_t>(outputZero + tfliteRequantize(static_cast<int32_t>(acc), md[c], sd[c]), actMin, actMax);
+      return std::clamp<int64_t>(outputZero + stowage_requantize_s32(static_cast<int32_t>(acc), md[c], sd[c]), actMin, actMax);
     };
     const int64_t first = output(lo);
     if (first == output(hi)) out[static_cast<size_t>(c)] = static_cast<int>(first);
@@ -95,17 +97,6 @@ std::vector<int> constantChannels(const Graph& g, const Node& n) {
   return out;
 }
 
-int32_t tfliteRequantize(int32_t acc, int32_t multiplier, int32_t shift) {
-  const int left = shift > 0 ? shift : 0, right = shift < 0 ? -shift : 0;
-  const int64_t a = static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(acc) << left));
-  // Rounding doubling high multiply (gemmlowp's nudge with truncation equals floor((ab + 2^30) / 2^31)).
-  const int64_t ab = a * multiplier;
-  const int32_t x = static_cast<int32_t>((ab + (int64_t{1} << 30)) >> 31);
-  if (right == 0) return x;
-  const int32_t mask = static_cast<int32_t>((uint32_t{1} << right) - 1u);
-  const int32_t remainder = x & mask, threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return (x >> right) + (remainder > threshold ? 1 : 0);
-}
 
 Result<std::vector<std::string>> foldConstantChannels(Graph& g) {
   std::vector<std::string> layers;
@@ -118,7 +109,7 @@ Result<std::vector<std::string>> foldConstantChannels(Graph& g) {
     const Node& view = g.nodes[ni];
     const bool depthwise = view.op == OpKind::QDepthwiseConv2d;
     const Tensor& w0 = g.tensor(view.inputs[1]);
-    const int64_t taps = w0.numElements() / m, step = depthwise ? m : 1;
+    const int64_t taps = w0.numElements() / m;
     const int32_t yz = static_cast<int32_t>(g.tensor(view.outputs[0]).quant->zeroPoints[0]);
     auto canonical = [&](int64_t c) {
       const int32_t* md = g.tensor(view.inputs[2]).dataAs<int32_t>();
@@ -127,7 +118,7 @@ Result<std::vector<std::string>> foldConstantChannels(Graph& g) {
       const int32_t bias = b != kNoTensor ? g.tensor(b).dataAs<int32_t>()[c] : 0;
       const int8_t* wd = w0.dataAs<int8_t>();
       for (int64_t t = 0; t < taps; ++t)
-        if (wd[(depthwise ? c : c * taps) + t * step] != 0) return false;
+        if (wd[tapIndex(depthwise, m, taps, c, t)] != 0) return false;
       return md[c] == kCanonicalMultiplier && sd[c] == kCanonicalShift && bias == 4 * (constant[static_cast<size_t>(c)] - yz);
     };
     std::vector<int64_t> rewrite;
@@ -155,7 +146,7 @@ Result<std::vector<std::string>> foldConstantChannels(Graph& g) {
     int32_t* sd = mutableData<int32_t>(g.tensor(sId));
     int32_t* bd = mutableData<int32_t>(g.tensor(bId));
     for (int64_t c : rewrite) {
-      for (int64_t t = 0; t < taps; ++t) wd[(depthwise ? c : c * taps) + t * step] = 0;
+      for (int64_t t = 0; t < taps; ++t) wd[tapIndex(depthwise, m, taps, c, t)] = 0;
       md[c] = kCanonicalMultiplier;
       sd[c] = kCanonicalShift;
       bd[c] = 4 * (constant[static_cast<size_t>(c)] - yz);

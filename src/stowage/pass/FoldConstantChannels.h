@@ -11,10 +11,6 @@
 
 namespace stowage {
 
-/// TFLite's requantization of an int32 accumulator (MultiplyByQuantizedMultiplier: the rounding doubling high multiply
-/// by `multiplier` after a left shift, then the rounding right shift, ties away from zero); `shift` > 0 shifts left.
-int32_t tfliteRequantize(int32_t acc, int32_t multiplier, int32_t shift);
-
 /// constantChannels' value for a channel whose output depends on the input.
 inline constexpr int kNotConstant = -1000;
 

@@ -132,13 +132,10 @@ Result<std::vector<std::string>> pruneConstantChannels(Graph& g) {
     for (const Edit& e : *edits) {
       Node& r = g.nodes[e.node];
       if (e.carry == Carry::PassOn) continue;
-      if (e.carry == Carry::TakeInWeights) {
-        const Shape ws = g.tensor(r.inputs[1]).shape;
-        r.inputs[1] = gathered(g, r.inputs[1], r.name + "/weights_reordered", m, 1, order, ws);
-        continue;
-      }
+      // The channels are the weights' last axis for every reader that takes or permutes them.
       const Shape ws = g.tensor(r.inputs[1]).shape;
       r.inputs[1] = gathered(g, r.inputs[1], r.name + "/weights_reordered", m, 1, order, ws);
+      if (e.carry == Carry::TakeInWeights) continue;
       if (g.tensor(r.inputs[2]).numElements() == m) {
         r.inputs[2] = gathered(g, r.inputs[2], r.name + "/multiplier_reordered", m, 1, order, {m});
         r.inputs[3] = gathered(g, r.inputs[3], r.name + "/shift_reordered", m, 1, order, {m});

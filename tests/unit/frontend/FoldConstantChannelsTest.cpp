@@ -199,15 +199,15 @@ std::vector<std::vector<int8_t>> inputsFor(Layer& l, uint32_t seed) {
   return inputs;
 }
 
-TEST(FoldConstantChannels, TfliteRequantizeFollowsTflitesRounding) {
-  EXPECT_EQ(tfliteRequantize(100, 1 << 30, 0), 50);    // x 0.5
-  EXPECT_EQ(tfliteRequantize(-3, 1 << 30, 0), -1);     // -1.5: the doubling high multiply rounds up
-  EXPECT_EQ(tfliteRequantize(6, 1 << 30, -2), 1);      // 3 / 4 = 0.75 -> 1
-  EXPECT_EQ(tfliteRequantize(-6, 1 << 30, -2), -1);    // ties away from zero: -0.75 -> -1
-  EXPECT_EQ(tfliteRequantize(4, 1 << 30, -2), 1);      // 2 / 4 = 0.5 -> 1 (away from zero)
-  EXPECT_EQ(tfliteRequantize(-4, 1 << 30, -2), -1);
-  EXPECT_EQ(tfliteRequantize(3, 1 << 30, 1), 3);       // left shift 1, x 0.5
-  EXPECT_EQ(tfliteRequantize(1 << 30, (1 << 30) + 12345, -31), 0);
+TEST(FoldConstantChannels, RuntimeRequantizeFollowsTflitesRounding) {
+  EXPECT_EQ(stowage_requantize_s32(100, 1 << 30, 0), 50);    // x 0.5
+  EXPECT_EQ(stowage_requantize_s32(-3, 1 << 30, 0), -1);     // -1.5: the doubling high multiply rounds up
+  EXPECT_EQ(stowage_requantize_s32(6, 1 << 30, -2), 1);      // 3 / 4 = 0.75 -> 1
+  EXPECT_EQ(stowage_requantize_s32(-6, 1 << 30, -2), -1);    // ties away from zero: -0.75 -> -1
+  EXPECT_EQ(stowage_requantize_s32(4, 1 << 30, -2), 1);      // 2 / 4 = 0.5 -> 1 (away from zero)
+  EXPECT_EQ(stowage_requantize_s32(-4, 1 << 30, -2), -1);
+  EXPECT_EQ(stowage_requantize_s32(3, 1 << 30, 1), 3);       // left shift 1, x 0.5
+  EXPECT_EQ(stowage_requantize_s32(1 << 30, (1 << 30) + 12345, -31), 0);
 }
 
 TEST(FoldConstantChannels, DeadFiltersGiveTheSameBytesThroughTheKernels) {
