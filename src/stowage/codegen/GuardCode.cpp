@@ -152,11 +152,22 @@ GuardLayout guardLayout(const Graph& g, const ProgramPlan& plan) {
     r.armStep = -1;
     r.writtenByApplication = true;
   }
+  std::vector<std::vector<std::pair<int, int>>> lifetimes(out.records.size());  // per record: its tensors' [write, last use]
   for (size_t id = 0; id < out.index.size(); ++id)
     if (out.index[id] >= 0) {
       GuardRecord& r = out.records[static_cast<size_t>(out.index[id])];
       r.deadStep = std::max(r.deadStep, lastUse[id]);
+      const int b = plan.bufferOf(static_cast<TensorId>(id));
+      if (b >= 0) lifetimes[static_cast<size_t>(out.index[id])].push_back({plan.buffers[static_cast<size_t>(b)].firstStep, lastUse[id]});
     }
+  for (size_t k = 0; k < out.records.size(); ++k) {
+    if (!out.records[k].slice) continue;
+    for (const auto& [first, last] : lifetimes[k]) {
+      const bool another = std::any_of(lifetimes[k].begin(), lifetimes[k].end(),
+                                       [&, last = last](const std::pair<int, int>& o) { return o.first <= last && last < o.second; });
+      if (!another && last < out.records[k].deadStep) out.records[k].idleSteps.push_back(last);
+    }
+  }
   // Overlapping layers: the output's record is armed after its write; every record on the input's group bytes
   // stops at that step. Not only when the data overlap: the planner's shifts hold the canaries too, so the output's
   // canary may lie on the input's data (armed before the step, it would overwrite input bytes still to be read) or
@@ -248,7 +259,8 @@ std::string guardAfterStep(const Graph& g, const ProgramPlan& plan, const GuardL
     if (std::find(outputs.begin(), outputs.end(), static_cast<int>(k)) != outputs.end()) continue;
     if (r.overwrittenAt == step) continue;
     if (r.retireStep == step) s += fmt::format("{}_guard_retire(&guard[{}]);\n", p, k);
-    else if (r.deadStep == step) s += fmt::format("guard[{}].live = 0;\n", k);
+    else if (r.deadStep == step || std::find(r.idleSteps.begin(), r.idleSteps.end(), step) != r.idleSteps.end())
+      s += fmt::format("guard[{}].live = 0;\n", k);
   }
   return s;
 }

@@ -24,6 +24,10 @@ struct GuardRecord {
   bool slice = false;
   int armStep = -1;    ///< a root: its group's first step, where canaries are set and the bytes poisoned
   int deadStep = 0;    ///< after this step nothing reads the record's tensors: it stops being checked
+  /// A slice record shared by tensors with separate lifetimes (views of the same bytes at different times, e.g. the
+  /// same rows of a Concat output and of an Add written in place over it): after these steps none of them is live,
+  /// so it stops being checked until one is written again.
+  std::vector<int> idleSteps;
   int retireStep = -1; ///< a root: its group's last step, after which the group's bytes are poisoned
   /// A root written over its layer's input (an overlapping layer, plan/analysis/RowOverlap.h): not armed before
   /// that step (canaries and poison would land on input rows still to be read); its canaries are set after it.

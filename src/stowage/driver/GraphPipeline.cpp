@@ -128,7 +128,7 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
   if (options.forceFuseLayers || (options.fuseLayers && fusedBandsPoolGoal(board) > 0)) unfused = graph;
   if (options.fuseLayers || options.forceFuseLayers)
     fusedBands = timeStage(timings, "fuse-layers", [&] {
-      return fuseLayerBands(graph, board, FuseBandsOptions{options.forceFuseLayers, options.ioInPools, 12, options.fuseExtraMacsPercent});
+      return fuseLayerBands(graph, board, FuseBandsOptions{options.forceFuseLayers, options.ioInPools, FuseBandsOptions{}.maxChainLayers, options.fuseExtraMacsPercent});
     });
   STOWAGE_TRY(timeStage(timings, "verify", [&] { return verifyGraph(graph); }));
   // Liveness, constraints, pool assignment, offsets and the validator all run inside planProgram.

@@ -6,6 +6,7 @@
 #include "stowage/ir/LoweringAttributes.h"
 
 #include <algorithm>
+#include <set>
 #include <limits>
 
 #include "stowage/lower/KernelCall.h"
@@ -180,8 +181,10 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
                                              {"graph_outputs", least.graphOutputs}, {"activations", least.activations}}}};
   r["kernel_stack_bytes"] = stackByStep.empty() ? 0 : *std::max_element(stackByStep.begin(), stackByStep.end());
   {
-    int chains = 0;
-    for (const Node& n : g.nodes) chains += n.op == OpKind::Concat && n.attrs.has(kBandOfAttr) ? 1 : 0;
+    std::set<std::string> tags;  // one "fused chain N" per chain (cached halos add Concats of their own)
+    for (const Node& n : g.nodes)
+      if (n.attrs.has(kBandOfAttr)) tags.insert(n.attrs.getString(kBandOfAttr));
+    const int chains = static_cast<int>(tags.size());
     r["fused_bands"] = {{"chains", chains}, {"extra_macs", context.fusedBandExtraMacs}};
   }
   r["planner"] = {{"algorithm", plan.algorithm}, {"seconds", plan.seconds}};

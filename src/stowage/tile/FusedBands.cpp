@@ -19,7 +19,7 @@ namespace {
 
 bool fusableOp(OpKind op) {
   return op == OpKind::QConv2d || op == OpKind::QDepthwiseConv2d || op == OpKind::QMaxPool2d || op == OpKind::QAveragePool2d ||
-         op == OpKind::QAdd;
+         op == OpKind::QAdd || op == OpKind::Transpose;
 }
 
 /// One image row of an NHWC tensor [1, H, W, C]: its bytes.
@@ -30,7 +30,8 @@ bool batchOneNhwcInt8(const Tensor& t) { return t.dtype == DType::Int8 && t.shap
 /// What the chain search needs of a node: whether it can be in a chain, and its window geometry.
 struct NodeInfo {
   bool fusable = false;
-  std::optional<LayerShape> window;  ///< conv / pool; empty for the element-wise QAdd (rows map one to one)
+  std::optional<LayerShape> window;  ///< conv / pool; empty for the element-wise QAdd and Transpose (rows map one to one)
+  int inputRowAxis = 1;              ///< the axis of input 0 that holds the output's rows (a Transpose's perm[1])
 };
 
 NodeInfo nodeInfo(const Graph& g, const Node& n) {
@@ -38,6 +39,16 @@ NodeInfo nodeInfo(const Graph& g, const Node& n) {
   if (!fusableOp(n.op) || n.outputs.size() != 1 || n.attrs.has(kBandOfAttr)) return info;
   const Tensor& y = g.tensor(n.outputs[0]);
   if (!batchOneNhwcInt8(y)) return info;
+  // A layout Transpose into NHWC (a model's NCHW input): output rows [a, e) are input rows [a, e) of axis perm[1].
+  if (n.op == OpKind::Transpose) {
+    const std::vector<int64_t> perm = n.attrs.getInts("perm", {});
+    if (n.inputs.size() != 1 || n.inputs[0] == kNoTensor || perm.size() != 4 || perm[0] != 0 || perm[1] < 1 || perm[1] > 3) return info;
+    const Tensor& x = g.tensor(n.inputs[0]);
+    if (x.isConstant() || x.dtype != DType::Int8 || x.shape.size() != 4 || x.shape[0] != 1) return info;
+    info.inputRowAxis = static_cast<int>(perm[1]);
+    info.fusable = true;
+    return info;
+  }
   if (n.op == OpKind::QAdd) {
     if (n.inputs.size() != 2) return info;
     for (TensorId t : n.inputs)
@@ -61,14 +72,17 @@ NodeInfo nodeInfo(const Graph& g, const Node& n) {
 std::vector<int64_t> liveProfile(const Graph& g, bool io) {
   std::vector<int64_t> live(g.nodes.size(), 0);
   const std::vector<int> producers = g.producers();
-  std::vector<bool> inPlace(g.tensors.size(), false);
+  std::vector<bool> inPlace(g.tensors.size(), false), carry(g.tensors.size(), false);
   std::vector<int> firstPiece(g.tensors.size(), -1);
+  for (const Node& n : g.nodes)
+    if (n.attrs.has(kBandCarryAttr)) carry[static_cast<size_t>(n.outputs[0])] = true;
   for (const Node& n : g.nodes) {
     if (!n.attrs.has(kBandOfAttr)) continue;
     if (n.op == OpKind::Slice && producers[static_cast<size_t>(n.inputs[0])] >= 0) inPlace[static_cast<size_t>(n.outputs[0])] = true;
     if (n.op == OpKind::Concat) {
       int first = static_cast<int>(g.nodes.size());
       for (TensorId t : n.inputs) {
+        if (carry[static_cast<size_t>(t)]) continue;  // a cached halo's copy: a buffer of its own until here
         inPlace[static_cast<size_t>(t)] = true;
         first = std::min(first, producers[static_cast<size_t>(t)]);
       }
@@ -111,12 +125,19 @@ struct Chain {
   int first = 0, last = 0;
 };
 
-/// Per band of a chain: the output rows [begin, end) each chain node computes (by position in the chain), and for each
-/// node input outside the chain (by node position and input index) the rows it reads.
+/// Per band of a chain, by node position in the chain: the rows each node's band tensor holds, the rows it computes
+/// in this band (all it holds when halos are recomputed; only rows no earlier band computed when they are cached) and
+/// the rows it carries over from the previous band's tensor (cached halos); for each node input the rows it reads.
 struct BandRows {
-  std::vector<std::pair<int64_t, int64_t>> out;
+  std::vector<std::pair<int64_t, int64_t>> out, fresh, carry;
   std::map<std::pair<int, size_t>, RowSpan> inputs;  ///< (node, input index) -> rows read and pads
 };
+
+int64_t span(const std::pair<int64_t, int64_t>& r) { return std::max<int64_t>(0, r.second - r.first); }
+
+/// How a chain's halos are handled: rows an earlier band computed are computed again (recompute), or kept from the
+/// previous band's tensor and copied into the next one (cache: no extra MACs, a few rows of copies per band).
+enum class Halo { Recompute, Cache };
 
 class ChainModel {
  public:
@@ -140,84 +161,88 @@ class ChainModel {
     return {};
   }
 
-  /// The rows of band [o0, o1) of the last output, propagated backwards: an inner tensor's band holds the union of
-  /// the rows its readers need.
-  BandRows band(int64_t o0, int64_t o1) const {
-    BandRows b;
+  /// Every band of `rows` output rows of the last layer, first to last, the rows propagated backwards: an inner
+  /// tensor's band holds the union of the rows its readers need for what they compute. With cached halos a node
+  /// computes only the rows past those earlier bands computed and carries the rest. Empty when the cache cannot
+  /// work (a band would need rows an earlier band already dropped).
+  std::vector<BandRows> bands(int64_t rows, Halo halo) const {
     const int n = c_.last - c_.first + 1;
-    b.out.assign(static_cast<size_t>(n), {INT64_MAX, INT64_MIN});
-    b.out[static_cast<size_t>(n - 1)] = {o0, o1};
-    for (int i = n - 1; i >= 0; --i) {
-      const Node& nd = node(c_.first + i);
-      const auto [a, e] = b.out[static_cast<size_t>(i)];
-      for (size_t k = 0; k < nd.inputs.size(); ++k) {
-        const TensorId t = nd.inputs[k];
-        if (t == kNoTensor || g_.tensor(t).isConstant()) continue;
-        RowSpan rs;
-        if (const auto& w = info_[static_cast<size_t>(c_.first + i)].window; w) rs = windowInputRows(*w, a, e);
-        else rs = RowSpan{a, e, 0, 0};
-        b.inputs[{i, k}] = rs;
-        const int p = producerInChain(t);
-        if (p < 0) continue;
-        auto& held = b.out[static_cast<size_t>(p - c_.first)];
-        held = {std::min(held.first, rs.first), std::max(held.second, rs.end)};
+    const int64_t oh = outRows();
+    std::vector<BandRows> all;
+    std::vector<int64_t> done(static_cast<size_t>(n), INT64_MIN);  // rows [.., done) computed by earlier bands
+    std::vector<int64_t> heldFirst(static_cast<size_t>(n), INT64_MIN);
+    for (int64_t o0 = 0; o0 < oh; o0 += rows) {
+      const int64_t o1 = std::min(oh, o0 + rows);
+      BandRows b;
+      b.out.assign(static_cast<size_t>(n), {INT64_MAX, INT64_MIN});
+      b.fresh.assign(static_cast<size_t>(n), {0, 0});
+      b.carry.assign(static_cast<size_t>(n), {0, 0});
+      b.out[static_cast<size_t>(n - 1)] = {o0, o1};
+      for (int i = n - 1; i >= 0; --i) {
+        const size_t u = static_cast<size_t>(i);
+        auto& held = b.out[u];
+        if (held.first > held.second) {
+          // No reader computes anything from it in this band: with cached halos it keeps what it holds for later bands.
+          if (halo == Halo::Cache && done[u] != INT64_MIN) held = {heldFirst[u], done[u]};
+          else return {};
+        }
+        if (halo == Halo::Cache && i < n - 1 && done[u] != INT64_MIN) {
+          if (held.first < heldFirst[u]) return {};
+          held.second = std::max(held.second, done[u]);
+          b.fresh[u] = {std::max(held.first, done[u]), held.second};
+          if (held.first < done[u]) b.carry[u] = {held.first, std::min(done[u], held.second)};
+        } else {
+          b.fresh[u] = held;
+        }
+        heldFirst[u] = held.first;
+        if (span(b.fresh[u]) > 0) done[u] = std::max(done[u], b.fresh[u].second);
+        const Node& nd = node(c_.first + i);
+        if (span(b.fresh[u]) == 0) continue;
+        const auto [a, e] = b.fresh[u];
+        for (size_t k = 0; k < nd.inputs.size(); ++k) {
+          const TensorId t = nd.inputs[k];
+          if (t == kNoTensor || g_.tensor(t).isConstant()) continue;
+          RowSpan rs;
+          if (const auto& w = info_[static_cast<size_t>(c_.first + i)].window; w) rs = windowInputRows(*w, a, e);
+          else rs = RowSpan{a, e, 0, 0};
+          b.inputs[{i, k}] = rs;
+          const int p = producerInChain(t);
+          if (p < 0) continue;
+          auto& need = b.out[static_cast<size_t>(p - c_.first)];
+          need = {std::min(need.first, rs.first), std::max(need.second, rs.end)};
+        }
       }
+      all.push_back(std::move(b));
     }
-    return b;
+    return all;
   }
 
-  /// The rows chain tensor `t` holds in band `b`: its band's rows, or the whole tensor for a chain input.
-  std::pair<int64_t, int64_t> heldRows(const BandRows& b, TensorId t) const {
+  /// The rows chain tensor `t` holds in band `b`: its band's rows, or the whole tensor for a chain input (whose rows
+  /// are on `rowAxis`).
+  std::pair<int64_t, int64_t> heldRows(const BandRows& b, TensorId t, int rowAxis) const {
     const int p = producerInChain(t);
-    if (p < 0) return {0, g_.tensor(t).shape[1]};
+    if (p < 0) return {0, g_.tensor(t).shape[static_cast<size_t>(rowAxis)]};
     return b.out[static_cast<size_t>(p - c_.first)];
   }
 
-  /// Estimated live bytes while the chain runs in bands of `rows`: every tensor live over the chain's steps that the
-  /// chain does not make (its full inputs among them), the full last output (written band by band), and the most
-  /// band bytes live at once (input slices are views, so they add nothing).
-  int64_t peak(const std::vector<int64_t>& profile, int64_t rows) const {
+  /// Estimated live bytes while the chain runs in `bands`: every tensor live over the chain's steps that the chain
+  /// does not make (its full inputs among them), the full last output (written band by band), and the most band bytes
+  /// live at once (input slices are views, so they add nothing).
+  int64_t peak(const std::vector<int64_t>& profile, const std::vector<BandRows>& bands, Halo halo) const {
     int64_t outside = 0;
     for (int s = c_.first; s <= c_.last; ++s) outside = std::max(outside, profile[static_cast<size_t>(s)] - innerLiveAt(s));
     const Tensor& y = g_.tensor(node(c_.last).outputs[0]);
-    return outside + static_cast<int64_t>(y.byteSize()) + bandBytes(rows);
+    return outside + static_cast<int64_t>(y.byteSize()) + (halo == Halo::Cache ? cachedBandBytes(bands) : bandBytes(bands));
   }
 
-  /// Most bytes of band tensors live at once over every band of `rows` rows.
-  int64_t bandBytes(int64_t rows) const {
-    const int64_t oh = g_.tensor(node(c_.last).outputs[0]).shape[1];
-    int64_t most = 0;
-    for (int64_t o0 = 0; o0 < oh; o0 += rows) {
-      const BandRows b = band(o0, std::min(oh, o0 + rows));
-      const int n = c_.last - c_.first + 1;
-      // Inner band i (0 .. n-2) lives from node i to its reader.
-      for (int at = 0; at < n; ++at) {
-        int64_t live = 0;
-        for (int i = 0; i + 1 < n; ++i) {
-          const int reader = lastReaderInChain(node(c_.first + i).outputs[0]) - c_.first;
-          if (i <= at && at <= reader) live += (b.out[static_cast<size_t>(i)].second - b.out[static_cast<size_t>(i)].first) *
-                                               rowBytes(g_.tensor(node(c_.first + i).outputs[0]));
-        }
-        most = std::max(most, live);
-      }
-    }
-    return most;
-  }
-
-  /// MACs of the chain run in bands of `rows` minus those of the chain run whole: the halos recomputed (ir/OpCost's
-  /// count, which gives pools and adds none).
-  int64_t extraMacs(int64_t rows) const {
-    const int64_t oh = outRows();
+  /// MACs of the chain run in `bands` minus those of the chain run whole: the halos recomputed (ir/OpCost's count,
+  /// which gives pools and adds none).
+  int64_t extraMacs(const std::vector<BandRows>& bands) const {
     int64_t computed = 0, whole = 0;
     for (int s = c_.first; s <= c_.last; ++s) whole += macCount(g_, node(s));
-    for (int64_t o0 = 0; o0 < oh; o0 += rows) {
-      const BandRows b = band(o0, std::min(oh, o0 + rows));
-      for (int s = c_.first; s <= c_.last; ++s) {
-        const int64_t perRow = macCount(g_, node(s)) / g_.tensor(node(s).outputs[0]).shape[1];
-        const auto& r = b.out[static_cast<size_t>(s - c_.first)];
-        computed += (r.second - r.first) * perRow;
-      }
-    }
+    for (const BandRows& b : bands)
+      for (int s = c_.first; s <= c_.last; ++s)
+        computed += span(b.fresh[static_cast<size_t>(s - c_.first)]) * (macCount(g_, node(s)) / g_.tensor(node(s).outputs[0]).shape[1]);
     return computed - whole;
   }
 
@@ -228,11 +253,73 @@ class ChainModel {
     return windowInputRows(*w, a, e);
   }
 
+  /// The axis of chain node `i`'s (position) input `k` that holds its rows.
+  int inputRowAxis(int i, size_t k) const { return k == 0 ? info_[static_cast<size_t>(c_.first + i)].inputRowAxis : 1; }
+
+  /// Position in the chain of the last node that reads node `i`'s output (-1: none).
+  int lastReader(int i) const {
+    const int r = lastReaderInChain(node(c_.first + i).outputs[0]);
+    return r < 0 ? -1 : r - c_.first;
+  }
+  /// Bytes of one row of node `i`'s output.
+  int64_t outRowBytes(int i) const { return rowBytes(g_.tensor(node(c_.first + i).outputs[0])); }
+
   const Node& node(int s) const { return g_.nodes[static_cast<size_t>(s)]; }
   Chain chain() const { return c_; }
+  int size() const { return c_.last - c_.first + 1; }
   int64_t outRows() const { return g_.tensor(node(c_.last).outputs[0]).shape[1]; }
 
  private:
+  /// Most bytes of band tensors live at once, halos recomputed: inner band i lives from node i to its last reader.
+  int64_t bandBytes(const std::vector<BandRows>& bands) const {
+    const int n = size();
+    int64_t most = 0;
+    for (const BandRows& b : bands)
+      for (int at = 0; at < n; ++at) {
+        int64_t live = 0;
+        for (int i = 0; i + 1 < n; ++i)
+          if (i <= at && at <= lastReader(i)) live += span(b.out[static_cast<size_t>(i)]) * outRowBytes(i);
+        most = std::max(most, live);
+      }
+    return most;
+  }
+
+  /// Most bytes of band tensors live at once, halos cached, in the order rewrite emits the nodes: node i's band
+  /// tensor (its carry copied in, its new rows written in place) lives from node i to its last reader, after which
+  /// the rows the next band carries are copied out of it; a carry lives until its node's next band tensor.
+  int64_t cachedBandBytes(const std::vector<BandRows>& bands) const {
+    const int n = size();
+    int64_t live = 0, most = 0;
+    for (size_t j = 0; j < bands.size(); ++j) {
+      const BandRows& b = bands[j];
+      for (int i = 0; i + 1 < n; ++i) {
+        const size_t u = static_cast<size_t>(i);
+        if (span(b.fresh[u]) > 0) {
+          live += span(b.out[u]) * outRowBytes(i);
+          most = std::max(most, live);
+          live -= span(b.carry[u]) * outRowBytes(i);  // the carry, copied in
+        }
+        // else: the band tensor is the carry itself
+        for (int p = 0; p < i; ++p)
+          if (lastReader(p) == i) {
+            const size_t q = static_cast<size_t>(p);
+            if (j + 1 < bands.size()) live += span(bands[j + 1].carry[q]) * outRowBytes(p);
+            most = std::max(most, live);
+            live -= span(b.out[q]) * outRowBytes(p);
+          }
+      }
+      // The last node reads its producers' bands too.
+      for (int p = 0; p + 1 < n; ++p)
+        if (lastReader(p) == n - 1) {
+          const size_t q = static_cast<size_t>(p);
+          if (j + 1 < bands.size()) live += span(bands[j + 1].carry[q]) * outRowBytes(p);
+          most = std::max(most, live);
+          live -= span(b.out[q]) * outRowBytes(p);
+        }
+    }
+    return most;
+  }
+
   int producerInChain(TensorId t) const {
     for (int s = c_.first; s <= c_.last; ++s)
       if (node(s).outputs[0] == t) return s;
@@ -264,28 +351,35 @@ class ChainModel {
   Chain c_;
 };
 
-/// A band height for a chain, with the chain's estimated peak and the MACs its halos add.
+/// A band height and halo handling for a chain, with the chain's estimated peak and the MACs its halos add.
 struct BandChoice {
   int64_t rows = 0, peak = INT64_MAX, extraMacs = 0;
+  Halo halo = Halo::Recompute;
 };
 
-/// The best band height of `m` for `goal` bytes among those whose halos add at most `macBudget` MACs: the largest
-/// whose peak is at most `goal`, else the one with the lowest peak (the most rows among equals). rows 0: none.
+/// The best band height of `m` for `goal` bytes among those whose halos add at most `macBudget` MACs, halos cached
+/// or recomputed: the one at or below `goal` with the fewest extra MACs (then the most rows), else the one with the
+/// lowest peak (the most rows among equals). rows 0: none.
 BandChoice chooseBand(const ChainModel& m, const std::vector<int64_t>& profile, int64_t goal, int64_t macBudget) {
   const int64_t oh = m.outRows();
-  BandChoice lowest;
-  int64_t lastBands = -1;
-  for (int64_t rows = oh - 1; rows >= 1; --rows) {
-    const int64_t bands = (oh + rows - 1) / rows;
-    if (bands == lastBands) continue;  // the same number of bands, the last one shorter: no fewer bytes
-    lastBands = bands;
-    const int64_t extra = m.extraMacs(rows);
-    if (extra > macBudget) break;  // fewer rows recompute more
-    const int64_t p = m.peak(profile, rows);
-    if (p <= goal) return {rows, p, extra};
-    if (p < lowest.peak) lowest = {rows, p, extra};
+  BandChoice best;
+  auto rank = [goal](const BandChoice& c) { return std::make_pair(std::max(c.peak, goal), c.extraMacs); };
+  for (Halo halo : {Halo::Cache, Halo::Recompute}) {
+    int64_t lastBands = -1;
+    for (int64_t rows = oh - 1; rows >= 1; --rows) {
+      const int64_t count = (oh + rows - 1) / rows;
+      if (count == lastBands) continue;  // the same number of bands, the last one shorter: no fewer bytes
+      lastBands = count;
+      const std::vector<BandRows> bands = m.bands(rows, halo);
+      if (bands.empty()) break;
+      const int64_t extra = m.extraMacs(bands);
+      if (extra > macBudget) break;  // fewer rows recompute more
+      const BandChoice c{rows, m.peak(profile, bands, halo), extra, halo};
+      if (best.rows == 0 || rank(c) < rank(best)) best = c;
+      if (c.peak <= goal) break;  // fewer rows: no fewer MACs
+    }
   }
-  return lowest;
+  return best;
 }
 
 std::string tensorName(const Graph& g, const std::string& base) {
@@ -294,70 +388,124 @@ std::string tensorName(const Graph& g, const std::string& base) {
   return name;
 }
 
-/// Replaces chain `m` of `g` by its bands of `rows` rows.
-void rewrite(Graph& g, const ChainModel& m, int64_t rows, int chainId) {
+/// Replaces chain `m` of `g` by its `bands`.
+void rewrite(Graph& g, const ChainModel& m, const std::vector<BandRows>& bands, int chainId) {
   const Chain c = m.chain();
-  const int n = c.last - c.first + 1;
-  const int64_t oh = m.outRows();
+  const int n = m.size();
   std::vector<Node> nodes(g.nodes.begin(), g.nodes.begin() + c.first);
   const TensorId finalOut = m.node(c.last).outputs[0];
   std::vector<TensorId> pieces;
   std::vector<Node> chainNodes(g.nodes.begin() + c.first, g.nodes.begin() + c.last + 1);
   const std::string tag = fmt::format("fused chain {}", chainId);
-  int64_t j = 0;
-  for (int64_t o0 = 0; o0 < oh; o0 += rows, ++j) {
-    const BandRows b = m.band(o0, std::min(oh, o0 + rows));
+  // A Slice of rows [first, end) on `axis` of `from` (which holds rows from `heldFirst` on).
+  auto sliceRows = [&](TensorId from, int axis, int64_t heldFirst, int64_t first, int64_t end, const std::string& base, const std::string& name) {
+    const Tensor src = g.tensor(from);
+    Tensor slice = src;
+    slice.kind = TensorKind::Activation;
+    slice.data.clear();
+    slice.shape[static_cast<size_t>(axis)] = end - first;
+    slice.name = tensorName(g, fmt::format("{}#rows{}_{}", base, first, end));
+    const TensorId sid = g.addTensor(slice);
+    Node sl;
+    sl.name = name;
+    sl.op = OpKind::Slice;
+    sl.inputs = {from};
+    sl.outputs = {sid};
+    std::vector<int64_t> starts(src.shape.size(), 0), ends(src.shape.begin(), src.shape.end());
+    starts[static_cast<size_t>(axis)] = first - heldFirst;
+    ends[static_cast<size_t>(axis)] = end - heldFirst;
+    sl.attrs.set("starts", starts);
+    sl.attrs.set("ends", ends);
+    sl.attrs.set("steps", std::vector<int64_t>(src.shape.size(), 1));
+    sl.attrs.set(kBandOfAttr, tag);
+    nodes.push_back(std::move(sl));
+    return sid;
+  };
+  std::map<TensorId, TensorId> carried;  // chain tensor -> the copy of the rows the next band carries
+  for (size_t j = 0; j < bands.size(); ++j) {
+    const BandRows& b = bands[j];
     std::map<TensorId, TensorId> bandOf;  // chain tensor -> its band tensor
     for (int i = 0; i < n; ++i) {
-      Node nd = chainNodes[static_cast<size_t>(i)];
-      const Node& orig = chainNodes[static_cast<size_t>(i)];
-      for (size_t k = 0; k < nd.inputs.size(); ++k) {
-        const TensorId t = orig.inputs[k];
-        if (t == kNoTensor || g.tensor(t).isConstant()) continue;
-        // The tensor the band holds `t` in (its band, or the whole chain input), and the rows this layer reads of it:
-        // the same rows, or a Slice of them (a view: analysis/Aliasing.h).
-        const TensorId from = bandOf.count(t) ? bandOf.at(t) : t;
-        const auto held = m.heldRows(b, t);
-        const RowSpan rs = b.inputs.at({i, k});
-        nd.inputs[k] = from;
-        if (rs.first == held.first && rs.end == held.second) continue;
-        const Tensor src = g.tensor(from);
-        Tensor slice = src;
-        slice.kind = TensorKind::Activation;
-        slice.data.clear();
-        slice.shape[1] = rs.end - rs.first;
-        slice.name = tensorName(g, fmt::format("{}#rows{}_{}", g.tensor(t).name, rs.first, rs.end));
-        const TensorId sid = g.addTensor(slice);
-        Node sl;
-        sl.name = fmt::format("{}#in{}_band{}", orig.name, k, j);
-        sl.op = OpKind::Slice;
-        sl.inputs = {from};
-        sl.outputs = {sid};
-        sl.attrs.set("starts", std::vector<int64_t>{0, rs.first - held.first, 0, 0});
-        sl.attrs.set("ends", std::vector<int64_t>{1, rs.end - held.first, src.shape[2], src.shape[3]});
-        sl.attrs.set("steps", std::vector<int64_t>{1, 1, 1, 1});
-        sl.attrs.set(kBandOfAttr, tag);
-        nodes.push_back(std::move(sl));
-        nd.inputs[k] = sid;
+      const size_t u = static_cast<size_t>(i);
+      const Node& orig = chainNodes[u];
+      const Tensor y = g.tensor(orig.outputs[0]);
+      if (span(b.fresh[u]) > 0) {
+        Node nd = orig;
+        for (size_t k = 0; k < nd.inputs.size(); ++k) {
+          const TensorId t = orig.inputs[k];
+          if (t == kNoTensor || g.tensor(t).isConstant()) continue;
+          // The tensor the band holds `t` in (its band, or the whole chain input), and the rows this layer reads of
+          // it: the same rows, or a Slice of them (a view: analysis/Aliasing.h).
+          const TensorId from = bandOf.count(t) ? bandOf.at(t) : t;
+          const int axis = m.inputRowAxis(i, k);
+          const auto held = m.heldRows(b, t, axis);
+          const RowSpan rs = b.inputs.at({i, k});
+          nd.inputs[k] = from;
+          if (rs.first == held.first && rs.end == held.second) continue;
+          nd.inputs[k] = sliceRows(from, axis, held.first, rs.first, rs.end, g.tensor(t).name, fmt::format("{}#in{}_band{}", orig.name, k, j));
+        }
+        // The layer's pads say where its band touches the image: padding rows above and below the rows it reads.
+        if (const std::optional<RowSpan> rs = m.windowRows(i, b.fresh[u].first, b.fresh[u].second)) {
+          std::vector<int64_t> pads = orig.attrs.getInts("pads", {0, 0, 0, 0});
+          pads[0] = rs->padTop;
+          pads[2] = rs->padBottom;
+          nd.attrs.set("pads", pads);
+        }
+        Tensor fresh = y;
+        fresh.shape[1] = span(b.fresh[u]);
+        fresh.name = tensorName(g, fmt::format("{}#band{}", y.name, j));
+        const TensorId fid = g.addTensor(fresh);
+        nd.outputs = {fid};
+        nd.name = fmt::format("{}#band{}", orig.name, j);
+        nd.attrs.set(kBandOfAttr, tag);
+        nodes.push_back(std::move(nd));
+        if (i == n - 1) pieces.push_back(fid);
+        if (span(b.carry[u]) == 0) {
+          bandOf[orig.outputs[0]] = fid;
+        } else {
+          // The rows carried from the previous band above the new ones: one tensor for the readers.
+          Tensor held = y;
+          held.shape[1] = span(b.out[u]);
+          held.name = tensorName(g, fmt::format("{}#held{}", y.name, j));
+          const TensorId hid = g.addTensor(held);
+          Node cat;
+          cat.name = fmt::format("{}#held{}", orig.name, j);
+          cat.op = OpKind::Concat;
+          cat.inputs = {carried.at(orig.outputs[0]), fid};
+          cat.outputs = {hid};
+          cat.attrs.set("axis", int64_t{1});
+          cat.attrs.set(kBandOfAttr, tag);
+          nodes.push_back(std::move(cat));
+          bandOf[orig.outputs[0]] = hid;
+        }
+      } else if (i < n - 1) {
+        bandOf[orig.outputs[0]] = carried.at(orig.outputs[0]);  // nothing new: the carried rows are all it holds
       }
-      // The layer's pads say where its band touches the image: padding rows above and below the rows it reads.
-      if (const std::optional<RowSpan> rs = m.windowRows(i, b.out[static_cast<size_t>(i)].first, b.out[static_cast<size_t>(i)].second)) {
-        std::vector<int64_t> pads = orig.attrs.getInts("pads", {0, 0, 0, 0});
-        pads[0] = rs->padTop;
-        pads[2] = rs->padBottom;
-        nd.attrs.set("pads", pads);
+      // After the last reader of a chain tensor in this band: the rows the next band carries, copied out of its band
+      // (an identity Transpose: a copy, so that the band's buffer can go).
+      for (int p = 0; p < i; ++p) {
+        if (m.lastReader(p) != i || j + 1 >= bands.size() || span(bands[j + 1].carry[static_cast<size_t>(p)]) == 0) continue;
+        const TensorId t = chainNodes[static_cast<size_t>(p)].outputs[0];
+        const auto held = b.out[static_cast<size_t>(p)];
+        const auto next = bands[j + 1].carry[static_cast<size_t>(p)];
+        TensorId src = bandOf.at(t);
+        if (next.first != held.first || next.second != held.second)
+          src = sliceRows(src, 1, held.first, next.first, next.second, g.tensor(t).name,
+                          fmt::format("{}#carry_band{}", chainNodes[static_cast<size_t>(p)].name, j));
+        Tensor copy = g.tensor(src);
+        copy.name = tensorName(g, fmt::format("{}#carry{}", g.tensor(t).name, j + 1));
+        const TensorId cid = g.addTensor(copy);
+        Node cp;
+        cp.name = fmt::format("{}#carry{}", chainNodes[static_cast<size_t>(p)].name, j + 1);
+        cp.op = OpKind::Transpose;
+        cp.inputs = {src};
+        cp.outputs = {cid};
+        cp.attrs.set("perm", std::vector<int64_t>{0, 1, 2, 3});
+        cp.attrs.set(kBandOfAttr, tag);
+        cp.attrs.set(kBandCarryAttr, int64_t{1});
+        nodes.push_back(std::move(cp));
+        carried[t] = cid;
       }
-      const Tensor& y = g.tensor(orig.outputs[0]);
-      Tensor band = y;
-      band.shape[1] = b.out[static_cast<size_t>(i)].second - b.out[static_cast<size_t>(i)].first;
-      band.name = tensorName(g, fmt::format("{}#band{}", y.name, j));
-      const TensorId bid = g.addTensor(band);
-      bandOf[orig.outputs[0]] = bid;
-      nd.outputs = {bid};
-      nd.name = fmt::format("{}#band{}", orig.name, j);
-      nd.attrs.set(kBandOfAttr, tag);
-      nodes.push_back(std::move(nd));
-      if (i == n - 1) pieces.push_back(bid);
     }
   }
   Node cat;
@@ -383,6 +531,73 @@ int64_t fusedBandsPoolGoal(const Board& board) {
   return goal;
 }
 
+namespace {
+
+int64_t peakOf(const Graph& g, bool io) {
+  const std::vector<int64_t> p = liveProfile(g, io);
+  return p.empty() ? 0 : *std::max_element(p.begin(), p.end());
+}
+
+/// One greedy run towards `goal` bytes: while the peak step is above it, the chain through the peak step whose bands
+/// reach the goal with the fewest extra MACs (else the chain with the lowest peak) is fused; stops when no chain
+/// through the peak step lowers it or the MAC budget is spent. Chains are added to `r`.
+void fuseTowards(Graph& g, const Board& board, const FuseBandsOptions& options, int64_t goal, int64_t macBudget, FuseBandsResult& r) {
+  for (int round = 0; round < 64; ++round) {
+    const std::vector<int64_t> profile = liveProfile(g, options.ioInPools);
+    if (profile.empty()) break;
+    const auto peakIt = std::max_element(profile.begin(), profile.end());
+    const int peakStep = static_cast<int>(peakIt - profile.begin());
+    const int64_t peak = *peakIt;
+    if (peak <= goal) break;
+    std::vector<NodeInfo> info;
+    info.reserve(g.nodes.size());
+    const std::vector<int> uses = g.useCounts();
+    // Only the nodes near the peak need their geometry.
+    for (size_t s = 0; s < g.nodes.size(); ++s)
+      info.push_back(std::abs(static_cast<int>(s) - peakStep) < options.maxChainLayers && whyBoardKeeps(g, board, g.nodes[s]).empty()
+                         ? nodeInfo(g, g.nodes[s])
+                         : NodeInfo{});
+    if (!info[static_cast<size_t>(peakStep)].fusable) break;
+    // Every chain of 2 .. maxChainLayers nodes through the peak step. Bands at or below the goal count as equal; among
+    // them the fewest extra MACs win.
+    std::optional<Chain> bestChain;
+    int64_t bestKey = peak, bestPeak = peak, bestRows = 0, bestExtra = 0;
+    Halo bestHalo = Halo::Recompute;
+    for (int first = std::max(0, peakStep - options.maxChainLayers + 1); first <= peakStep; ++first)
+      for (int last = std::max(first + 1, peakStep); last < static_cast<int>(g.nodes.size()) && last - first < options.maxChainLayers; ++last) {
+        ChainModel m(g, info, Chain{first, last});
+        if (!m.whyNot(uses).empty()) continue;
+        const BandChoice band = chooseBand(m, profile, goal, macBudget - r.extraMacs);
+        if (band.rows <= 0 || band.peak >= peak) continue;
+        const int64_t key = std::max(band.peak, goal);
+        if (key < bestKey || (bestChain && key == bestKey && band.extraMacs < bestExtra)) {
+          bestChain = m.chain();
+          bestKey = key;
+          bestPeak = band.peak;
+          bestRows = band.rows;
+          bestExtra = band.extraMacs;
+          bestHalo = band.halo;
+        }
+      }
+    if (!bestChain) break;
+    const ChainModel best(g, info, *bestChain);
+    const std::vector<BandRows> bands = best.bands(bestRows, bestHalo);
+    FusedChain fc;
+    for (int s = best.chain().first; s <= best.chain().last; ++s) fc.layers.push_back(best.node(s).name);
+    fc.bandRows = bestRows;
+    fc.bands = (best.outRows() + bestRows - 1) / bestRows;
+    fc.extraMacs = bestExtra;
+    fc.peakBefore = static_cast<size_t>(peak);
+    fc.peakAfter = static_cast<size_t>(bestPeak);
+    fc.haloCached = bestHalo == Halo::Cache;
+    rewrite(g, best, bands, static_cast<int>(r.chains.size()));
+    r.extraMacs += bestExtra;
+    r.chains.push_back(std::move(fc));
+  }
+}
+
+}  // namespace
+
 FuseBandsResult fuseLayerBands(Graph& g, const Board& board, const FuseBandsOptions& options) {
   FuseBandsResult r;
   for (const Target& t : board.targets) {
@@ -400,74 +615,57 @@ FuseBandsResult fuseLayerBands(Graph& g, const Board& board, const FuseBandsOpti
   // Bands cost speed (halo MACs, one call per band and layer) and code: unasked, only to fit a pool that has a size.
   const int64_t poolGoal = fusedBandsPoolGoal(board);
   if (poolGoal == 0 && !options.force) return r;
-  {
-    const std::vector<int64_t> p0 = liveProfile(g, options.ioInPools);
-    r.peakBefore = r.peakAfter = p0.empty() ? 0 : static_cast<size_t>(*std::max_element(p0.begin(), p0.end()));
-  }
+  const int64_t peakBefore = peakOf(g, options.ioInPools);
+  r.peakBefore = r.peakAfter = static_cast<size_t>(peakBefore);
   int64_t graphMacs = 0;
   for (const Node& n : g.nodes) graphMacs += macCount(g, n);
   const int64_t macBudget = static_cast<int64_t>(static_cast<double>(graphMacs) * options.maxExtraMacsPercent / 100.0);
-  for (int round = 0; round < 64; ++round) {
-    const std::vector<int64_t> profile = liveProfile(g, options.ioInPools);
-    if (profile.empty()) break;
-    const auto peakIt = std::max_element(profile.begin(), profile.end());
-    const int peakStep = static_cast<int>(peakIt - profile.begin());
-    const int64_t peak = *peakIt;
-    if (poolGoal > 0 && peak <= poolGoal && !options.force) break;
-    std::vector<NodeInfo> info;
-    info.reserve(g.nodes.size());
-    const std::vector<int> uses = g.useCounts();
-    // Only the nodes near the peak need their geometry.
-    for (size_t s = 0; s < g.nodes.size(); ++s)
-      info.push_back(std::abs(static_cast<int>(s) - peakStep) < options.maxChainLayers && whyBoardKeeps(g, board, g.nodes[s]).empty()
-                         ? nodeInfo(g, g.nodes[s])
-                         : NodeInfo{});
-    if (!info[static_cast<size_t>(peakStep)].fusable) break;
-    // Every chain of 2 .. maxChainLayers nodes around the peak step; the one whose fused peak is lowest wins (the
-    // fewest extra MACs among equals).
-    std::optional<Chain> bestChain;
-    int64_t bestPeak = peak, bestRows = 0, bestExtra = 0;
-    for (int first = std::max(0, peakStep - options.maxChainLayers + 1); first <= peakStep; ++first)
-      for (int last = std::max(first + 1, peakStep); last < static_cast<int>(g.nodes.size()) && last - first < options.maxChainLayers; ++last) {
-        ChainModel m(g, info, Chain{first, last});
-        if (!m.whyNot(uses).empty()) continue;
-        // Goal: the bytes of the steps outside the chain (no use going lower), or the pool.
-        int64_t rest = 0;
-        for (size_t s = 0; s < profile.size(); ++s)
-          if (static_cast<int>(s) < first || static_cast<int>(s) > last) rest = std::max(rest, profile[s]);
-        const int64_t goal = std::max(rest, poolGoal);
-        const BandChoice band = chooseBand(m, profile, goal, macBudget - r.extraMacs);
-        if (band.rows <= 0) continue;
-        const int64_t rows = band.rows, extra = band.extraMacs;
-        const int64_t newPeak = std::max(rest, band.peak);
-        if (newPeak < bestPeak || (bestChain && newPeak == bestPeak && extra < bestExtra)) {
-          bestChain = m.chain();
-          bestPeak = newPeak;
-          bestRows = rows;
-          bestExtra = extra;
-        }
-      }
-    if (!bestChain) break;
-    const ChainModel bestModel(g, info, *bestChain);
-    const ChainModel* best = &bestModel;
-    FusedChain fc;
-    for (int s = best->chain().first; s <= best->chain().last; ++s) fc.layers.push_back(best->node(s).name);
-    fc.bandRows = bestRows;
-    fc.bands = (best->outRows() + bestRows - 1) / bestRows;
-    fc.extraMacs = bestExtra;
-    fc.peakBefore = static_cast<size_t>(peak);
-    fc.peakAfter = static_cast<size_t>(bestPeak);
-    rewrite(g, *best, bestRows, static_cast<int>(r.chains.size()));
-    r.extraMacs += bestExtra;
-    r.chains.push_back(std::move(fc));
+
+  // A run towards `goal` on a copy of the graph: its graph, chains and resulting peak.
+  struct Run {
+    Graph graph;
+    FuseBandsResult result;
+    int64_t peak = INT64_MAX;
+  };
+  auto runTowards = [&](int64_t goal) {
+    Run run{g, {}, 0};
+    fuseTowards(run.graph, board, options, goal, macBudget, run.result);
+    run.peak = peakOf(run.graph, options.ioInPools);
+    return run;
+  };
+  auto better = [](const Run& a, const Run& b) {
+    return a.peak < b.peak || (a.peak == b.peak && a.result.extraMacs < b.result.extraMacs);
+  };
+  std::optional<Run> best;
+  // A pool with a size: fuse as little as fits it. Otherwise (forced), or when that does not fit: the lowest peak the
+  // MAC budget allows, found by bisecting the goal (a lower goal asks every chain for thinner bands, which spends the
+  // budget sooner).
+  if (poolGoal > 0 && !options.force) {
+    Run fit = runTowards(poolGoal);
+    if (fit.peak <= poolGoal) best = std::move(fit);
   }
-  const std::vector<int64_t> p1 = liveProfile(g, options.ioInPools);
-  r.peakAfter = p1.empty() ? 0 : static_cast<size_t>(*std::max_element(p1.begin(), p1.end()));
+  if (!best) {
+    int64_t lo = 0, hi = peakBefore;
+    while (hi - lo > std::max<int64_t>(1, hi / 256)) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      Run run = runTowards(mid);
+      const bool reached = run.peak <= mid;
+      if (!best || better(run, *best)) best = std::move(run);
+      (reached ? hi : lo) = mid;
+    }
+  }
+  if (best && static_cast<size_t>(best->peak) < r.peakBefore) {
+    g = std::move(best->graph);
+    r.chains = std::move(best->result.chains);
+    r.extraMacs = best->result.extraMacs;
+  }
+  r.peakAfter = static_cast<size_t>(peakOf(g, options.ioInPools));
   for (const FusedChain& c : r.chains)
-    r.remarks.push_back(fmt::format("fused bands: {} layers ({} .. {}) run in {} bands of {} output rows, halos recomputed: +{} MACs; "
+    r.remarks.push_back(fmt::format("fused bands: {} layers ({} .. {}) run in {} bands of {} output rows, halos {}: +{} MACs; "
                                     "estimated peak {} -> {} bytes",
-                                    c.layers.size(), c.layers.front(), c.layers.back(), c.bands, c.bandRows, c.extraMacs,
-                                    c.peakBefore, c.peakAfter));
+                                    c.layers.size(), c.layers.front(), c.layers.back(), c.bands, c.bandRows,
+                                    c.haloCached ? "cached (carried into the next band)" : "recomputed", c.extraMacs, c.peakBefore,
+                                    c.peakAfter));
   return r;
 }
 

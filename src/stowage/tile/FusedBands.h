@@ -20,7 +20,7 @@ struct FuseBandsOptions {
   /// Graph inputs and outputs are planned in the pools (`--io-in-pools`): they count towards the peak.
   bool ioInPools = false;
   /// Layers of a chain at most (the halo grows with every windowed layer).
-  int maxChainLayers = 12;
+  int maxChainLayers = 24;
   /// The halos recomputed by all chains together may add at most this share of the graph's MACs (`--fuse-extra-macs`):
   /// higher trades compute for RAM, 0 fuses only chains with no halo.
   double maxExtraMacsPercent = 15.0;
@@ -32,6 +32,7 @@ struct FusedChain {
   int64_t bandRows = 0;             ///< output rows of the chain's last layer per band
   int64_t bands = 0;
   int64_t extraMacs = 0;            ///< MACs computed again for the halos (ir/OpCost: pools and adds count none)
+  bool haloCached = false;          ///< halo rows kept from the previous band (copied) instead of recomputed
   size_t peakBefore = 0, peakAfter = 0;  ///< estimated live activation bytes over the chain's steps
 };
 

@@ -1,6 +1,8 @@
 // Alias analysis (see Aliasing.h).
 #include "stowage/plan/analysis/Aliasing.h"
 
+#include "stowage/ir/LoweringAttributes.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -125,18 +127,54 @@ class AliasBuilder {
         if (axis + 1 == static_cast<int64_t>(to.shape.size())) stridedConcat(n, o);
         return;
       }
-    size_t at = offsetInRoot(out);
-    for (size_t k = 0; k < n.inputs.size(); ++k) {
+    // Which inputs may go in place; then whether all of them together keep under the peak (the output is reserved
+    // once for all of them: judged one by one, each would pay for the whole output while the others still hold their
+    // own bytes, as a Concat of many bands does).
+    std::vector<bool> eligible(n.inputs.size(), false);
+    std::vector<int> roots;
+    for (size_t k = 0, at = offsetInRoot(out); k < n.inputs.size(); at += g_.tensor(n.inputs[k]).byteSize(), ++k) {
       const TensorId in = n.inputs[k];
-      const size_t bytes = g_.tensor(in).byteSize();
       const bool first = std::find(n.inputs.begin(), n.inputs.begin() + static_cast<std::ptrdiff_t>(k), in) ==
                          n.inputs.begin() + static_cast<std::ptrdiff_t>(k);
       // Graph inputs and outputs in pools (--io-in-pools) keep their own bytes: the application writes or reads them.
       const bool io = std::find(g_.inputs.begin(), g_.inputs.end(), in) != g_.inputs.end() ||
                       std::find(g_.outputs.begin(), g_.outputs.end(), in) != g_.outputs.end();
-      if (first && !io && g_.tensor(in).dtype == to.dtype && moveGroup(in, o, at)) ++summary_.slices;
+      const int r = rootOf(in);
+      const int producer = producers_[static_cast<size_t>(in)];
+      const bool ownBuffer = producer >= 0 && g_.nodes[static_cast<size_t>(producer)].attrs.has(kBandCarryAttr);
+      eligible[k] = first && !io && !ownBuffer && g_.tensor(in).dtype == to.dtype && r >= 0 && r != o && offsetInRoot(in) == 0 &&
+                    buffers_[static_cast<size_t>(r)].sizeBytes == g_.tensor(in).byteSize() &&
+                    at + g_.tensor(in).byteSize() <= buffers_[static_cast<size_t>(o)].sizeBytes;
+      if (eligible[k] && std::find(roots.begin(), roots.end(), r) == roots.end()) roots.push_back(r);
+    }
+    jointlyChecked_ = roots.size() > 1 && fitsTogether(o, roots);
+    size_t at = offsetInRoot(out);
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const TensorId in = n.inputs[k];
+      const size_t bytes = g_.tensor(in).byteSize();
+      if (eligible[k] && moveGroup(in, o, at)) ++summary_.slices;
       at += bytes;
     }
+    jointlyChecked_ = false;
+  }
+
+  /// True when reserving root `into` from the earliest of `roots` on, with all of `roots` inside it, keeps every
+  /// step at or below the peak of live bytes.
+  bool fitsTogether(int into, const std::vector<int>& roots) const {
+    const int64_t peak = *std::max_element(live_.begin(), live_.end());
+    const PlacedBuffer& ib = buffers_[static_cast<size_t>(into)];
+    int first = ib.firstStep, end = ib.endStep;
+    for (int r : roots) {
+      first = std::min(first, buffers_[static_cast<size_t>(r)].firstStep);
+      end = std::max(end, buffers_[static_cast<size_t>(r)].endStep);
+    }
+    auto in = [](const PlacedBuffer& b, int t) { return b.firstStep <= t && t < b.endStep ? static_cast<int64_t>(b.sizeBytes) : 0; };
+    for (int t = std::max(0, first); t < end && static_cast<size_t>(t) < live_.size(); ++t) {
+      int64_t live = live_[static_cast<size_t>(t)] - in(ib, t) + static_cast<int64_t>(ib.sizeBytes);
+      for (int r : roots) live -= in(buffers_[static_cast<size_t>(r)], t);
+      if (live > peak) return false;
+    }
+    return true;
   }
 
   /// A Concat on the innermost axis with interleaved slices (NHWC on channels): each input that qualifies (see
@@ -226,7 +264,7 @@ class AliasBuilder {
     // The output's bytes are reserved from the earliest slice's producer on: give up when that raises the peak.
     const int64_t peak = *std::max_element(live_.begin(), live_.end());
     const int first = std::min(ib.firstStep, rb.firstStep), end = std::max(ib.endStep, rb.endStep);
-    for (int t = std::max(0, first); t < end && static_cast<size_t>(t) < live_.size(); ++t) {
+    for (int t = std::max(0, first); t < end && static_cast<size_t>(t) < live_.size() && !jointlyChecked_; ++t) {
       auto in = [t](const PlacedBuffer& b) { return b.firstStep <= t && t < b.endStep ? static_cast<int64_t>(b.sizeBytes) : 0; };
       if (live_[static_cast<size_t>(t)] - in(ib) - in(rb) + static_cast<int64_t>(ib.sizeBytes) > peak) {
         ++slicesKept_;
@@ -316,6 +354,7 @@ class AliasBuilder {
   std::vector<int> producers_, uses_;   ///< per tensor: producing node (or -1), readers
   std::vector<int64_t> live_;  ///< per step: bytes of the group roots live there
   int slicesKept_ = 0;         ///< concat inputs left apart because aliasing them would raise the peak
+  bool jointlyChecked_ = false;  ///< the Concat being aliased was checked for all its inputs at once (fitsTogether)
   std::vector<bool> holdsOutput_;  ///< per buffer: its group holds a graph output (never written over in place)
   AliasSummary summary_;
 };
