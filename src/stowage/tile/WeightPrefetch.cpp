@@ -573,7 +573,7 @@ class PairSearch {
   /// The issuing core that may load receiver k's first weight tiles for all its cores in one transfer (weights loaded
   /// once, onceWeightCopy), when its cores all get their first tile from the issuer (cores mode) and the copies make
   /// one transfer into its shared pool's regions: core k mod cores, so that consecutive receivers' transfers go round
-  /// the cores' channels (trying every core took MobileNetV2 224's compile on hexagon-vtcm from 4.5 to 9.8 s). None
+  /// the cores' channels (trying every core took MobileNetV2 224's compile on hexagon-vtcm to 9.8 s, against 6.8). None
   /// otherwise.
   std::vector<int> onceCores(size_t k) {
     const size_t i = receivers_[k].index;
