@@ -102,6 +102,29 @@ TEST(Accelerator, MlperfTinyInt8BitExact) {
     expectBitExactOn(tfliteCase(work, "model_ToyCar.tflite", 640, true), work, "toycar", {"gemmini-like", "dsp-cluster4"});
 }
 
+TEST(Accelerator, WeightsLoadedOnceBitExactOnHexagon) {
+  // One core of a layer loads the first weight tiles of all 4 HVX contexts of a later layer in one transfer (a block
+  // every core reads, or each core's block into its region; docs/accelerators.md, "Weight prefetch across layers"):
+  // MobileNet (zoo) takes the per-core kind and MLPerf VWW int8 the shared one. Outputs byte-identical to the CPU run,
+  // by default, in guard mode and with --no-weights-once.
+  const fs::path work = scratchDir("accel_weights_once");
+  std::vector<std::pair<Case, std::string>> cases = {{zooCase(work, "mobilenet-v1-0.25"), "mobilenet"}};
+  if (!sharedPath("models/mlperf-tiny/vww_96_int8.tflite").empty())
+    cases.push_back({tfliteCase(work, "vww_96_int8.tflite", 96 * 96 * 3, false), "vww"});
+  for (const auto& [c, tag] : cases) {
+    const std::string cpu = runOn(c, work / (tag + "_cpu"), "", "");
+    ASSERT_FALSE(cpu.empty());
+    const std::string compiled = (work / (tag + "_compiled")).string();
+    auto r = runCommand(cli() + " compile " + shellQuote(c.model.string()) + " -o " + shellQuote(compiled) + " --board " +
+                        shellQuote(board("hexagon-vtcm")));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("first weights loaded once for all cores"), std::string::npos) << tag << ": " << r.out;
+    EXPECT_EQ(runOn(c, work / (tag + "_hexagon"), "hexagon-vtcm", ""), cpu) << tag;
+    EXPECT_EQ(runOn(c, work / (tag + "_hexagon_guard"), "hexagon-vtcm", "--guard"), cpu) << tag << " in guard mode";
+    EXPECT_EQ(runOn(c, work / (tag + "_hexagon_own"), "hexagon-vtcm", "--no-weights-once"), cpu) << tag << " with --no-weights-once";
+  }
+}
+
 TEST(Accelerator, DepthwiseWithDepthMultiplierBitExactOnEveryAcceleratorBoard) {
   // TFLM's person_detect starts with a depthwise convolution of one input channel and depth multiplier 8: a channel
   // tile must hold the multiplier's 8 output channels (tiles of 2 computed the wrong channels on the cluster boards).

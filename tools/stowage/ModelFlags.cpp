@@ -63,6 +63,10 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
                 "Each layer offloaded to an accelerator's cores loads its own first weight tiles: by default the cores load "
                 "them during their last tile of the layer before on the same accelerator (the weight buffer lives one layer "
                 "longer where it fits); for comparison");
+  sub->add_flag("--no-weights-once{false}", options.weightsOnce,
+                "A prefetched first weight tile moves as one transfer per core: by default, where the cost model finds it "
+                "faster, one core of the layer before loads the first weight tiles of all the cores in one transfer into "
+                "their regions of the shared scratch pool (one DMA setup instead of one per core); for comparison");
   sub->add_flag("--no-fuse{false}", options.fuse,
                 "Keep every Relu a layer of its own instead of fusing it into the float Conv before it (fusion is skipped "
                 "anyway where a rule or pin needs the two tensors apart; report remarks list both); for comparison");

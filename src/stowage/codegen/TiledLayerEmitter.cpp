@@ -339,13 +339,23 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
 
   // Kernel arguments for descriptor `dd`, local halves xl / wl / yl; side operands from `sideBase`[i] ("side" in
   // engine mode, "a->side" in cores mode), at the tile's channel / row offset where they have one entry per channel / row.
+  // Weights loaded once and shared (tile/WeightPrefetch.h, onceWeightsShared): every core's first tile reads the one
+  // block in core 0's region of half 0.
+  std::string sharedFirstW;
+  if (layer.mode == "cores" && layer.weightsOnceCore >= 0 && layer.weightsPrefetchedCores > 0) {
+    const std::optional<TileCopy> once = onceWeightCopy(sched, layer.weightsPrefetchedCores, layer.coreStride[1]);
+    if (!once) return makeError(fmt::format("node '{}'", node.name), "expects weights loaded once that make no one transfer (an internal tiler error)");
+    if (onceWeightsShared(*once)) sharedFirstW = localPointer(plan, syms, layer.buffers[1][0], 0, "");
+  }
   auto computeArgs = [&](const std::string& dd, const std::string& sideBase) {
     std::vector<std::pair<std::string, std::string>> a;
     a.emplace_back(kargs.xArg, direct.direct[0] ? fmt::format("(const {}*)(const void*)(a->x + {}->x_off)", kargs.xType, dd)
                                                 : fmt::format("(const {}*)(const void*)xl[{}->x_buf]", kargs.xType, dd));
     if (hasWeights)
       a.emplace_back(kargs.wArg, direct.direct[1] ? fmt::format("(const {}*)(const void*)(a->w + {}->w_off)", kargs.xType, dd)
-                                                  : fmt::format("(const {}*)(const void*)wl[{}->w_buf]", kargs.xType, dd));
+                                                  : !sharedFirstW.empty()
+                                                      ? fmt::format("(const {}*)(const void*)(t == first ? {} : wl[{}->w_buf])", kargs.xType, sharedFirstW, dd)
+                                                      : fmt::format("(const {}*)(const void*)wl[{}->w_buf]", kargs.xType, dd));
     for (size_t i = 0; i < kargs.sides.size(); ++i) {
       const SideOperand& so = kargs.sides[i];
       if (operands[2 + i] == "NULL") {
@@ -478,25 +488,32 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   // The loads of the operands with two halves (`doubled`) or with one.
   // The first weight tile of core c < layer.weightsPrefetchedCores was loaded by an earlier layer on the target
   // (its ticket in <prefix>_s<step>_wpre); `dd` is tile t itself ("d") or the next one.
+  // Weights loaded once (layer.weightsOnceCore): one core of that layer loaded every core's first weight tile in one
+  // transfer; core weightsOnceCore waits for its ticket and all cores meet at a barrier before their first tile's
+  // waits, so the first tile loads no weights and waits for no ticket.
   const std::string prefetchTickets = fmt::format("{}_s{}_wpre", p, layer.step);
+  const bool once = layer.weightsOnceCore >= 0 && layer.weightsPrefetchedCores > 0;
   auto load = [&](const std::string& dd, bool doubled) {
     std::string out;
     const std::string weightTicket =
-        layer.weightsPrefetchedCores > 0 && dd == "d"
+        layer.weightsPrefetchedCores > 0 && dd == "d" && !once
             ? fmt::format("t == first && core < {} ? {}[core] : ", layer.weightsPrefetchedCores, prefetchTickets)
             : "";
+    const std::string loadW = once && dd == "d" ? fmt::format("{}->load_w && t != first", dd) : dd + "->load_w";
     if (buffers.doubled[0] == doubled && !direct.direct[0])
       out += fmt::format("if ({0}->load_x) {{\n  tx[{0}->x_buf] = {1};\n  px[{0}->x_buf] = 1;\n}}\n", dd,
                          callOf(dmaStart, {{"channel", "0"}, {"dst", fmt::format("xl[{}->x_buf]", dd)}, {"src", fmt::format("a->x + {}->x_off", dd)},
                                            {"row_bytes", dd + "->x_row_bytes"}, {"rows", dd + "->x_rows"}, {"dst_stride", dd + "->x_row_bytes"},
                                            {"src_stride", dd + "->x_stride"}}));
+    // Loaded once, the first tile's weights are loaded by nobody here: with two halves "d" loads only the first tile.
+    if (once && dd == "d" && doubled && buffers.doubled[1]) return out;
     if (buffers.doubled[1] == doubled && !direct.direct[1] && hasWeights && splitWeights) {
       // Two transfers (CostModel: TileSchedule::weightsSplit): the first half of the rows on the weight channel, the
       // rest on the input channel; a prefetched first tile came whole (both tickets are its one).
       const std::string prefetched =
           weightTicket.empty() ? "" : fmt::format("if (t == first && core < {}) {{\n  tw[{}->w_buf] = tw2[{}->w_buf] = {}[core];\n}} else ",
                                                   layer.weightsPrefetchedCores, dd, dd, prefetchTickets);
-      out += fmt::format("if ({0}->load_w) {{\n  {1}{{\n    const uint32_t h = ({0}->w_rows + 1u) / 2u;\n    tw[{0}->w_buf] = {2};\n"
+      out += fmt::format("if ({4}) {{\n  {1}{{\n    const uint32_t h = ({0}->w_rows + 1u) / 2u;\n    tw[{0}->w_buf] = {2};\n"
                          "    tw2[{0}->w_buf] = {0}->w_rows > h ? {3} : tw[{0}->w_buf];\n  }}\n  pw[{0}->w_buf] = 1;\n}}\n",
                          dd, prefetched,
                          callOf(dmaStart, {{"channel", std::to_string(weightChannel)}, {"dst", fmt::format("wl[{}->w_buf]", dd)},
@@ -505,13 +522,14 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                          callOf(dmaStart, {{"channel", "0"}, {"dst", fmt::format("wl[{0}->w_buf] + h * {0}->w_row_bytes", dd)},
                                            {"src", fmt::format("a->w + {0}->w_off + h * {0}->w_stride", dd)}, {"row_bytes", dd + "->w_row_bytes"},
                                            {"rows", fmt::format("{}->w_rows - h", dd)}, {"dst_stride", dd + "->w_row_bytes"},
-                                           {"src_stride", dd + "->w_stride"}}));
+                                           {"src_stride", dd + "->w_stride"}}),
+                         loadW);
     } else if (buffers.doubled[1] == doubled && !direct.direct[1] && hasWeights)
-      out += fmt::format("if ({0}->load_w) {{\n  tw[{0}->w_buf] = {2}{1};\n  pw[{0}->w_buf] = 1;\n}}\n", dd,
+      out += fmt::format("if ({3}) {{\n  tw[{0}->w_buf] = {2}{1};\n  pw[{0}->w_buf] = 1;\n}}\n", dd,
                          callOf(dmaStart, {{"channel", std::to_string(weightChannel)}, {"dst", fmt::format("wl[{}->w_buf]", dd)},
                                            {"src", fmt::format("a->w + {}->w_off", dd)}, {"row_bytes", dd + "->w_row_bytes"}, {"rows", dd + "->w_rows"},
                                            {"dst_stride", dd + "->w_row_bytes"}, {"src_stride", dd + "->w_stride"}}),
-                         weightTicket);
+                         weightTicket, loadW);
     return out;
   };
   auto wait = [&](const std::string& ticket) { return callOf(dmaWait, {{"ticket", ticket}}); };
@@ -523,6 +541,27 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
     const Node& laterNode = g.nodes[static_cast<size_t>(later.step)];
     const int n = later.weightsPrefetchedCores;
     const std::string laterBase = fmt::format("{}_s{}", p, later.step);
+    if (later.weightsOnceCore >= 0) {
+      // Weights loaded once: core weightsOnceCore loads every core's first weight tile in one 2-D transfer, row c
+      // into core c's region of the later layer's buffer (coreStride[1] apart).
+      const std::optional<TileCopy> w = onceWeightCopy(offloadedSchedule(*layerShapeOf(g, laterNode).shape, later), n, later.coreStride[1]);
+      if (!w) return false;
+      d += fmt::format("/* Core {} loads the first weight tiles of all {} cores of step {} ('{}') in one transfer during its last tile here\n"
+                       " * (channel {}, weights loaded once{}); step {} waits for the ticket on core {}, then at a barrier. */\n",
+                       later.weightsOnceCore, n, later.step, commentText(laterNode.name), channel,
+                       onceWeightsShared(*w) ? ": one block that every core's first tile reads in core 0's region" : ", row c into core c's region",
+                       later.step, later.weightsOnceCore);
+      d += fmt::format("static stowage_dma_ticket {}_wpre[{}];\n", laterBase, n);
+      d += fmt::format("static void {}_load_{}(const {}_tile_args* a, const {}_workspaces* ws, int core) {{\n  (void)ws;\n", base, name, p, p);
+      d += fmt::format("  if (core != {}) return;\n", later.weightsOnceCore);
+      d += fmt::format("  {}_wpre[core] = {};\n}}\n", laterBase,
+                       callOf(dmaStart, {{"channel", std::to_string(channel)}, {"dst", localPointer(plan, syms, later.buffers[1][0], 0, "")},
+                                         {"src", fmt::format("a->{} + {}u", weights, w->offset)}, {"row_bytes", fmt::format("{}u", w->rowBytes)},
+                                         {"rows", fmt::format("{}u", w->rows)},
+                                         {"dst_stride", fmt::format("{}u", onceWeightsShared(*w) ? w->rowBytes : later.coreStride[1])},
+                                         {"src_stride", fmt::format("{}u", w->stride)}}));
+      return true;
+    }
     d += fmt::format("/* Core c < {} loads the first weight tile of its chunk of step {} ('{}') during its last tile here (channel {}): offset,\n"
                      " * rows, row bytes and stride of each (rows 0: none); step {} waits for the ticket. */\n",
                      n, later.step, commentText(laterNode.name), channel, later.step);
@@ -540,14 +579,17 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                                        {"dst", localPointer(plan, syms, later.buffers[1][0], later.coreStride[1], "core")},
                                        {"src", "a->" + weights + " + nw[0]"}, {"row_bytes", "nw[2]"}, {"rows", "nw[1]"}, {"dst_stride", "nw[2]"},
                                        {"src_stride", "nw[3]"}}));
+    return true;
   };
-  if (next != nullptr) loadLaterWeights(*next, nextFirstW, layer.prefetchChannel, "next", "next_w");
+  if (next != nullptr && !loadLaterWeights(*next, nextFirstW, layer.prefetchChannel, "next", "next_w"))
+    return makeError(fmt::format("node '{}'", node.name), "loads weights once for a layer whose first weight tiles make no one transfer (an internal tiler error)");
   if (second != nullptr) {
     const LayerShapeResult secondShape = layerShapeOf(g, g.nodes[static_cast<size_t>(second->step)]);
     if (!secondShape.shape)
       return makeError(fmt::format("node '{}'", g.nodes[static_cast<size_t>(second->step)].name), "was offloaded but cannot be tiled: " + secondShape.whyNot);
-    loadLaterWeights(*second, firstWeightCopies(offloadedSchedule(*secondShape.shape, *second), second->weightsPrefetchedCores),
-                     1 - layer.prefetchChannel, "second", "second_w");
+    if (!loadLaterWeights(*second, firstWeightCopies(offloadedSchedule(*secondShape.shape, *second), second->weightsPrefetchedCores),
+                          1 - layer.prefetchChannel, "second", "second_w"))
+      return makeError(fmt::format("node '{}'", node.name), "loads weights once for a layer whose first weight tiles make no one transfer (an internal tiler error)");
   }
   // Both in this order (CostModel's issueNext, then issueSecond).
   const std::string loadLater = fmt::format("{}{}", next != nullptr ? fmt::format("{}_load_next(a, ws, core); ", base) : std::string(),
@@ -574,6 +616,10 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   if (sched.tiles.size() > 1 && !nextLoads.empty())
     d += fmt::format("    if (t + 1u < end) {{\n      const {}* const n = d + 1;\n", type) + indentText(nextLoads, 6) + "    }\n";
   if (!loadLater.empty()) d += fmt::format("    if (t + 1u == end) {{ {}}}\n", loadLater);
+  const IntrinsicSpec barrier = target.intrinsic("barrier");
+  if (once)
+    d += fmt::format("    if (t == first) {{ /* every core's first weight tile, loaded once */\n      if (core == {}) {};\n      {};\n    }}\n",
+                     layer.weightsOnceCore, wait(fmt::format("{}[core]", prefetchTickets)), callOf(barrier, {}));
   d += fmt::format("    if (px[d->x_buf]) {{\n      {};\n      px[d->x_buf] = 0;\n    }}\n", wait("tx[d->x_buf]"));
   d += fmt::format("    if (pw[d->w_buf]) {{\n      {};\n{}      pw[d->w_buf] = 0;\n    }}\n", wait("tw[d->w_buf]"),
                    splitWeights ? "      " + wait("tw2[d->w_buf]") + ";\n" : std::string());
@@ -588,6 +634,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                                        {"row_bytes", "d->y_row_bytes"}, {"rows", "d->y_rows"}, {"dst_stride", "d->y_stride"},
                                        {"src_stride", "d->y_row_bytes"}}));
   if (!loadLater.empty()) d += fmt::format("  if (first == end) {{ {}}}\n", loadLater);
+  if (once) d += fmt::format("  if (first == end) {};\n", callOf(barrier, {}));
   d += fmt::format("  if (py[0]) {};\n  if (py[1]) {};\n}}\n", wait("ty[0]"), wait("ty[1]"));
 
   std::string& c = code.statements;

@@ -47,6 +47,12 @@ uint64_t HostSimReport::totalCycles() const {
   return at == std::string::npos ? 0 : std::stoull(stats.substr(at + key.size()));
 }
 
+uint64_t HostSimReport::dmaTransfers() const {
+  const size_t at = stats.find("\n  DMA ");
+  const size_t in = at == std::string::npos ? std::string::npos : stats.find(" bytes in ", at);
+  return in == std::string::npos ? 0 : std::stoull(stats.substr(in + std::string(" bytes in ").size()));
+}
+
 uint64_t HostSimReport::dmaBytes() const {
   const std::string key = "\n  DMA ";
   const size_t at = stats.find(key);

@@ -25,6 +25,8 @@ struct HostSimReport {
   /// Bytes the run's transfers moved (the "  DMA N bytes in M transfers" line: core DMA and engine mvin / mvout), 0
   /// when `stats` has none.
   uint64_t dmaBytes() const;
+  /// The number of those transfers (M of the same line), 0 when `stats` has none.
+  uint64_t dmaTransfers() const;
 };
 
 struct HostRunOptions {

@@ -149,6 +149,11 @@ struct OffloadedLayer {
   /// (-1: none; set only with prefetchNext). One receiver per channel.
   int prefetchSecond = -1;
   int weightsPrefetchedCores = 0;
+  /// Cores mode, shared scratch pool: the issuing layer's core that loads the first weight tiles of all
+  /// weightsPrefetchedCores (= cores) of this layer in one 2-D transfer into their regions, coreStride[1] apart
+  /// (onceWeightCopy, tile/WeightPrefetch.h); this layer's core of that number waits for its ticket and every core
+  /// then meets at a barrier before reading them. -1: each issuing core loads its namesake's tile.
+  int weightsOnceCore = -1;
   /// Per prefetched core: cycles after this layer starts that its first weight tile arrives (0: before it starts).
   std::vector<uint64_t> weightsReady;
   /// Per core issuing the layer at `prefetchNext`'s first weight tile: cycles of that transfer still in flight

@@ -153,6 +153,8 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
       // Weight prefetch across layers: how many cores found their first weight tile loaded by an earlier layer, and
       // the node whose first weight tiles this layer's cores load (null: none).
       t["weights_prefetched_cores"] = o->weightsPrefetchedCores;
+      // Weights loaded once: the issuing layer's core that loaded every core's first weight tile in one transfer.
+      t["weights_once_core"] = o->weightsOnceCore >= 0 && o->weightsPrefetchedCores > 0 ? json(o->weightsOnceCore) : json(nullptr);
       t["prefetches_weights_of"] = o->prefetchNext >= 0 ? json(g.nodes[static_cast<size_t>(o->prefetchNext)].name) : json(nullptr);
       t["prefetch_channel"] = o->prefetchNext >= 0 ? json(o->prefetchChannel) : json(nullptr);
       t["prefetches_second_weights_of"] = o->prefetchSecond >= 0 ? json(g.nodes[static_cast<size_t>(o->prefetchSecond)].name) : json(nullptr);

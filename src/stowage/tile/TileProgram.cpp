@@ -222,7 +222,7 @@ TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOpt
 
 TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& options) {
   TiledProgram tiled = tileWithResidents(g, board, options);
-  if (options.prefetchWeights) prefetchWeightsAcrossLayers(g, board, tiled);
+  if (options.prefetchWeights) prefetchWeightsAcrossLayers(g, board, tiled, options.weightsOnce);
   return tiled;
 }
 

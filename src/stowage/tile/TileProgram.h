@@ -20,6 +20,7 @@ struct TileOptions {
   bool prefetchWeights = true;  ///< a layer's cores load the next layer's first weight tiles (`--no-weight-prefetch`)
   bool viewsShareBuffers = true;  ///< the planner aliases views (PlanOptions::aliasing): residents may pass through them
   const TileSearchObserver* observer = nullptr;  ///< sees each layer's tile search (analyses; not the searches residents try)
+  bool weightsOnce = true;  ///< a prefetch may load a layer's first weight tiles for all its cores in one transfer (`--no-weights-once`)
 };
 
 struct TiledProgram {

@@ -61,6 +61,10 @@ class LayerTimeline {
   std::vector<uint64_t> firstWeightTransfers(size_t i, int n) {
     return firstWeightTransferCycles(board_.targets[static_cast<size_t>(layers_[i].target)], schedule(i), n);
   }
+  /// The issuing cores' transfers of receiver i's first weight tiles (receiverTransferCycles).
+  std::vector<uint64_t> receiverTransfers(size_t i) {
+    return receiverTransferCycles(board_.targets[static_cast<size_t>(layers_[i].target)], schedule(i), layers_[i]);
+  }
 
   /// What one layer gets from the run: its estimate and the cross-layer times it was estimated with.
   struct Entry {
@@ -108,15 +112,17 @@ class LayerTimeline {
       }
       constexpr size_t kNone = static_cast<size_t>(-1);
       const size_t r = L.prefetchNext >= 0 ? indexOfStep(L.prefetchNext).value_or(kNone) : kNone;
-      if (r != kNone) x.issueNext = firstWeightTransfers(r, layers_[r].weightsPrefetchedCores);
+      if (r != kNone) x.issueNext = receiverTransfers(r);
       const size_t r2 = cores && L.prefetchSecond >= 0 ? indexOfStep(L.prefetchSecond).value_or(kNone) : kNone;
-      if (r2 != kNone) x.issueSecond = firstWeightTransfers(r2, layers_[r2].weightsPrefetchedCores);
+      if (r2 != kNone) x.issueSecond = receiverTransfers(r2);
       LayerCost cost = estimate(i, x);
-      // Each receiver's arrival times; the channel its transfer went on is busy until then.
+      // Each receiver's arrival times (weights loaded once: every core's when that one transfer ends); the channel
+      // a transfer went on is busy until then.
       auto handOver = [&](size_t receiver, const std::vector<uint64_t>& ready, int channel, std::vector<uint64_t>& inFlight) {
         std::vector<uint64_t>& to = arrival[receiver];
+        const int once = layers_[receiver].weightsOnceCore;
         for (size_t c = 0; c < ready.size(); ++c) {
-          to.push_back(clock + ready[c]);
+          to.push_back(clock + (once >= 0 && static_cast<size_t>(once) < ready.size() ? ready[static_cast<size_t>(once)] : ready[c]));
           inFlight.push_back(minus(ready[c], cost.total));
           std::vector<uint64_t>& free = channelFree[{L.target, channel}];
           if (cores && c < free.size()) free[c] = std::max(free[c], clock + ready[c]);
@@ -198,6 +204,41 @@ std::vector<uint64_t> firstWeightTransferCycles(const Target& target, const Tile
   return out;
 }
 
+std::optional<TileCopy> onceWeightCopy(const TileSchedule& schedule, int n, size_t coreStride) {
+  if (n < 2 || coreStride == 0) return std::nullopt;
+  const std::vector<TileCopy> copies = firstWeightCopies(schedule, n);
+  const TileCopy& w0 = copies.front();
+  const size_t bytes = w0.bytes();
+  if (bytes == 0 || bytes > coreStride || copies[1].offset < w0.offset) return std::nullopt;
+  const size_t spacing = copies[1].offset - w0.offset;
+  for (size_t c = 0; c < copies.size(); ++c) {
+    const TileCopy& w = copies[c];
+    const bool contiguous = w.rows == 1 || w.stride == w.rowBytes;
+    if (w.rows == 0 || !contiguous || w.bytes() != bytes || w.offset != w0.offset + c * spacing) return std::nullopt;
+  }
+  // Shared: core 0's region of half 0 holds the block until every core's first tile has read it, and no core's later
+  // tile expects the block in its own half 0 without loading it.
+  bool shared = spacing == 0;
+  for (size_t c = 0; shared && c < copies.size(); ++c) {
+    const size_t first = schedule.chunkStart[c];
+    if (schedule.tiles[first].wBuf != 0) shared = false;
+    for (size_t i = first + 1; shared && i < schedule.chunkStart[c + 1]; ++i) {
+      const TileDesc& t = schedule.tiles[i];
+      if (t.wBuf == 0 && (c == 0 ? t.loadW : !t.loadW)) shared = false;
+    }
+  }
+  if (shared) return TileCopy{w0.offset, 1, bytes, bytes};
+  return TileCopy{w0.offset, copies.size(), bytes, spacing};
+}
+
+std::vector<uint64_t> receiverTransferCycles(const Target& target, const TileSchedule& schedule, const OffloadedLayer& receiver) {
+  const int n = receiver.weightsPrefetchedCores;
+  if (receiver.weightsOnceCore < 0 || receiver.weightsOnceCore >= n) return firstWeightTransferCycles(target, schedule, n);
+  std::vector<uint64_t> out(static_cast<size_t>(n), 0);
+  if (const auto once = onceWeightCopy(schedule, n, receiver.coreStride[1])) out[static_cast<size_t>(receiver.weightsOnceCore)] = dmaCycles(target, *once);
+  return out;
+}
+
 CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const std::vector<OffloadedLayer>& offloaded, size_t index) {
   CrossLayerWeights x;
   const OffloadedLayer& L = offloaded[index];
@@ -208,14 +249,12 @@ CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const 
   x.issueChannel = L.prefetchChannel;
   const OffloadedLayer* next = L.prefetchNext >= 0 ? offloadedAtStep(offloaded, L.prefetchNext) : nullptr;
   if (const auto shape = next ? layerShapeOf(g, g.nodes[static_cast<size_t>(next->step)]).shape : std::nullopt) {
-    x.issueNext = firstWeightTransferCycles(board.targets[static_cast<size_t>(next->target)], offloadedSchedule(*shape, *next),
-                                            next->weightsPrefetchedCores);
+    x.issueNext = receiverTransferCycles(board.targets[static_cast<size_t>(next->target)], offloadedSchedule(*shape, *next), *next);
     x.nextInFlight = L.nextWeightsInFlight;
   }
   const OffloadedLayer* second = L.prefetchSecond >= 0 ? offloadedAtStep(offloaded, L.prefetchSecond) : nullptr;
   if (const auto shape = second && L.mode == "cores" ? layerShapeOf(g, g.nodes[static_cast<size_t>(second->step)]).shape : std::nullopt) {
-    x.issueSecond = firstWeightTransferCycles(board.targets[static_cast<size_t>(second->target)], offloadedSchedule(*shape, *second),
-                                              second->weightsPrefetchedCores);
+    x.issueSecond = receiverTransferCycles(board.targets[static_cast<size_t>(second->target)], offloadedSchedule(*shape, *second), *second);
     x.secondInFlight = L.secondWeightsInFlight;
   }
   return x;
@@ -233,8 +272,9 @@ namespace {
 /// current pairs (issuerOf) and the moves that change them, estimated on a LayerTimeline.
 class PairSearch {
  public:
-  PairSearch(const Graph& g, const Board& board, TiledProgram& tiled)
-      : g_(g), board_(board), tiled_(tiled), layers_(tiled.offloaded), timeline_(g, board, tiled.offloaded, [](size_t) { return uint64_t{0}; }) {
+  PairSearch(const Graph& g, const Board& board, TiledProgram& tiled, bool weightsOnce)
+      : g_(g), board_(board), tiled_(tiled), layers_(tiled.offloaded), timeline_(g, board, tiled.offloaded, [](size_t) { return uint64_t{0}; }),
+        weightsOnce_(weightsOnce) {
     countLiveBytes();
     findReceivers();
     rotateReceiverBanks();
@@ -271,6 +311,29 @@ class PairSearch {
     // some slower).
     secondReceivers_ = true;
     localSearch();
+    // Last, the same moves with the weights loaded once (onceCores), again taken only where the program gets faster:
+    // searching with them from the start ends in other local optima, some slower (MLPerf KWS on hexagon-vtcm).
+    if (weightsOnce_) {
+      onceMoves_ = true;
+      localSearch();
+      // And from the regular starts with weights loaded once (where every receiver needs one transfer per core, the
+      // cores' channels carry as much as they compute: loading the small tiles once frees them for the big ones, which
+      // single moves from the pairs above do not reach); the fastest result stays.
+      const State found = save();
+      const auto onceStarts = regularStarts(none, noneTotal, true);  // (changes the pairs)
+      restore(found);
+      for (const auto& [total, state] : onceStarts) {
+        const State bestSoFar = save();
+        const uint64_t bestSoFarTotal = current_;
+        restore(state);
+        current_ = total;
+        localSearch();
+        if (current_ >= bestSoFarTotal) {
+          restore(bestSoFar);
+          current_ = bestSoFarTotal;
+        }
+      }
+    }
   }
 
   /// Writes the chosen pairs: the receivers' weight buffers live from their issuers' steps, every layer gets its
@@ -306,6 +369,11 @@ class PairSearch {
           "prefetch: {} layer(s) find their first weight tiles loaded by an earlier layer on their target, during its last "
           "tile ({} bytes of weight buffers live from that layer's step; --no-weight-prefetch turns it off)",
           taken, takenBytes));
+    const auto once = std::count_if(layers_.begin(), layers_.end(), [](const OffloadedLayer& L) { return L.weightsOnceCore >= 0; });
+    if (once > 0)
+      remarks.push_back(fmt::format("prefetch: {} layer(s) get the first weight tiles of all their cores in one transfer by one core of the "
+                                    "issuing layer (weights loaded once; --no-weights-once turns it off)",
+                                    once));
     const auto twice = std::count_if(layers_.begin(), layers_.end(), [](const OffloadedLayer& L) { return L.prefetchSecond >= 0; });
     if (twice > 0)
       remarks.push_back(fmt::format("prefetch: {} layer(s) load the first weight tiles of two later layers, one on each DMA channel", twice));
@@ -331,7 +399,7 @@ class PairSearch {
   };
   /// The pairing fields of a layer, to try a move and take it back.
   struct Fields {
-    int prefetchNext, prefetchSecond, prefetchedCores, channel;
+    int prefetchNext, prefetchSecond, prefetchedCores, channel, onceCore;
     bool split;
   };
   using State = std::pair<std::vector<Fields>, std::vector<std::optional<size_t>>>;
@@ -438,7 +506,8 @@ class PairSearch {
 
   State save() const {
     std::vector<Fields> f;
-    for (const OffloadedLayer& L : layers_) f.push_back({L.prefetchNext, L.prefetchSecond, L.weightsPrefetchedCores, L.prefetchChannel, L.weightsSplit});
+    for (const OffloadedLayer& L : layers_)
+      f.push_back({L.prefetchNext, L.prefetchSecond, L.weightsPrefetchedCores, L.prefetchChannel, L.weightsOnceCore, L.weightsSplit});
     return {f, issuerOf_};
   }
 
@@ -448,6 +517,7 @@ class PairSearch {
       layers_[i].prefetchSecond = st.first[i].prefetchSecond;
       layers_[i].weightsPrefetchedCores = st.first[i].prefetchedCores;
       layers_[i].prefetchChannel = st.first[i].channel;
+      layers_[i].weightsOnceCore = st.first[i].onceCore;
       layers_[i].weightsSplit = st.first[i].split;
     }
     issuerOf_ = st.second;
@@ -470,6 +540,7 @@ class PairSearch {
       issuer.prefetchChannel = 0;
     }
     layers_[receivers_[k].index].weightsPrefetchedCores = 0;
+    layers_[receivers_[k].index].weightsOnceCore = -1;
     issuerOf_[k].reset();
   }
 
@@ -491,11 +562,25 @@ class PairSearch {
       layers_[j].prefetchChannel = channel;
     }
     layers_[i].weightsPrefetchedCores = std::min(layers_[j].cores, layers_[i].cores);
+    layers_[i].weightsOnceCore = -1;
     issuerOf_[k] = j;
     const std::vector<uint64_t> transfers = timeline_.firstWeightTransfers(i, layers_[i].weightsPrefetchedCores);
     if (std::any_of(transfers.begin(), transfers.end(), [](uint64_t c) { return c > 0; })) return true;
     unpair(k);
     return false;
+  }
+
+  /// The issuing core that may load receiver k's first weight tiles for all its cores in one transfer (weights loaded
+  /// once, onceWeightCopy), when its cores all get their first tile from the issuer (cores mode) and the copies make
+  /// one transfer into its shared pool's regions: core k mod cores, so that consecutive receivers' transfers go round
+  /// the cores' channels (trying every core took MobileNetV2 224's compile on hexagon-vtcm to 9.8 s, against 6.8). None
+  /// otherwise.
+  std::vector<int> onceCores(size_t k) {
+    const size_t i = receivers_[k].index;
+    const OffloadedLayer& L = layers_[i];
+    const int n = L.weightsPrefetchedCores;
+    if (!onceMoves_ || L.mode != "cores" || n < 2 || n != L.cores || !onceWeightCopy(timeline_.schedule(i), n, L.coreStride[1])) return {};
+    return {static_cast<int>(k % static_cast<size_t>(n))};
   }
 
   std::optional<size_t> receiverIssuedBy(size_t j) const {
@@ -564,7 +649,14 @@ class PairSearch {
                 for (size_t o : served) unpair(o);
                 layers_[j].weightsSplit = sj;
                 layers_[i].weightsSplit = si;
-                if (pair(k, j, channel)) consider();
+                if (pair(k, j, channel)) {
+                  consider();
+                  // The same pair with the weights loaded once, by each issuing core in turn.
+                  for (int once : onceCores(k)) {
+                    layers_[i].weightsOnceCore = once;
+                    consider();
+                  }
+                }
                 restore(before);
               }
           }
@@ -584,10 +676,13 @@ class PairSearch {
   /// all on one, or alternating every receiver or every second one. Where every layer receives and the transfers
   /// outlast the layers in between, the pairs must interleave over both channels, which single moves from no pairs
   /// do not reach (each would first take an issuer from the receiver it serves).
-  std::vector<std::pair<uint64_t, State>> regularStarts(const State& none, uint64_t noneTotal) {
+  std::vector<std::pair<uint64_t, State>> regularStarts(const State& none, uint64_t noneTotal, bool once = false) {
     std::vector<std::pair<uint64_t, State>> starts;
     for (size_t d = 1; d <= kMaxIssuerLookBack; ++d)
-      for (int pattern = 0; pattern < 4; ++pattern) {
+      for (int pattern = once ? 4 : 0; pattern < (once ? 12 : 4); ++pattern) {
+        // Patterns 4-11 (`once`): those of 0-3 with each receiver that can get its weights loaded once (onceCores;
+        // 4-7: every one; 8-11: those whose one transfer takes at most a quarter longer than each core's own): one
+        // setup per layer, the transfers spread round the cores' channels.
         restore(none);
         bool paired = false;
         for (size_t k = 0; k < receivers_.size(); ++k) {
@@ -595,8 +690,18 @@ class PairSearch {
           if (rc.candidates.size() < d) continue;
           const size_t j = rc.candidates[d - 1];
           if (receiverIssuedBy(j) || firstBlockedStep(k, j, {k}) >= 0) continue;
-          const int channel = !twoChannels(rc.index) ? 0 : pattern < 2 ? pattern : static_cast<int>((k / static_cast<size_t>(pattern - 1)) % 2);
-          paired = pair(k, j, channel) || paired;
+          const int p = pattern % 4;
+          const int channel = !twoChannels(rc.index) ? 0 : p < 2 ? p : static_cast<int>((k / static_cast<size_t>(p - 1)) % 2);
+          const bool ok = pair(k, j, channel);
+          paired = ok || paired;
+          if (ok && pattern >= 4)
+            if (const std::vector<int> cores = onceCores(k); !cores.empty()) {
+              const std::vector<uint64_t> own = timeline_.receiverTransfers(rc.index);
+              layers_[rc.index].weightsOnceCore = cores.front();
+              const std::vector<uint64_t> one = timeline_.receiverTransfers(rc.index);
+              const uint64_t ownMax = *std::max_element(own.begin(), own.end()), oneMax = *std::max_element(one.begin(), one.end());
+              if (pattern >= 8 && oneMax * 4 > ownMax * 5) layers_[rc.index].weightsOnceCore = -1;
+            }
         }
         const uint64_t total = paired ? timeline_.run().second : noneTotal;
         if (total < noneTotal) starts.emplace_back(total, save());
@@ -620,12 +725,14 @@ class PairSearch {
   std::vector<std::string> blockedBy_;           ///< by receiver: why a candidate was left out (for the remark)
   uint64_t current_ = 0;                         ///< the estimated total under the current pairs
   bool secondReceivers_ = false;                 ///< an issuer may serve a receiver on each of its two channels
+  bool weightsOnce_ = true;                      ///< pairs may load a receiver's first weight tiles once for all its cores
+  bool onceMoves_ = false;                       ///< the search tries those pairs (its last phase)
 };
 
 }  // namespace
 
-void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled) {
-  PairSearch search(g, board, tiled);
+void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled, bool weightsOnce) {
+  PairSearch search(g, board, tiled, weightsOnce);
   search.search();
   search.apply();
 }

@@ -16,6 +16,7 @@
 #include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"
 #include "stowage/tile/TileProgram.h"
+#include "stowage/tile/WeightPrefetch.h"
 #include "stowage/tile/ScratchLayout.h"
 
 namespace stowage {
@@ -123,8 +124,13 @@ WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan) {
     if (!s) continue;
     TargetWork& t = work[L.target];
     for (const TileDesc& tile : scheduleTiles(*s, s->rows, s->channels, 1, true).tiles) t.compute += tileComputeCycles(target, *s, tile);
-    for (const TileDesc& tile : offloadedSchedule(*s, L).tiles)
+    const TileSchedule schedule = offloadedSchedule(*s, L);
+    for (const TileDesc& tile : schedule.tiles)
       w.dmaBytesPlanned += (tile.loadX ? tile.x.bytes() : 0) + (tile.loadW ? tile.w.bytes() : 0) + (tile.storeY ? tile.y.bytes() : 0);
+    // Weights loaded once and shared: the cores' first weight tiles, one block, move once.
+    if (L.mode == "cores" && L.weightsOnceCore >= 0 && L.weightsPrefetchedCores > 1)
+      if (const auto once = onceWeightCopy(schedule, L.weightsPrefetchedCores, L.coreStride[1]); once && onceWeightsShared(*once))
+        w.dmaBytesPlanned -= static_cast<uint64_t>(L.weightsPrefetchedCores - 1) * once->bytes();
     const std::vector<int> pools = target.kind == TargetKind::Cpu ? cpuStreamPools(board, L.target, node) : scratchPoolsFor(board, L.target, node);
     for (int p : pools)
       t.localCapacity = std::max<uint64_t>(t.localCapacity, board.pools[static_cast<size_t>(p)].sizeBytes.value_or(0));

@@ -126,7 +126,7 @@ inline void expectSameHostOutputs(const CompileResult& a, const CompileResult& r
 
 /// Runs `r` on the host simulator with `inputs`, expects every offloaded layer's simulated span to be the compiler's
 /// estimate, and returns the simulated total (0 when the run failed).
-inline uint64_t expectLayersRunAsEstimated(const CompileResult& r, const std::vector<Tensor>& inputs) {
+inline uint64_t expectLayersRunAsEstimated(const CompileResult& r, const std::vector<Tensor>& inputs, HostSimReport* report = nullptr) {
   HostSimReport sim;
   HostRunOptions run;
   run.simReport = &sim;
@@ -140,6 +140,7 @@ inline uint64_t expectLayersRunAsEstimated(const CompileResult& r, const std::ve
     EXPECT_TRUE(spans.count(name)) << name;
     EXPECT_EQ(spans[name], l.totalCycles) << name;
   }
+  if (report != nullptr) *report = sim;
   return sim.totalCycles();
 }
 
