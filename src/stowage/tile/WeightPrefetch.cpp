@@ -287,13 +287,9 @@ class PairSearch {
   /// fastest result stays. The search from no pairs ends in a different local optimum than from the best start
   /// (hexagon-vtcm zoo ResNet-8: faster from no pairs, MobileNet from a start, the autoencoder from its third best
   /// start), so it runs from no pairs and the kSearchStarts fastest starts.
-  void search() {
-    const State none = save();
-    const uint64_t noneTotal = timeline_.run().second;
-    const auto starts = regularStarts(none, noneTotal);
-    restore(none);
-    current_ = noneTotal;
-    localSearch();
+  /// A local search from each of `starts` (total cycles, state); the fastest result, this one included, stays.
+  template <typename Starts>
+  void searchFromStarts(const Starts& starts) {
     for (const auto& [total, state] : starts) {
       const State bestSoFar = save();
       const uint64_t bestSoFarTotal = current_;
@@ -305,6 +301,16 @@ class PairSearch {
         current_ = bestSoFarTotal;
       }
     }
+  }
+
+  void search() {
+    const State none = save();
+    const uint64_t noneTotal = timeline_.run().second;
+    const auto starts = regularStarts(none, noneTotal);
+    restore(none);
+    current_ = noneTotal;
+    localSearch();
+    searchFromStarts(starts);
     // Then, from the best pairs of one receiver per issuer, the moves that give an issuer a second receiver on its
     // other channel (cores mode, two channels): taken only where they make the program faster, so the result is
     // never slower than one receiver per issuer (searching with both from the start ends in other local optima,
@@ -322,17 +328,7 @@ class PairSearch {
       const State found = save();
       const auto onceStarts = regularStarts(none, noneTotal, true);  // (changes the pairs)
       restore(found);
-      for (const auto& [total, state] : onceStarts) {
-        const State bestSoFar = save();
-        const uint64_t bestSoFarTotal = current_;
-        restore(state);
-        current_ = total;
-        localSearch();
-        if (current_ >= bestSoFarTotal) {
-          restore(bestSoFar);
-          current_ = bestSoFarTotal;
-        }
-      }
+      searchFromStarts(onceStarts);
     }
   }
 
