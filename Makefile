@@ -27,7 +27,7 @@ RISCV_PACKAGES := gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-syst
 # libFuzzer (`make fuzz` only): clang and its runtime libraries (libclang_rt.fuzzer).
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 
-.PHONY: all deps deps-riscv install-packages install-ort-oracle install-tflite-oracle build build-asan demo test test-unit fuzz random clean
+.PHONY: all deps deps-riscv install-packages install-ort-oracle install-tflite-oracle build build-asan bench demo test test-unit fuzz random clean
 
 all: build
 
@@ -89,6 +89,11 @@ $(BUILD)/build.ninja:
 
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
+
+# The benchmarks (bench/; not part of `make build`, which `make test` runs): their tables and commands are in
+# bench/RESULTS.md.
+bench: build
+	cmake --build $(BUILD) -j $(JOBS) --target stowage_benchmarks
 
 # -g1 (line tables, which sanitizer reports need) instead of -g: Compiler.cpp compiled in 7.4 s instead of 8.7 s.
 $(ASAN_BUILD)/build.ninja:
