@@ -482,5 +482,56 @@ TEST(RandomDifferential, GuardCanaryOfAnOverlappingOutputOnItsInput) {
   EXPECT_EQ(r.outcome, Outcome::Match) << outcomeName(r.outcome) << ": " << r.detail;
 }
 
+// Found by the campaign (seed 500100 pair 7, the first seed after fused bands learnt to start a chain at a Transpose;
+// shrunk to a 1x7x5 QDQ model of one conv): on a board with small sized pools a chain ended at the Transpose that takes
+// the NHWC conv back to the model's NCHW output, whose band is a slice of its input's channel axis, not of the band
+// rows its producer in the chain held: "node '..._to_nchw#band0' (Transpose): output has shape 1x1x7x4 but the
+// Transpose shape rule gives 1x6x1x4". Fixed in tile/FusedBands: only a chain's first layer may be a Transpose (it
+// reads a tensor held whole).
+TEST(RandomDifferential, FusedBandsEndingAtATransposeToNchw) {
+  zoo::RandomRecipe recipe;
+  recipe.seed = 500100;
+  recipe.quantized = true;
+  recipe.keepActivations = true;
+  recipe.channels = 1, recipe.height = 7, recipe.width = 5;
+  zoo::RandomStep conv;
+  conv.kind = zoo::RandomStepKind::Conv;
+  conv.outChannels = 6, conv.kernelH = conv.kernelW = 3, conv.dilationH = 2;
+  conv.pads[0] = 2, conv.pads[1] = 1, conv.pads[2] = 2, conv.pads[3] = 0;
+  recipe.steps = {conv};
+  const std::filesystem::path dir = e2e::scratchDir("random_fused_transpose_to_nchw");
+  Result<std::filesystem::path> model = writeRandomModel(recipe, dir);
+  ASSERT_TRUE(model.ok()) << model.error().render();
+  ModelUnderTest m(*model, 500100, dir, true);
+  ASSERT_EQ(m.referenceResult().outcome, Outcome::Match) << m.referenceResult().detail;
+  // The reproducer's board: three small sized pools (fusing aims at the smallest) and an unlimited user RAM.
+  const std::string board = R"(name = "random-cpu"
+[[pools]]
+name = "fast0"
+alignment = 16
+placement = "fixed"
+base = 0x10000000
+size = 224
+[[pools]]
+name = "fast1"
+alignment = 4
+placement = "static"
+size = 936
+banks = 3
+[[pools]]
+name = "ram"
+placement = "user"
+[[pools]]
+name = "flash"
+kind = "constant"
+placement = "static"
+)";
+  Result<Variant> variant =
+      parseVariant("planner=hill-climb alias=1 concat=0 overlap=1 fuse=1 reorder=1 guard=1 io=0 db=0 resident=1 prefetch=1");
+  ASSERT_TRUE(variant.ok());
+  const PairResult r = m.check(board, *variant);
+  EXPECT_EQ(r.outcome, Outcome::Match) << outcomeName(r.outcome) << ": " << r.detail;
+}
+
 }  // namespace
 }  // namespace stowage::differential

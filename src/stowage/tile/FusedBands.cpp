@@ -148,6 +148,9 @@ class ChainModel {
   std::string whyNot(const std::vector<int>& uses) const {
     for (int s = c_.first; s <= c_.last; ++s) {
       if (!info_[static_cast<size_t>(s)].fusable) return "a layer that cannot run in bands";
+      // A Transpose's band is a slice of its input on another axis than a band tensor's rows: it must read a tensor
+      // held whole, so only the first layer may be one.
+      if (node(s).op == OpKind::Transpose && s != c_.first) return "a Transpose after the chain's first layer";
       const TensorId y = node(s).outputs[0];
       if (s == c_.last) {
         if (lastReaderInChain(y) >= 0) return "the last output is read inside";
