@@ -65,7 +65,11 @@ class TileSearches {
   TileSearches(const Board& board, const TileOptions& options) : board_(board), options_(options) {}
   /// chooseTiles of the layer `s` at `step` on `target` with tiles in `pools` (whyNot: why it does not tile).
   const std::optional<TileChoice>& choose(int target, const LayerShape& s, const std::vector<int>& pools, int step,
-                                          const ResidentOperands& operands, std::string& whyNot) {
+                                          const ResidentOperands& resident, std::string& whyNot) {
+    // The tiles also keep free what can only live in their pools at this step (the budget; the largest of the pools).
+    ResidentOperands operands = resident;
+    if (options_.budget)
+      for (int pool : pools) operands.reservedBytes = std::max(operands.reservedBytes, resident.reservedBytes + options_.budget->forcedBytes(pool, step));
     const Key key{step, target, operands.reservedBytes,
                   int{operands.resident.direct[0]} | int{operands.resident.direct[1]} << 1 | int{operands.resident.direct[2]} << 2};
     auto it = done_.find(key);
@@ -182,7 +186,8 @@ TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOpt
     if (fresh) it->second = cyclesRetiled(g, board, searches, first.nodeTargets[static_cast<size_t>(step)], step, operands);
     return it->second;
   };
-  std::vector<ResidentTensor> resident = chooseResidentTensors(g, board, first, options.viewsShareBuffers, retiled);
+  std::vector<std::string> leftOut;
+  std::vector<ResidentTensor> resident = chooseResidentTensors(g, board, first, options.viewsShareBuffers, retiled, options.budget, &leftOut);
   // The second tiling reserves the residents' bytes; a layer that no longer fits falls back to the CPU, and the
   // tensors it touches go back to main memory (a few rounds at most: each drops at least one).
   for (int round = 0; round < 4 && !resident.empty(); ++round) {
@@ -210,11 +215,13 @@ TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOpt
             board.targets[static_cast<size_t>(key.second)].name, fmt::join(group.first, ", ")));
       second.remarks.push_back(fmt::format("resident: {} operand(s) of offloaded layers are used in place, with no tile buffer and no DMA",
                                            inPlace));
+      second.remarks.insert(second.remarks.end(), leftOut.begin(), leftOut.end());
       second.resident = std::move(resident);
       return second;
     }
     resident = std::move(kept);
   }
+  first.remarks.insert(first.remarks.end(), leftOut.begin(), leftOut.end());
   return first;
 }
 
@@ -222,7 +229,7 @@ TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOpt
 
 TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& options) {
   TiledProgram tiled = tileWithResidents(g, board, options);
-  if (options.prefetchWeights) prefetchWeightsAcrossLayers(g, board, tiled, options.weightsOnce);
+  if (options.prefetchWeights) prefetchWeightsAcrossLayers(g, board, tiled, options.weightsOnce, options.budget);
   return tiled;
 }
 
