@@ -1,6 +1,7 @@
 // Unit tests of the pool budget (plan/PoolBudget.h) and of the tiler keeping within it: a pinned activation counts in
 // its pool at the steps it lives, and ResNet-8 on a 256 KiB VTCM with an activation pinned there plans on the first
-// tiling (the tiles, residents and prefetched weights leave room for it; the driver used to tile again, twice, and fail).
+// tiling (the tiles, residents and prefetched weights leave room for it; the driver used to tile again, twice, and fail);
+// a VTCM too small for the pinned activation and the tiles is an error naming the pool and the size that would fit.
 #include "ReleaseOnly.h"
 #include <gtest/gtest.h>
 
@@ -78,6 +79,18 @@ TEST(PoolBudget, TilesResidentsAndPrefetchLeaveRoomForWhatMustLiveInThePool) {
   auto onCpu = compileGraph(g, o);
   ASSERT_TRUE(onCpu.ok()) << onCpu.error().render();
   testing::expectSameHostOutputs(*r, *onCpu, testing::patternInputs(g));
+}
+
+TEST(PoolBudget, APoolTooSmallForWhatMustLiveThereIsNamedByThePlan) {
+  // 64 KiB of VTCM, all of it the pinned activation's: the layers keep their tiles there all the same (not the CPU,
+  // which cannot reach the pin), and the plan's error names the pool, the buffers and the size that would fit.
+  auto r = compileGraphOnBoard(testing::foldedZooGraph("resnet8"), vtcmWithPinnedActivation(64 * 1024), testing::quickPlannerOptions());
+  ASSERT_FALSE(r.ok());
+  const std::string text = r.error().render();
+  EXPECT_NE(text.find("pool 'vtcm': is too small"), std::string::npos) << text;
+  EXPECT_NE(text.find("activation 'stack1.block0.bn2': 65536 bytes"), std::string::npos) << text;
+  EXPECT_NE(text.find("would fit them"), std::string::npos) << text;
+  EXPECT_EQ(text.find("planned again"), std::string::npos) << text;
 }
 
 }  // namespace
