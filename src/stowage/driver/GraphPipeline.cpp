@@ -23,6 +23,7 @@
 #include "stowage/pass/ReorderForMemory.h"
 #include "stowage/plan/analysis/MergeCheck.h"
 #include "stowage/plan/PlanProgram.h"
+#include "stowage/plan/PoolBudget.h"
 #include "stowage/tile/FusedBands.h"
 #include "stowage/tile/TileProgram.h"
 #include "stowage/tile/WeightPrefetch.h"
@@ -138,61 +139,23 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
   EmitOptions emit;
   emit.weights = options.weights;
   emit.ioInPools = options.ioInPools;
+  // What each pool can still hold beside the buffers that can only live there (the planner's own analysis and
+  // liveness, before tiling): the tiler keeps its tiles, residents and prefetched weights within it.
+  const PoolBudgetOptions budgetOptions{options.ioInPools, planner.aliasing, planner.guardBytes};
+  const PoolBudget budget = timeStage(timings, "pool-budget", [&] { return poolBudget(graph, board, budgetOptions); });
   // Partition between CPU and accelerators, tile the offloaded layers; their tile buffers are planned below.
   // Activations may stay in an accelerator's local pool between its layers (not in guard mode: the CPU writes the
   // canaries around every activation).
   const TileOptions tileOptions{options.doubleBuffer, options.resident && !options.guard, options.prefetchWeights, planner.aliasing,
-                                options.tileSearchObserver, options.weightsOnce};
+                                options.tileSearchObserver, options.weightsOnce, &budget};
   TiledProgram tiled = timeStage(timings, "tile", [&] { return tileProgram(graph, board, tileOptions); });
-  auto usePartition = [&planner](const TiledProgram& t) {
-    planner.nodeTargets = t.nodeTargets;
-    planner.partitionRemarks = t.remarks;
-    planner.scratch = t.scratch;
-    planner.scratchPools = t.scratchPools;
-    planner.resident = t.resident;
-  };
-  usePartition(tiled);
-  int failedPool = -1;
-  planner.infeasiblePool = &failedPool;
+  planner.nodeTargets = tiled.nodeTargets;
+  planner.partitionRemarks = tiled.remarks;
+  planner.scratch = tiled.scratch;
+  planner.scratchPools = tiled.scratchPools;
+  planner.resident = tiled.resident;
   Result<ProgramPlan> plan = timeStage(timings, "plan", [&] { return planProgram(graph, board, planner); });
-  // Tiling again changes only what the tile pools hold (tile buffers, prefetched weights, residents; without
-  // residents main memory holds more): it cannot help a pool that is none of them, and tiling a big model takes
-  // seconds.
-  std::vector<std::string> retried;
-  auto retilingMayHelp = [&](const TiledProgram& t) {
-    if (failedPool < 0) return true;  // another error than a full pool: try
-    if (std::find(t.scratchPools.begin(), t.scratchPools.end(), failedPool) != t.scratchPools.end()) return true;
-    return std::any_of(t.resident.begin(), t.resident.end(), [&](const ResidentTensor& r) { return r.pool == failedPool; });
-  };
-  const bool prefetched = std::any_of(tiled.scratch.begin(), tiled.scratch.end(), [](const ScratchRequest& r) { return r.firstStep >= 0; });
-  if (!plan && prefetched && retilingMayHelp(tiled)) {
-    // The weight buffers living one layer longer did not fit beside the rest after all: each layer loads its own.
-    const std::string why = plan.error().message;
-    TileOptions again = tileOptions;
-    again.prefetchWeights = false;
-    tiled = timeStage(timings, "tile-again", [&] { return tileProgram(graph, board, again); });
-    tiled.remarks.push_back("prefetch: every layer loads its own first weight tiles: planning their buffers a layer early failed (" + why + ")");
-    usePartition(tiled);
-    failedPool = -1;
-    plan = timeStage(timings, "plan-again", [&] { return planProgram(graph, board, planner); });
-    retried.push_back("without the weight prefetch across layers");
-  }
-  if (!plan && !tiled.resident.empty() && retilingMayHelp(tiled)) {
-    // The residents did not fit beside the tile buffers after all: tile and plan again through main memory.
-    const std::string why = plan.error().message;
-    tiled = timeStage(timings, "tile-again", [&] { return tileProgram(graph, board, TileOptions{options.doubleBuffer, false, false, planner.aliasing,
-                                                                                                         options.tileSearchObserver}); });
-    tiled.remarks.push_back("resident: no activation stays in a local pool: planning them there failed (" + why + ")");
-    usePartition(tiled);
-    failedPool = -1;
-    plan = timeStage(timings, "plan-again", [&] { return planProgram(graph, board, planner); });
-    retried.push_back("with every activation in main memory (no resident ones)");
-  }
-  if (!plan) {
-    Diagnostic d = plan.error();
-    if (!retried.empty()) d.notes.push_back(fmt::format("planned again {}: this is the last attempt's error", fmt::join(retried, ", then ")));
-    return d;
-  }
+  if (!plan) return plan.error();
   // Fused bands and the layer-by-layer schedule are two candidates: the planner's bytes decide (its overlaps and
   // aliases are more than the fusion's estimate sees); equal bytes keep the one without recomputed halos.
   if (!fusedBands.chains.empty() && unfused && !options.forceFuseLayers) {
@@ -202,14 +165,16 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
         if (board.pools[static_cast<size_t>(u.pool)].kind != PoolKind::Constant) used += u.usedBytes;
       return used;
     };
-    TiledProgram plainTiles = timeStage(timings, "tile-unfused", [&] { return tileProgram(*unfused, board, tileOptions); });
+    const PoolBudget plainBudget = poolBudget(*unfused, board, budgetOptions);
+    TileOptions plainOptions = tileOptions;
+    plainOptions.budget = &plainBudget;
+    TiledProgram plainTiles = timeStage(timings, "tile-unfused", [&] { return tileProgram(*unfused, board, plainOptions); });
     PlanOptions plainPlanner = planner;
     plainPlanner.nodeTargets = plainTiles.nodeTargets;
     plainPlanner.partitionRemarks = plainTiles.remarks;
     plainPlanner.scratch = plainTiles.scratch;
     plainPlanner.scratchPools = plainTiles.scratchPools;
     plainPlanner.resident = plainTiles.resident;
-    plainPlanner.infeasiblePool = nullptr;
     Result<ProgramPlan> plain = timeStage(timings, "plan-unfused", [&] { return planProgram(*unfused, board, plainPlanner); });
     if (plain && workspaceBytes(*plain) <= workspaceBytes(*plan)) {
       fusedBands.remarks = {fmt::format("fused bands: not kept: the layer-by-layer plan needs {} bytes, the fused one {} "

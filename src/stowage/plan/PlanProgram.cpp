@@ -272,7 +272,6 @@ class Planner {
   }
 
   Status infeasible(const PoolSlot& slot, const std::vector<int>& members, const OffsetResult& attempt) const {
-    if (options_.infeasiblePool != nullptr) *options_.infeasiblePool = slot.pool;
     const MemoryPool& pool = board_.pools[static_cast<size_t>(slot.pool)];
     const size_t capacity = bankCapacity(pool);
     auto [live, step] = peakLiveBytes(plan_.buffers, members);

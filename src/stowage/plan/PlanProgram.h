@@ -44,10 +44,6 @@ struct PlanOptions {
   std::vector<int> scratchPools;
   /// From tile/: activations pinned to an accelerator's local pool (its layers use them in place).
   std::vector<ResidentTensor> resident;
-  /// When planning fails because a pool (or bank) cannot hold its buffers, set to that pool's index; untouched
-  /// otherwise. The compile pipeline tiles again (without weight prefetch or resident activations) only when the
-  /// failing pool holds tile buffers or residents.
-  int* infeasiblePool = nullptr;
 };
 
 /// Plans every activation and constant of `g` (verified, scheduled in node order) over `board` (validated).

@@ -1,6 +1,8 @@
 // Activations kept in an accelerator's local pool between its layers (see ResidentTensors.h).
 #include "stowage/tile/ResidentTensors.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
 
@@ -77,7 +79,8 @@ bool fasterWith(const TiledProgram& tiled, const std::map<int, ResidentOperands>
 }  // namespace
 
 std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& board, const TiledProgram& tiled, bool throughViews,
-                                                  const RetiledCycles& retiled) {
+                                                  const RetiledCycles& retiled, const PoolBudget* budget,
+                                                  std::vector<std::string>* remarks) {
   std::vector<ResidentTensor> out;
   std::optional<std::map<int, ResidentOperands>> outOperands;  // residentOperandsByStep(out), built when first needed
   const size_t steps = g.nodes.size();
@@ -152,17 +155,27 @@ std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& b
     }
     if (pool < 0) continue;
     const MemoryPool& mp = board.pools[static_cast<size_t>(pool)];
-    const size_t size = alignUp(b.sizeBytes, mp.alignment), budget = *mp.sizeBytes / 2;
+    const size_t size = alignUp(b.sizeBytes, mp.alignment);
     int first = b.firstStep, end = b.endStep;
     for (const PlacedBuffer* m : group) {
       first = std::min(first, m->firstStep);
       end = std::max(end, m->endStep);
     }
-    bool fits = true, residentsFit = true;
+    // Half of what the pool holds beside the bytes that can only live there at each step (a tensor pinned there is
+    // one of them: its bytes are counted already).
+    const size_t charged = budget && budget->counts(b.tensor) ? 0 : size;
+    bool fits = true, residentsFit = true, residentsFitWhole = true;
     for (int s = first; s < end; ++s) {
-      fits = fits && residentAt[{pool, s}] + size + scratchAt[{pool, s}] <= budget;
-      residentsFit = residentsFit && residentAt[{pool, s}] + size <= budget;
+      const size_t forced = budget ? budget->forcedBytes(pool, s) : 0;
+      const size_t half = forced >= *mp.sizeBytes ? 0 : (*mp.sizeBytes - forced) / 2;
+      fits = fits && residentAt[{pool, s}] + charged + scratchAt[{pool, s}] <= half;
+      residentsFit = residentsFit && residentAt[{pool, s}] + charged <= half;
+      residentsFitWhole = residentsFitWhole && residentAt[{pool, s}] + charged <= *mp.sizeBytes / 2;
     }
+    if (!residentsFit && residentsFitWhole && remarks)
+      remarks->push_back(fmt::format("resident: '{}' ({} bytes) goes through main memory: half of what '{}' holds beside the buffers that "
+                                     "can only live there is too small for it ({})",
+                                     g.tensor(b.tensor).name, size, mp.name, budget->why(board, pool, first, end)));
     std::vector<ResidentTensor> with = out;
     with.push_back({b.tensor, pool, target});
     for (size_t k = 1; k < group.size(); ++k) with.push_back({group[k]->tensor, pool, target, b.tensor});
@@ -175,7 +188,7 @@ std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& b
     } else {
       outOperands.reset();
     }
-    for (int s = first; s < end; ++s) residentAt[{pool, s}] += size;
+    for (int s = first; s < end; ++s) residentAt[{pool, s}] += charged;
     out = std::move(with);
   }
   return out;

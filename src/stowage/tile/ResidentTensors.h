@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "stowage/ir/Graph.h"
+#include "stowage/plan/PoolBudget.h"
 #include "stowage/plan/ProgramPlan.h"
 #include "stowage/target/Board.h"
 #include "stowage/tile/TileChoice.h"
@@ -33,8 +34,12 @@ using RetiledCycles = std::function<std::optional<uint64_t>(int step, const Resi
 /// in all than without it. With `throughViews` (the planner shares a view's input buffer with its output) a reader
 /// may also be a view (Reshape, on any target: it runs no code) whose output is read likewise: the output stays
 /// too, as a ResidentTensor with `viewOf` set, after the tensor it views.
+/// With `budget`, "the pool" above is what it leaves at each step (plan/PoolBudget.h: the pool less the bytes that can
+/// only live there); a tensor that the residents alone would fit in half the pool but not in half of that stays in
+/// main memory, with a remark in `remarks` naming what holds the pool.
 std::vector<ResidentTensor> chooseResidentTensors(const Graph& g, const Board& board, const TiledProgram& tiled, bool throughViews,
-                                                  const RetiledCycles& retiled = {});
+                                                  const RetiledCycles& retiled = {}, const PoolBudget* budget = nullptr,
+                                                  std::vector<std::string>* remarks = nullptr);
 
 /// Bytes the tensors of `resident` hold (each aligned to its pool) per (pool, node step), from the step that makes
 /// each to the last that reads it or one of its views (a view holds no bytes of its own).

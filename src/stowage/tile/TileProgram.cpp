@@ -63,22 +63,38 @@ namespace {
 class TileSearches {
  public:
   TileSearches(const Board& board, const TileOptions& options) : board_(board), options_(options) {}
-  /// chooseTiles of the layer `s` at `step` on `target` with tiles in `pools` (whyNot: why it does not tile).
+  /// chooseTiles of the layer `s` at `step` on `target` with tiles in `pools` (whyNot: why it does not tile). The tiles
+  /// also keep free what can only live in their pools at this step (the budget; the most of any of the pools). A layer
+  /// whose tiles fit only without that is tiled so all the same: the plan then fails naming the pool, its buffers and
+  /// the size that would fit, where a fallback to the CPU would hide it (or fail on a pin the CPU cannot reach).
   const std::optional<TileChoice>& choose(int target, const LayerShape& s, const std::vector<int>& pools, int step,
+                                          const ResidentOperands& resident, std::string& whyNot) {
+    ResidentOperands operands = resident;
+    if (options_.budget)
+      for (int pool : pools) operands.reservedBytes = std::max(operands.reservedBytes, resident.reservedBytes + options_.budget->forcedBytes(pool, step));
+    const std::optional<TileChoice>& within = search(target, s, pools, step, operands, whyNot);
+    if (within || operands.reservedBytes == resident.reservedBytes) return within;
+    std::string whyNotAtAll;
+    const std::optional<TileChoice>& atAll = search(target, s, pools, step, resident, whyNotAtAll);
+    if (atAll) whyNot.clear();
+    return atAll ? atAll : within;
+  }
+
+ private:
+  const std::optional<TileChoice>& search(int target, const LayerShape& s, const std::vector<int>& pools, int step,
                                           const ResidentOperands& operands, std::string& whyNot) {
     const Key key{step, target, operands.reservedBytes,
                   int{operands.resident.direct[0]} | int{operands.resident.direct[1]} << 1 | int{operands.resident.direct[2]} << 2};
     auto it = done_.find(key);
     if (it == done_.end() || options_.observer) {
-      Search search;
-      search.choice = chooseTiles(board_, target, s, pools, step, options_.doubleBuffer, search.whyNot, operands, options_.observer);
-      it = done_.insert_or_assign(key, std::move(search)).first;
+      Search found;
+      found.choice = chooseTiles(board_, target, s, pools, step, options_.doubleBuffer, found.whyNot, operands, options_.observer);
+      it = done_.insert_or_assign(key, std::move(found)).first;
     }
     whyNot = it->second.whyNot;
     return it->second.choice;
   }
 
- private:
   using Key = std::tuple<int, int, size_t, int>;
   struct Search {
     std::optional<TileChoice> choice;
@@ -182,7 +198,8 @@ TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOpt
     if (fresh) it->second = cyclesRetiled(g, board, searches, first.nodeTargets[static_cast<size_t>(step)], step, operands);
     return it->second;
   };
-  std::vector<ResidentTensor> resident = chooseResidentTensors(g, board, first, options.viewsShareBuffers, retiled);
+  std::vector<std::string> leftOut;
+  std::vector<ResidentTensor> resident = chooseResidentTensors(g, board, first, options.viewsShareBuffers, retiled, options.budget, &leftOut);
   // The second tiling reserves the residents' bytes; a layer that no longer fits falls back to the CPU, and the
   // tensors it touches go back to main memory (a few rounds at most: each drops at least one).
   for (int round = 0; round < 4 && !resident.empty(); ++round) {
@@ -210,11 +227,13 @@ TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOpt
             board.targets[static_cast<size_t>(key.second)].name, fmt::join(group.first, ", ")));
       second.remarks.push_back(fmt::format("resident: {} operand(s) of offloaded layers are used in place, with no tile buffer and no DMA",
                                            inPlace));
+      second.remarks.insert(second.remarks.end(), leftOut.begin(), leftOut.end());
       second.resident = std::move(resident);
       return second;
     }
     resident = std::move(kept);
   }
+  first.remarks.insert(first.remarks.end(), leftOut.begin(), leftOut.end());
   return first;
 }
 
@@ -222,7 +241,7 @@ TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOpt
 
 TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& options) {
   TiledProgram tiled = tileWithResidents(g, board, options);
-  if (options.prefetchWeights) prefetchWeightsAcrossLayers(g, board, tiled, options.weightsOnce);
+  if (options.prefetchWeights) prefetchWeightsAcrossLayers(g, board, tiled, options.weightsOnce, options.budget);
   return tiled;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "stowage/ir/Graph.h"
+#include "stowage/plan/PoolBudget.h"
 #include "stowage/plan/ProgramPlan.h"
 #include "stowage/target/Board.h"
 #include "stowage/tile/TileChoice.h"
@@ -21,6 +22,9 @@ struct TileOptions {
   bool viewsShareBuffers = true;  ///< the planner aliases views (PlanOptions::aliasing): residents may pass through them
   const TileSearchObserver* observer = nullptr;  ///< sees each layer's tile search (analyses; not the searches residents try)
   bool weightsOnce = true;  ///< a prefetch may load a layer's first weight tiles for all its cores in one transfer (`--no-weights-once`)
+  /// What each pool can still hold beside the buffers that can only live there (plan/PoolBudget.h): tiles, residents
+  /// and prefetched weight buffers stay within it. Null: the pools' whole sizes.
+  const PoolBudget* budget = nullptr;
 };
 
 struct TiledProgram {
@@ -35,7 +39,8 @@ struct TiledProgram {
 /// Tiles `g` (verified, scheduled) for `board` (validated). With `options.resident`, tiles it twice: the
 /// activations the first tiling leaves between layers of one cores-mode accelerator stay in its local pool
 /// (tile/ResidentTensors.h) and the second tiling uses them in place. With `options.prefetchWeights`, consecutive
-/// layers of one accelerator's cores hand over their first weight tiles (tile/WeightPrefetch.h).
+/// layers of one accelerator's cores hand over their first weight tiles (tile/WeightPrefetch.h). All three stay within
+/// `options.budget`: the plan of the result needs no second tiling.
 TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& options);
 
 /// Records the tiled layer at `step` on `target` ("engine" or "cores" `mode`) in `r`: its OffloadedLayer and its

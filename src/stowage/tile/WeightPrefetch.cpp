@@ -272,9 +272,9 @@ namespace {
 /// current pairs (issuerOf) and the moves that change them, estimated on a LayerTimeline.
 class PairSearch {
  public:
-  PairSearch(const Graph& g, const Board& board, TiledProgram& tiled, bool weightsOnce)
+  PairSearch(const Graph& g, const Board& board, TiledProgram& tiled, bool weightsOnce, const PoolBudget* budget)
       : g_(g), board_(board), tiled_(tiled), layers_(tiled.offloaded), timeline_(g, board, tiled.offloaded, [](size_t) { return uint64_t{0}; }),
-        weightsOnce_(weightsOnce) {
+        weightsOnce_(weightsOnce), budget_(budget) {
     countLiveBytes();
     findReceivers();
     rotateReceiverBanks();
@@ -402,7 +402,8 @@ class PairSearch {
 
   size_t aligned(int pool, size_t bytes) const { return alignUp(bytes, board_.pools[static_cast<size_t>(pool)].alignment); }
 
-  /// Bytes live per (pool, step) and per (pool, bank, step): tile buffers and resident tensors.
+  /// Bytes live per (pool, step) and per (pool, bank, step): tile buffers, resident tensors and (per pool) the bytes
+  /// that can only live there (the budget).
   void countLiveBytes() {
     for (size_t i = 0; i < tiled_.scratch.size(); ++i) {
       const ScratchRequest& r = tiled_.scratch[i];
@@ -412,7 +413,11 @@ class PairSearch {
         if (r.bank >= 0) bankLive_[{r.pool, r.bank, s}] += aligned(r.pool, r.sizeBytes);
       }
     }
-    for (const auto& [poolStep, size] : residentBytesByPoolAndStep(g_, board_, tiled_.resident)) poolLive_[poolStep] += size;
+    std::vector<ResidentTensor> resident = tiled_.resident;  // a pinned one is counted in the budget
+    if (budget_) std::erase_if(resident, [&](const ResidentTensor& r) { return budget_->counts(r.viewOf == kNoTensor ? r.tensor : r.viewOf); });
+    for (const auto& [poolStep, size] : residentBytesByPoolAndStep(g_, board_, resident)) poolLive_[poolStep] += size;
+    if (budget_)
+      for (const auto& [poolStep, size] : budget_->forced) poolLive_[poolStep] += size;
   }
 
   /// The layers that may receive their first weight tiles: tiled on an accelerator, with constant weights (an Add's
@@ -633,10 +638,13 @@ class PairSearch {
             ignore.insert(ignore.end(), served.begin(), served.end());
             const int blocked = firstBlockedStep(k, j, ignore);
             if (blocked >= 0) {
-              if (blockedBy_[k].empty())
-                blockedBy_[k] = fmt::format("'{}' ({} bytes do not fit '{}' beside what step {} ('{}') holds there)", g_.nodes[static_cast<size_t>(layers_[i].step)].name,
-                                            receivers_[k].size, board_.pools[static_cast<size_t>(tiled_.scratch[receivers_[k].request].pool)].name, blocked,
-                                            g_.nodes[static_cast<size_t>(blocked)].name);
+              if (blockedBy_[k].empty()) {
+                const int pool = tiled_.scratch[receivers_[k].request].pool;
+                const std::string only = budget_ ? budget_->why(board_, pool, blocked, blocked + 1) : "";
+                blockedBy_[k] = fmt::format("'{}' ({} bytes do not fit '{}' beside what step {} ('{}') holds there{})", g_.nodes[static_cast<size_t>(layers_[i].step)].name,
+                                            receivers_[k].size, board_.pools[static_cast<size_t>(pool)].name, blocked,
+                                            g_.nodes[static_cast<size_t>(blocked)].name, only.empty() ? "" : ": " + only);
+              }
               continue;
             }
             for (bool sj : splitOptions(j))
@@ -723,12 +731,13 @@ class PairSearch {
   bool secondReceivers_ = false;                 ///< an issuer may serve a receiver on each of its two channels
   bool weightsOnce_ = true;                      ///< pairs may load a receiver's first weight tiles once for all its cores
   bool onceMoves_ = false;                       ///< the search tries those pairs (its last phase)
+  const PoolBudget* budget_ = nullptr;           ///< what can only live in each pool, or null
 };
 
 }  // namespace
 
-void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled, bool weightsOnce) {
-  PairSearch search(g, board, tiled, weightsOnce);
+void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled, bool weightsOnce, const PoolBudget* budget) {
+  PairSearch search(g, board, tiled, weightsOnce, budget);
   search.search();
   search.apply();
 }

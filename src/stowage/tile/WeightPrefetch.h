@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "stowage/ir/Graph.h"
+#include "stowage/plan/PoolBudget.h"
 #include "stowage/plan/ProgramPlan.h"
 #include "stowage/target/Board.h"
 #include "stowage/tile/CostModel.h"
@@ -32,7 +33,10 @@ struct TiledProgram;
 /// channel by a fixed pattern), the fastest result kept.
 /// With `weightsOnce`, a pair in cores mode may also load the receiver's first weight tiles for all its cores in one
 /// transfer by one issuing core (OffloadedLayer::weightsOnceCore, onceWeightCopy), tried for each issuing core.
-void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled, bool weightsOnce = true);
+/// With `budget`, the bytes that can only live in a pool (plan/PoolBudget.h) count as live there too: an early buffer
+/// that does not fit beside them is left out, and the remark names them.
+void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled, bool weightsOnce = true,
+                                 const PoolBudget* budget = nullptr);
 
 /// After planning: re-estimates every layer in program order with the cycles of the steps in between as the
 /// simulator charges them (CPU steps by cpuLayerCycles in their planned pools): the receivers' arrival times

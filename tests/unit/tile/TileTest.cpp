@@ -258,10 +258,10 @@ TEST(TileChoice, RaggedVariantsOfLargeTilesAreFound) {
 }
 
 TEST(TileChoice, AFullMainMemoryIsNotRetiled) {
-  // When planning fails, the pipeline tiles again without the weight prefetch and without resident activations, but
-  // only when the pool that did not fit holds tile buffers or residents: neither helps a full main memory (and tiling
-  // a big model takes seconds). The observer counts the tile searches: as many with a too-small `dram` as when it
-  // fits (one per offloaded layer), and the error does not say it was planned again.
+  // When planning fails, the pipeline does not tile again (the tiler worked within the planner's pool budget,
+  // plan/PoolBudget.h): the error is the plan's. The observer counts the tile searches: as many with a too-small
+  // `dram` as when it fits (one per offloaded layer), and the error names the pool and does not say it was planned
+  // again.
   const Graph g = testing::foldedZooGraph("resnet8");
   auto searches = [&](const Board& b, bool& ok, std::string& error) {
     int n = 0;
