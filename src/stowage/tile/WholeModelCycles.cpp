@@ -16,7 +16,7 @@
 #include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"
 #include "stowage/tile/TileProgram.h"
-#include "stowage/tile/WeightPrefetch.h"
+#include "stowage/tile/FirstWeightCopies.h"
 #include "stowage/tile/ScratchLayout.h"
 
 namespace stowage {
