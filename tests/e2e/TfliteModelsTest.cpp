@@ -19,13 +19,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// Runs `model` on one raw input; returns the raw bytes of output_0.bin (empty and a test failure on error).
+/// `stowage run MODEL FLAGS` on one raw input into `outDir`; returns the raw bytes of output_0.bin (empty and a test
+/// failure on error).
+std::string runBin(const fs::path& model, const fs::path& input, const fs::path& outDir, const std::string& flags = "") {
+  auto r = runCommand(cli() + " run " + shellQuote(model.string()) + flags + " --input " + shellQuote(input.string()) + " --output-dir " +
+                      shellQuote(outDir.string()) + " --format bin");
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  return readFileBytes(outDir / "output_0.bin");
+}
+
+/// runBin in a scratch folder of its own, removed after.
 std::string runRaw(const fs::path& model, const fs::path& input, const std::string& scratch) {
   fs::path out = scratchDir(scratch);
-  auto r = runCommand(cli() + " run " + shellQuote(model.string()) + " --input " + shellQuote(input.string()) + " --output-dir " +
-                      shellQuote((out / "out").string()) + " --format bin");
-  EXPECT_EQ(r.exitCode, 0) << r.err;
-  std::string bytes = readFileBytes(out / "out" / "output_0.bin");
+  std::string bytes = runBin(model, input, out / "out");
   fs::remove_all(out);
   return bytes;
 }
@@ -273,12 +279,7 @@ TEST(TfliteModels, VwwFusedBandsFitTheTargetWithTheLayerByLayerOutput) {
   std::string q;
   for (char ch : px) q.append(3, static_cast<char>(static_cast<int8_t>(static_cast<unsigned char>(ch) - 128)));
   { std::ofstream(work / "q.bin", std::ios::binary) << q; }
-  auto run = [&](const std::string& flags, const std::string& out) {
-    auto r = runCommand(cli() + " run " + shellQuote(model.string()) + flags + " --input " + shellQuote((work / "q.bin").string()) +
-                        " --output-dir " + shellQuote((work / out).string()) + " --format bin");
-    EXPECT_EQ(r.exitCode, 0) << r.err;
-    return readFileBytes(work / out / "output_0.bin");
-  };
+  auto run = [&](const std::string& flags, const std::string& out) { return runBin(model, work / "q.bin", work / out, flags); };
   const std::string fused = run(pool, "fused");
   ASSERT_EQ(fused.size(), 2u);
   EXPECT_EQ(fused, run(" --no-fuse-layers --no-overlap", "whole"));
@@ -309,12 +310,7 @@ TEST(TfliteModels, MobileNetV2FusedBandsFit172KiBWithTheLayerByLayerOutput) {
   std::string image(3 * 224 * 224, '\0');
   for (size_t i = 0; i < image.size(); ++i) image[i] = static_cast<char>((i * 7919 + (i / 672) * 31) % 251);
   { std::ofstream(work / "x.bin", std::ios::binary) << image; }
-  auto run = [&](const std::string& flags, const std::string& out) {
-    auto r = runCommand(cli() + " run " + shellQuote(model.string()) + flags + " --input " + shellQuote((work / "x.bin").string()) +
-                        " --output-dir " + shellQuote((work / out).string()) + " --format bin");
-    EXPECT_EQ(r.exitCode, 0) << r.err;
-    return readFileBytes(work / out / "output_0.bin");
-  };
+  auto run = [&](const std::string& flags, const std::string& out) { return runBin(model, work / "x.bin", work / out, flags); };
   // Constants as binary images (--weights bin): the C arrays of 3.4 MB of weights take cc 7 s per build.
   const std::string fused = run(pool + " --weights bin", "fused");
   ASSERT_EQ(fused.size(), 1000u);
