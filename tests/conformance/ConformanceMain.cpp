@@ -11,6 +11,8 @@
 // least one offloaded layer, and such a case is run with FLAGS: its outputs must be byte-identical to the CPU run's; --only-ops limits the suite to models using those ops and --min-offloaded fails the
 // run when fewer cases were offloaded on any one board. --accel-ops runs the boards only on the cases whose models use
 // those ops while every case still runs on the CPU (and in guard mode): one CPU run per case serves all checks.
+// --boards-per-case N runs each case on N of the boards only, in rotation (case k on boards k, k+1, .. modulo their
+// count), so that every board still sees every kind of case at about N / boards of the cost.
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -58,7 +60,15 @@ struct Options {
   std::vector<std::string> accelOps;
   /// Fails the run when fewer cases were offloaded on any one board (with --accel-flags).
   size_t minOffloaded = 0;
+  /// With accelFlags: each case runs on this many of the boards, in rotation by its position (0: all).
+  size_t boardsPerCase = 0;
 };
+
+/// Whether case number `index` runs on board `board` of `boards` when each case runs on `perCase` of them.
+bool caseRunsOnBoard(size_t index, size_t board, size_t boards, size_t perCase) {
+  if (perCase == 0 || perCase >= boards) return true;
+  return (board + boards - index % boards) % boards < perCase;
+}
 
 enum class Outcome { Pass, Fail, Skip };
 
@@ -135,7 +145,7 @@ bool modelInputs(const fs::path& model, std::vector<std::pair<std::string, int>>
   return true;
 }
 
-CaseResult runCase(const Options& opt, const std::string& suite, const fs::path& dir) {
+CaseResult runCase(const Options& opt, size_t index, const std::string& suite, const fs::path& dir) {
   CaseResult r;
   r.name = suite + "/" + dir.filename().string();
   const fs::path model = dir / "model.onnx";
@@ -199,6 +209,7 @@ CaseResult runCase(const Options& opt, const std::string& suite, const fs::path&
     r.offloadedLayers.resize(opt.accelFlags.size(), -1);
     std::vector<bool> accelRan(opt.accelFlags.size(), false);
     for (size_t b = 0; onBoards && b < opt.accelFlags.size(); ++b) {
+      if (!caseRunsOnBoard(index, b, opt.accelFlags.size(), opt.boardsPerCase)) continue;
       const std::string& flags = opt.accelFlags[b];
       // The compile's report says which layers the board offloads; a case that offloads nothing on this board runs
       // only on its CPU there, which the guard-board run of the main suite already checks, so it is not run again.
@@ -260,7 +271,7 @@ int usage() {
                "usage: stowage_conformance --data DIR --work DIR --cli PATH [--suite NAME]... [--filter TEXT]\n"
                "                           [--jobs N] [--rtol X] [--atol X] [--min-passed N] [--guard-flags FLAGS]\n"
                "                           [--accel-flags FLAGS] [--only-ops OP,OP,...] [--accel-ops OP,OP,...]\n"
-               "                           [--min-offloaded N] [--verbose]\n"
+               "                           [--min-offloaded N] [--boards-per-case N] [--verbose]\n"
                "Runs ONNX backend test cases (DIR/<suite>/<case>/model.onnx) through `stowage run`.\n");
   return 2;
 }
@@ -285,6 +296,7 @@ int main(int argc, char** argv) {
     else if (a == "--guard-flags") opt.guardFlags = next();
     else if (a == "--accel-flags") opt.accelFlags.push_back(next());
     else if (a == "--min-offloaded") opt.minOffloaded = static_cast<size_t>(std::atol(next().c_str()));
+    else if (a == "--boards-per-case") opt.boardsPerCase = static_cast<size_t>(std::atol(next().c_str()));
     else if (a == "--only-ops") opt.onlyOps = splitOps(next());
     else if (a == "--accel-ops") opt.accelOps = splitOps(next());
     else if (a == "--suite") {
@@ -320,7 +332,7 @@ int main(int argc, char** argv) {
   std::mutex printMutex;
   auto worker = [&] {
     for (size_t i; (i = nextCase++) < cases.size();) {
-      results[i] = runCase(opt, cases[i].first, cases[i].second);
+      results[i] = runCase(opt, i, cases[i].first, cases[i].second);
       if (opt.verbose) {
         std::lock_guard<std::mutex> lock(printMutex);
         std::fprintf(stderr, "[%zu/%zu] %s\n", i + 1, cases.size(), results[i].name.c_str());
@@ -332,7 +344,7 @@ int main(int argc, char** argv) {
   for (auto& t : threads) t.join();
 
   size_t passed = 0, failed = 0, skipped = 0;
-  std::vector<size_t> offloaded(opt.accelFlags.size(), 0);
+  std::vector<size_t> offloaded(opt.accelFlags.size(), 0), tried(opt.accelFlags.size(), 0);
   for (const auto& r : results) {
     switch (r.outcome) {
       case Outcome::Pass: {
@@ -340,7 +352,8 @@ int main(int argc, char** argv) {
         std::string boards;
         for (size_t b = 0; b < opt.accelFlags.size(); ++b) {
           const int layers = b < r.offloadedLayers.size() ? r.offloadedLayers[b] : -1;
-          if (layers < 0) continue;  // not tried on the boards (--accel-ops)
+          if (layers < 0) continue;  // not tried on this board (--accel-ops, --boards-per-case)
+          ++tried[b];
           if (layers > 0) ++offloaded[b];
           boards += std::string(b ? "; " : " (") + "board " + std::to_string(b + 1) + ": " +
                     (layers > 0 ? "bit-identical, " + std::to_string(layers) + " layer(s) offloaded"
@@ -357,8 +370,11 @@ int main(int argc, char** argv) {
     std::printf("FAIL suite: only %zu cases passed; at least %zu are expected (--min-passed)\n", passed, opt.minPassed);
   bool offloadedEnough = true;
   for (size_t b = 0; b < opt.accelFlags.size(); ++b) {
-    std::printf("board %zu (%s): %zu of the %zu passing cases ran at least one layer on the accelerator, bit-identical to the CPU run%s\n",
-                b + 1, opt.accelFlags[b].c_str(), offloaded[b], passed, opt.accelOps.empty() ? "" : " (cases with --accel-ops ops tried)");
+    std::printf("board %zu (%s): %zu of the %zu passing cases tried on it ran at least one layer on the accelerator, bit-identical to the CPU "
+                "run (%zu passing cases in all%s)\n",
+                b + 1, opt.accelFlags[b].c_str(), offloaded[b], tried[b], passed,
+                opt.accelOps.empty() && opt.boardsPerCase == 0 ? ""
+                                                               : "; a case is tried when its model uses an --accel-ops op, on --boards-per-case boards");
     if (offloaded[b] < opt.minOffloaded) {
       offloadedEnough = false;
       std::printf("FAIL suite: only %zu cases were offloaded on board %zu; at least %zu are expected (--min-offloaded)\n", offloaded[b], b + 1,
