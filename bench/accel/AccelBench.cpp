@@ -6,8 +6,11 @@
 // prefetch, and for the layers above the ratio target the tiling space the tile search saw (what meeting the target
 // would cost). First, every model as a whole against the whole-model bound (tile/WholeModelCycles.h), the MLPerf
 // Tiny int8 models KWS, VWW and ToyCar included. Prints markdown tables for bench/RESULTS.md ("## Accelerators").
-// A plain executable: built by `make build`, not run by ctest.
-// Usage: stowage_bench_accel [--whole-model] [SHARED_DIR] (--whole-model: the first table only).
+// Every pair's outputs are checked against the CPU run of the model, as simulated and in guard mode.
+// A plain executable: built by `make bench`, not run by ctest.
+// Usage: stowage_bench_accel [--whole-model | --sweep] [SHARED_DIR] (--whole-model: the first tables only; --sweep:
+// every other model under SHARED_DIR/models, float and ImageNet-sized ones included, on the four boards: outputs
+// against the CPU run's, as simulated and in guard mode, with cycles and the bound).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,6 +26,7 @@
 
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
+#include "stowage/frontend/OnnxImporter.h"
 #include "stowage/frontend/TfliteImporter.h"
 #include "stowage/tile/CostModel.h"
 #include "stowage/tile/TileChoice.h"
@@ -147,6 +151,7 @@ std::set<std::string> offloadedNames(const CompileResult& compiled) {
 struct SimulatedRun {
   CompileResult compiled;
   HostSimReport sim;
+  std::vector<Tensor> outputs;
 };
 
 Result<SimulatedRun> compileAndSimulate(const ModelCase& m, const Board& board, bool doubleBuffer, bool fuse, bool prefetchWeights = true) {
@@ -160,9 +165,24 @@ Result<SimulatedRun> compileAndSimulate(const ModelCase& m, const Board& board, 
   HostRunOptions run;
   run.compiler.clear();
   run.simReport = &r.sim;
-  STOWAGE_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, runOnHost(r.compiled, m.inputs, run));
-  (void)outputs;
+  STOWAGE_ASSIGN_OR_RETURN(r.outputs, runOnHost(r.compiled, m.inputs, run));
   return r;
+}
+
+/// The outputs of `m` compiled with `options` for `board` and run on the host (no simulator report).
+Result<std::vector<Tensor>> runOutputs(const ModelCase& m, const Board& board, const CompileOptions& options) {
+  STOWAGE_ASSIGN_OR_RETURN(CompileResult compiled, compileGraphOnBoard(m.graph, board, options));
+  HostRunOptions run;
+  run.compiler.clear();
+  return runOnHost(compiled, m.inputs, run);
+}
+
+/// Whether two runs' outputs hold the same bytes.
+bool sameBytes(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].data != b[i].data) return false;
+  return true;
 }
 
 /// Compiles `m` for `board` and runs it on the simulator; returns one row per offloaded layer (simulated set,
@@ -246,6 +266,9 @@ struct WholeModelRow {
   /// the least.
   uint64_t tiledCompute = 0, layerByLayer = 0;
   size_t offloaded = 0, layers = 0;
+  /// The outputs' bytes against the CPU's run of the model (the default board): as simulated, and in guard mode on the
+  /// board (every activation in main memory, canaries and checksums checked).
+  bool equalsCpu = false, guardEqualsCpu = false;
   /// Where the cycles over the bound go (the "why" table): the compute units' bound (with the CPU layers; the
   /// largest over targets), and of the tiled compute beyond it the part that layers on fewer cores than their target
   /// has cost (their compute spread over all cores instead), with those layers' names.
@@ -300,10 +323,16 @@ void explainOverBound(const CompileResult& compiled, WholeModelRow& r) {
   std::stable_sort(r.waiting.begin(), r.waiting.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
 }
 
-Result<WholeModelRow> measureWholeModel(const ModelCase& m, const Board& board) {
+Result<WholeModelRow> measureWholeModel(const ModelCase& m, const Board& board, const std::vector<Tensor>& cpuOutputs) {
   STOWAGE_ASSIGN_OR_RETURN(SimulatedRun simulated, compileAndSimulate(m, board, true, true));
   const CompileResult& compiled = simulated.compiled;
   WholeModelRow r;
+  r.equalsCpu = sameBytes(simulated.outputs, cpuOutputs);
+  CompileOptions guard;
+  guard.planner.timeLimitSeconds = 2;
+  guard.guard = true;
+  STOWAGE_ASSIGN_OR_RETURN(std::vector<Tensor> guarded, runOutputs(m, board, guard));
+  r.guardEqualsCpu = sameBytes(guarded, cpuOutputs);
   r.simulated = simulated.sim.totalCycles();
   if (r.simulated == 0) return makeError(m.label, "the simulator printed no total");
   r.simulatedDmaBytes = simulated.sim.dmaBytes();
@@ -475,13 +504,79 @@ int clusterTarget(const Board& b) {
 
 bool isConv(const Node& n) { return n.op == OpKind::Conv || n.op == OpKind::QConv2d || n.op == OpKind::QDepthwiseConv2d; }
 
+/// The models under SHARED_DIR/models that the whole-model table leaves out (float MLPerf Tiny models, TFLM's, the ONNX
+/// ones), sorted by path; files already in `taken` (by file name) are skipped.
+std::vector<fs::path> sweepModelFiles(const fs::path& shared, const std::set<std::string>& taken) {
+  std::vector<fs::path> files;
+  const fs::path root = shared / "models";
+  if (!fs::is_directory(root)) return files;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    const fs::path& p = e.path();
+    if (!e.is_regular_file() || (p.extension() != ".tflite" && p.extension() != ".onnx") || taken.count(p.filename().string())) continue;
+    if (p.string().find("/reference/") != std::string::npos || p.string().find("_vela") != std::string::npos) continue;  // TFLM refs; Ethos-U ops
+    files.push_back(p);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// --sweep: every model of sweepModelFiles on every board against its CPU run, as simulated and in guard mode.
+int runSweep(const fs::path& shared, const std::map<std::string, Board>& boards, const std::set<std::string>& taken) {
+  std::printf("Every other shared model on the four boards: outputs against the CPU run (default board), as simulated and in "
+              "guard mode:\n\n| model | board | layers (offloaded) | bytes = CPU run | guard mode = CPU run | simulated | bound | ratio |\n"
+              "|---|---|---:|---|---|---:|---:|---:|\n");
+  int differ = 0, pairs = 0;
+  for (const fs::path& file : sweepModelFiles(shared, taken)) {
+    const std::string label = fs::relative(file, shared / "models").string();
+    auto graph = file.extension() == ".onnx" ? importOnnxFile(file.string()) : importTfliteFile(file.string());
+    if (!graph.ok()) {
+      std::printf("| %s | - | does not import: %s ||||||\n", label.c_str(), graph.error().message.c_str());
+      continue;
+    }
+    ModelCase m{label, std::move(*graph), {}};
+    m.inputs = deterministicInputs(m.graph);
+    CompileOptions options;
+    options.planner.timeLimitSeconds = 2;
+    auto cpu = runOutputs(m, defaultBoard(), options);
+    if (!cpu.ok()) {
+      std::printf("| %s | cpu | does not run: %s ||||||\n", label.c_str(), cpu.error().message.c_str());
+      continue;
+    }
+    for (const std::string& b : kBoards) {
+      ++pairs;
+      auto simulated = compileAndSimulate(m, boards.at(b), true, true);
+      if (!simulated.ok()) {
+        ++differ;
+        std::printf("| %s | %s | FAILS: %s ||||||\n", label.c_str(), b.c_str(), simulated.error().message.c_str());
+        continue;
+      }
+      CompileOptions guard = options;
+      guard.guard = true;
+      auto guarded = runOutputs(m, boards.at(b), guard);
+      const bool same = sameBytes(simulated->outputs, *cpu);
+      const bool guardSame = guarded.ok() && sameBytes(*guarded, *cpu);
+      if (!same || !guardSame) ++differ;
+      const WholeModelCycles w = wholeModelCycles(simulated->compiled.graph, simulated->compiled.plan);
+      std::printf("| %s | %s | %zu (%zu) | %s | %s | %s | %s | %.3f |\n", label.c_str(), b.c_str(), simulated->compiled.graph.nodes.size(),
+                  simulated->compiled.plan.offloaded.size(), same ? "yes" : "NO, differs",
+                  guardSame ? "yes" : (guarded.ok() ? "NO, differs" : ("FAILS: " + guarded.error().message).c_str()),
+                  num(simulated->sim.totalCycles()).c_str(), num(w.bound).c_str(),
+                  w.bound > 0 ? static_cast<double>(simulated->sim.totalCycles()) / static_cast<double>(w.bound) : 0.0);
+      std::fflush(stdout);
+    }
+  }
+  std::printf("\n%d model / board pairs; %d fail or differ from the CPU run\n", pairs, differ);
+  return differ == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   fs::path shared = STOWAGE_SHARED_DIR;
-  bool wholeModelOnly = false;
+  bool wholeModelOnly = false, sweep = false;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--whole-model") wholeModelOnly = true;
+    else if (std::string(argv[i]) == "--sweep") sweep = true;
     else shared = argv[i];
   }
   std::vector<ModelCase> models;
@@ -522,6 +617,11 @@ int main(int argc, char** argv) {
     }
     boards.emplace(b, std::move(*board));
   }
+  if (sweep) {
+    std::set<std::string> taken = {resnet.filename().string()};
+    for (const auto& [file, label] : kMoreMlperfTiny) taken.insert(file);
+    return runSweep(shared, boards, taken);
+  }
 
   // Table 0: every model as a whole against the whole-model bound; the other MLPerf Tiny int8 models join here.
   std::vector<ModelCase> wholeModels;
@@ -543,12 +643,21 @@ int main(int argc, char** argv) {
   }
   std::printf("Whole models against the whole-model bound (docs/accelerators.md, \"Whole-model bound\"):\n\n");
   std::printf("| model | board | layers (offloaded) | simulated | bound | set by | ratio | CPU layers | tiled compute | layer by "
-              "layer | DMA bytes moved | DMA bytes at least | moved / least |\n|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
-  int wholeOver = 0, wholeRows = 0, wholeOff = 0;
+              "layer | DMA bytes moved | DMA bytes at least | moved / least | bytes = CPU run (guard mode) |\n"
+              "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  int wholeOver = 0, wholeRows = 0, wholeOff = 0, wholeDiffer = 0;
   std::vector<std::pair<std::string, WholeModelRow>> overBound;  // label and board, row
-  for (const ModelCase& m : wholeModels)
+  const Board cpuBoard = defaultBoard();
+  for (const ModelCase& m : wholeModels) {
+    CompileOptions cpuOptions;
+    cpuOptions.planner.timeLimitSeconds = 2;
+    auto cpuOutputs = runOutputs(m, cpuBoard, cpuOptions);
+    if (!cpuOutputs.ok()) {
+      std::fprintf(stderr, "%s on the CPU: %s\n", m.label.c_str(), cpuOutputs.error().render().c_str());
+      return 2;
+    }
     for (const std::string& b : kBoards) {
-      auto row = measureWholeModel(m, boards.at(b));
+      auto row = measureWholeModel(m, boards.at(b), *cpuOutputs);
       if (!row.ok()) {
         std::printf("| %s | %s | does not compile: %s |||||||||\n", m.label.c_str(), b.c_str(), row.error().message.c_str());
         continue;
@@ -562,17 +671,20 @@ int main(int argc, char** argv) {
       }
       const bool off = r.simulated != r.compiler.estimate || r.simulatedCpu != r.compiler.cpuCycles;
       if (off) ++wholeOff;
-      std::printf("| %s | %s | %zu (%zu) | %s%s | %s | %s | %.3f%s | %s | %s | %s | %s | %s | %s |\n", m.label.c_str(), b.c_str(), r.layers,
+      if (!r.equalsCpu || !r.guardEqualsCpu) ++wholeDiffer;
+      std::printf("| %s | %s | %zu (%zu) | %s%s | %s | %s | %.3f%s | %s | %s | %s | %s | %s | %s | %s (%s) |\n", m.label.c_str(), b.c_str(), r.layers,
                   r.offloaded, num(r.simulated).c_str(), off ? fmt::format(" (estimate {})", num(r.compiler.estimate)).c_str() : "",
                   num(r.compiler.bound).c_str(), r.compiler.boundUnit.c_str(), r.ratio(), r.ratio() > kRatioTarget ? " **" : "",
                   num(r.simulatedCpu).c_str(), num(r.tiledCompute).c_str(), num(r.layerByLayer).c_str(), num(r.simulatedDmaBytes).c_str(),
                   num(least).c_str(),
-                  least > 0 ? fmt::format("{:.2f}", static_cast<double>(r.simulatedDmaBytes) / static_cast<double>(least)).c_str() : "-");
+                  least > 0 ? fmt::format("{:.2f}", static_cast<double>(r.simulatedDmaBytes) / static_cast<double>(least)).c_str() : "-",
+                  r.equalsCpu ? "yes" : "NO, differs", r.guardEqualsCpu ? "yes" : "NO, differs");
       std::fflush(stdout);
     }
+  }
   std::printf("\n%d model / board pairs; %d above the %.2f target (marked **); %d where the simulator differs from the "
-              "compiler's whole-model estimate\n\n",
-              wholeRows, wholeOver, kRatioTarget, wholeOff);
+              "compiler's whole-model estimate; %d whose outputs differ from the CPU run's (simulated or in guard mode)\n\n",
+              wholeRows, wholeOver, kRatioTarget, wholeOff, wholeDiffer);
   // Why the pairs above the target stay there: the cycles over the bound split into compute beyond the bound's (as
   // tiled) and time the compute units wait for DMA, with the floor of each run's fill and drain that the bound leaves out.
   std::printf("Pairs above %.2f: where the cycles over the bound go (compute as tiled beyond the compute units' bound; waiting = "
@@ -587,6 +699,10 @@ int main(int argc, char** argv) {
                 num(r.simulated - std::min(r.simulated, r.tiledCompute)).c_str(), r.runs, num(r.fillDrainFloor).c_str(),
                 static_cast<double>(r.simulated) / static_cast<double>(r.compiler.bound + r.fillDrainFloor), whyOverBound(r).c_str());
   std::printf("\n");
+  if (wholeDiffer > 0) {
+    std::fprintf(stderr, "error: %d model / board pairs give other bytes than the CPU run (table above)\n", wholeDiffer);
+    return 1;
+  }
   if (wholeModelOnly) return 0;
 
   // Table 1: every offloaded layer, double-buffered against the bounds and against one buffer per tile.
