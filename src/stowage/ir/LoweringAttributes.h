@@ -12,10 +12,11 @@ inline constexpr const char* kFusedMinAttr = "stowage_fused_min";
 inline constexpr const char* kFusedMaxAttr = "stowage_fused_max";
 /// On the nodes a fused chain became (tile/FusedBands.h): "fused chain N"; report.json layers' "band_of".
 inline constexpr const char* kBandOfAttr = "band_of";
-/// On the copy that carries a fused chain's cached halo rows into its next band: its output keeps a buffer of its own
-/// (plan/analysis/Aliasing does not write it into the Concat that reads it, which would reserve the next band's whole
-/// tensor while the previous one is still live).
-inline constexpr const char* kBandCarryAttr = "band_carry";
+/// On a node whose output keeps a buffer of its own: plan/analysis/Aliasing never writes it into the Concat that reads
+/// it, whatever the sizes say. Any pass may set it; tile/FusedBands sets it on the copy that carries a chain's cached
+/// halo rows into its next band (written into that band's Concat, it would reserve the next band's whole tensor while
+/// the previous one is still live).
+inline constexpr const char* kOwnBufferAttr = "own_buffer";
 
 /// Attributes pass/FuseQdq sets on the QLinearConv / QLinearMatMul it makes (read by lower/QLinearKernelCall):
 /// requantize with the product in float32 as ONNX Runtime's integer kernels do (int, 1), and the clamp in output

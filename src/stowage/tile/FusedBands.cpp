@@ -75,7 +75,7 @@ std::vector<int64_t> liveProfile(const Graph& g, bool io) {
   std::vector<bool> inPlace(g.tensors.size(), false), carry(g.tensors.size(), false);
   std::vector<int> firstPiece(g.tensors.size(), -1);
   for (const Node& n : g.nodes)
-    if (n.attrs.has(kBandCarryAttr)) carry[static_cast<size_t>(n.outputs[0])] = true;
+    if (n.attrs.has(kOwnBufferAttr)) carry[static_cast<size_t>(n.outputs[0])] = true;
   for (const Node& n : g.nodes) {
     if (!n.attrs.has(kBandOfAttr)) continue;
     if (n.op == OpKind::Slice && producers[static_cast<size_t>(n.inputs[0])] >= 0) inPlace[static_cast<size_t>(n.outputs[0])] = true;
@@ -505,7 +505,7 @@ void rewrite(Graph& g, const ChainModel& m, const std::vector<BandRows>& bands, 
         cp.outputs = {cid};
         cp.attrs.set("perm", std::vector<int64_t>{0, 1, 2, 3});
         cp.attrs.set(kBandOfAttr, tag);
-        cp.attrs.set(kBandCarryAttr, int64_t{1});
+        cp.attrs.set(kOwnBufferAttr, int64_t{1});
         nodes.push_back(std::move(cp));
         carried[t] = cid;
       }

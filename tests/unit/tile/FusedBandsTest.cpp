@@ -188,7 +188,7 @@ TEST(FusedBands, CachedHalosGiveTheSameBytesWithoutExtraMacs) {
   EXPECT_EQ(cached->fusedBandExtraMacs, 0);
   EXPECT_EQ(cached->macs, whole->macs);
   int carries = 0;
-  for (const Node& n : cached->graph.nodes) carries += n.attrs.has(kBandCarryAttr) ? 1 : 0;
+  for (const Node& n : cached->graph.nodes) carries += n.attrs.has(kOwnBufferAttr) ? 1 : 0;
   EXPECT_GT(carries, 0) << "halo rows carried into the next band";
   const bool remarked = std::any_of(cached->plan.remarks.begin(), cached->plan.remarks.end(),
                                     [](const std::string& r) { return r.find("halos cached") != std::string::npos; });

@@ -141,7 +141,7 @@ class AliasBuilder {
                       std::find(g_.outputs.begin(), g_.outputs.end(), in) != g_.outputs.end();
       const int r = rootOf(in);
       const int producer = producers_[static_cast<size_t>(in)];
-      const bool ownBuffer = producer >= 0 && g_.nodes[static_cast<size_t>(producer)].attrs.has(kBandCarryAttr);
+      const bool ownBuffer = producer >= 0 && g_.nodes[static_cast<size_t>(producer)].attrs.has(kOwnBufferAttr);
       eligible[k] = first && !io && !ownBuffer && g_.tensor(in).dtype == to.dtype && r >= 0 && r != o && offsetInRoot(in) == 0 &&
                     buffers_[static_cast<size_t>(r)].sizeBytes == g_.tensor(in).byteSize() &&
                     at + g_.tensor(in).byteSize() <= buffers_[static_cast<size_t>(o)].sizeBytes;
