@@ -180,14 +180,29 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
       if (slower && !observer) continue;
       const bool db = buffers.all();
       const TileBytes bytes = tileBytes(s, th, tn);
+      std::optional<std::optional<TileSchedule>> sharedTiles;  // scheduleSharedInput's tiles, once built
       // `loaders` 0: each core loads its own input tiles; else the cores share one input buffer that `loaders` of them
       // fill (tile/SharedInput.h).
       auto consider = [&](int loaders) {
-        // Every core needs a channel block of each row block.
-        if (loaders > 0 && (s.channels + tn - 1) / tn < cores) return;
+        // Every core needs a channel block of each row block. The busiest core computes ceil(B / cores) of the B
+        // channel blocks of every row block (all full but perhaps the layer's last), after the first input arrives (a
+        // transfer): a shared tiling that cannot beat the best so far that way needs no schedule.
+        const int64_t channelBlocks = (s.channels + tn - 1) / tn;
+        if (loaders > 0 && channelBlocks < cores) return;
+        if (loaders > 0 && best && !observer) {
+          const int64_t busiest = ((channelBlocks + cores - 1) / cores - 1) * tn + (s.channels - (channelBlocks - 1) * tn);
+          const uint64_t floor = coreComputeCycles(target.macsPerCycle, s.batches * s.rows * s.rowPixels * busiest * s.reduction) +
+                                 static_cast<uint64_t>(std::ceil(target.dmaSetupCycles)) + 1;
+          if (floor > best->cost.total) return;
+        }
         auto build = [&]() -> std::optional<TileSchedule> {
-          if (loaders > 0) return scheduleSharedInput(s, th, tn, cores, buffers, loaders);
-          return scheduleTiles(s, th, tn, cores, buffers, order);
+          if (loaders == 0) return scheduleTiles(s, th, tn, cores, buffers, order);
+          // The same tiles whoever loads the input: built once for both loader counts.
+          if (!sharedTiles) sharedTiles = scheduleSharedInput(s, th, tn, cores, buffers, 1);
+          if (!*sharedTiles) return std::nullopt;
+          TileSchedule copy = **sharedTiles;
+          copy.sharedLoaders = loaders;
+          return copy;
         };
         std::optional<TileSchedule> schedule;
         // Resident operands whose every tile copy is contiguous are used in place: no buffer, no DMA.
