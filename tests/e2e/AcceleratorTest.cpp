@@ -127,6 +127,31 @@ TEST(Accelerator, WeightsLoadedOnceBitExactOnHexagon) {
   }
 }
 
+TEST(Accelerator, SharedInputBitExactOnClusters) {
+  // The cores of a layer share each row block's input in one buffer (docs/accelerators.md, "Shared input"): the zoo
+  // ResNet-8 (float NCHW convolutions) takes it on gap8-cluster (a shared L1); dsp-cluster4's L1 is private to each core
+  // (per_core_stride), so there it keeps per-core inputs. Outputs byte-identical to the CPU run, by default, in guard
+  // mode and with --no-shared-input, which the summary then no longer mentions.
+  const fs::path work = scratchDir("accel_shared_input");
+  const Case c = zooCase(work, "resnet8");
+  const std::string cpu = runOn(c, work / "cpu", "", "");
+  ASSERT_FALSE(cpu.empty());
+  for (const std::string b : {"gap8-cluster", "dsp-cluster4"}) {
+    const std::string compiled = (work / (b + "_compiled")).string();
+    auto r = runCommand(cli() + " compile " + shellQuote(c.model.string()) + " -o " + shellQuote(compiled) + " --board " + shellQuote(board(b)));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.out.find("input shared by all cores") != std::string::npos, b == "gap8-cluster") << b << ": " << r.out;
+    EXPECT_EQ(runOn(c, work / (b + "_run"), b, ""), cpu) << b;
+    EXPECT_EQ(runOn(c, work / (b + "_guard"), b, "--guard"), cpu) << b << " in guard mode";
+    std::string out;
+    EXPECT_EQ(runOn(c, work / (b + "_own"), b, "--no-shared-input", &out), cpu) << b << " with --no-shared-input";
+    auto own = runCommand(cli() + " compile " + shellQuote(c.model.string()) + " -o " + shellQuote(compiled + "_own") + " --board " +
+                          shellQuote(board(b)) + " --no-shared-input");
+    ASSERT_EQ(own.exitCode, 0) << own.err;
+    EXPECT_EQ(own.out.find("input shared by all cores"), std::string::npos) << b << ": " << own.out;
+  }
+}
+
 TEST(Accelerator, DepthwiseWithDepthMultiplierBitExactOnEveryAcceleratorBoard) {
   // TFLM's person_detect starts with a depthwise convolution of one input channel and depth multiplier 8: a channel
   // tile must hold the multiplier's 8 output channels (tiles of 2 computed the wrong channels on the cluster boards).

@@ -63,6 +63,10 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
                 "Each layer offloaded to an accelerator's cores loads its own first weight tiles: by default the cores load "
                 "them during their last tile of the layer before on the same accelerator (the weight buffer lives one layer "
                 "longer where it fits); for comparison");
+  sub->add_flag("--no-shared-input{false}", options.sharedInput,
+                "Every core of a layer loads and holds its own input tiles: by default, where the cost model finds it "
+                "faster, the cores of a layer share each row block's input in one buffer, loaded once (by one core or "
+                "split over all of them) and read by every core after a barrier; for comparison");
   sub->add_flag("--no-weights-once{false}", options.weightsOnce,
                 "A prefetched first weight tile moves as one transfer per core: by default, where the cost model finds it "
                 "faster, one core of the layer before loads the first weight tiles of all the cores in one transfer into "

@@ -493,6 +493,21 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   // waits, so the first tile loads no weights and waits for no ticket.
   const std::string prefetchTickets = fmt::format("{}_s{}_wpre", p, layer.step);
   const bool once = layer.weightsOnceCore >= 0 && layer.weightsPrefetchedCores > 0;
+  // A shared input (tile/SharedInput.h): every row block's input copy (offset, rows, row bytes, stride), in the order
+  // every core walks them; cores [0, loaders) each load their part of it (rows r * core / loaders ..) into the one
+  // buffer, and the cores meet at barriers (CostModel's estimateSharedInput replays this order).
+  const int loaders = sched.sharedLoaders;
+  const bool shared = loaders > 0;
+  std::vector<TileCopy> rowBlockX;
+  if (shared) {
+    for (size_t i = sched.chunkStart[0]; i < sched.chunkStart[1]; ++i)
+      if (sched.tiles[i].loadX) rowBlockX.push_back(sched.tiles[i].x);
+    d += fmt::format("/* The input of each row block, shared by the {} cores (loaded by {}). */\nstatic const uint32_t {}_xb[{}][4] = {{", layer.cores,
+                     loaders == 1 ? std::string("core 0") : fmt::format("cores 0..{}, a part each", loaders - 1), base, rowBlockX.size());
+    for (size_t b = 0; b < rowBlockX.size(); ++b)
+      d += fmt::format("{}{{{}u, {}u, {}u, {}u}}", b ? ", " : "", rowBlockX[b].offset, rowBlockX[b].rows, rowBlockX[b].rowBytes, rowBlockX[b].stride);
+    d += "};\n";
+  }
   auto load = [&](const std::string& dd, bool doubled) {
     std::string out;
     const std::string weightTicket =
@@ -500,7 +515,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
             ? fmt::format("t == first && core < {} ? {}[core] : ", layer.weightsPrefetchedCores, prefetchTickets)
             : "";
     const std::string loadW = once && dd == "d" ? fmt::format("{}->load_w && t != first", dd) : dd + "->load_w";
-    if (buffers.doubled[0] == doubled && !direct.direct[0])
+    if (buffers.doubled[0] == doubled && !direct.direct[0] && !shared)
       out += fmt::format("if ({0}->load_x) {{\n  tx[{0}->x_buf] = {1};\n  px[{0}->x_buf] = 1;\n}}\n", dd,
                          callOf(dmaStart, {{"channel", "0"}, {"dst", fmt::format("xl[{}->x_buf]", dd)}, {"src", fmt::format("a->x + {}->x_off", dd)},
                                            {"row_bytes", dd + "->x_row_bytes"}, {"rows", dd + "->x_rows"}, {"dst_stride", dd + "->x_row_bytes"},
@@ -605,22 +620,49 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   d += "  stowage_dma_ticket tx[2] = {0u, 0u}, tw[2] = {0u, 0u}, ty[2] = {0u, 0u};\n  int px[2] = {0, 0}, pw[2] = {0, 0}, py[2] = {0, 0};\n";
   if (splitWeights) d += "  stowage_dma_ticket tw2[2] = {0u, 0u};\n";
   d += fmt::format("  const uint32_t first = {0}_chunks[core], end = {0}_chunks[core + 1];\n  uint32_t t;\n", base);
+  if (shared) d += "  uint32_t rb = 0u; /* row blocks begun */\n";
   d += fmt::format("  for (t = first; t < end; ++t) {{\n    const {}* const d = &{}_tiles[t];\n", type, base);
   // The first tile's doubled operands; this tile's single ones (the previous compute, which read their one half, is
   // done); the next tile's doubled ones, into the halves the previous tile used (CostModel issues them in this order).
   // (Direct operands have no loads: no block at all when they are the only doubled ones.)
   const std::string firstLoads = anyDoubled ? load("d", true) : "", nextLoads = anyDoubled ? load("n", true) : "";
   if (!firstLoads.empty()) d += "    if (t == first) {\n" + indentText(firstLoads, 6) + "    }\n";
+  const IntrinsicSpec barrier = target.intrinsic("barrier");
+  // This core's part of row block `block`'s input into shared half `half` (a loader core only).
+  auto loadInputPart = [&](const std::string& block, const std::string& half) {
+    return fmt::format(
+        "{{\n  const uint32_t* const xb = {0}_xb[{1}];\n  const uint32_t r0 = xb[1] * (uint32_t)core / {2}u, r1 = xb[1] * (uint32_t)(core + 1) / {2}u;\n"
+        "  if (r1 > r0) {{\n    tx[0] = {3};\n    px[0] = 1;\n  }}\n}}\n",
+        base, block, loaders,
+        callOf(dmaStart, {{"channel", "0"}, {"dst", fmt::format("xl[{}] + r0 * xb[2]", half)}, {"src", "a->x + xb[0] + r0 * xb[3]"},
+                          {"row_bytes", "xb[2]"}, {"rows", "r1 - r0"}, {"dst_stride", "xb[2]"}, {"src_stride", "xb[3]"}}));
+  };
+  if (shared) {
+    // A row block's first tile: with one half, every core is done reading the previous block (a barrier) before the
+    // loaders overwrite it; with two, the loaders loaded this block during the previous one (the first at the start).
+    d += "    if (d->load_x) { /* a new row block: its input, shared by all cores */\n";
+    if (!buffers.doubled[0]) d += fmt::format("      if (rb > 0u) {};\n", callOf(barrier, {}));
+    d += fmt::format("      if (core < {}{}) ", loaders, buffers.doubled[0] ? " && rb == 0u" : "") + indentText(loadInputPart("rb", "d->x_buf"), 6).substr(6);
+    d += "    }\n";
+  }
   if (anySingle) d += indentText(load("d", false), 4);
   // (A layer of one tile has no next tile: no prefetch, which also keeps the compiler's bounds analysis quiet.)
   if (sched.tiles.size() > 1 && !nextLoads.empty())
     d += fmt::format("    if (t + 1u < end) {{\n      const {}* const n = d + 1;\n", type) + indentText(nextLoads, 6) + "    }\n";
+  if (shared) {
+    // The loaders wait for their parts; at the barrier every part has arrived. With two halves the loaders then load
+    // the next row block's input into the other half (every core is past the block that used it).
+    d += fmt::format("    if (d->load_x) {{\n      if (px[0]) {{\n        {};\n        px[0] = 0;\n      }}\n      {};\n", wait("tx[0]"),
+                     callOf(barrier, {}));
+    if (buffers.doubled[0])
+      d += fmt::format("      if (core < {} && rb + 1u < {}u) ", loaders, rowBlockX.size()) + indentText(loadInputPart("rb + 1u", "(rb + 1u) % 2u"), 6).substr(6);
+    d += "      ++rb;\n    }\n";
+  }
   if (!loadLater.empty()) d += fmt::format("    if (t + 1u == end) {{ {}}}\n", loadLater);
-  const IntrinsicSpec barrier = target.intrinsic("barrier");
   if (once)
     d += fmt::format("    if (t == first) {{ /* every core's first weight tile, loaded once */\n      if (core == {}) {};\n      {};\n    }}\n",
                      layer.weightsOnceCore, wait(fmt::format("{}[core]", prefetchTickets)), callOf(barrier, {}));
-  d += fmt::format("    if (px[d->x_buf]) {{\n      {};\n      px[d->x_buf] = 0;\n    }}\n", wait("tx[d->x_buf]"));
+  if (!shared) d += fmt::format("    if (px[d->x_buf]) {{\n      {};\n      px[d->x_buf] = 0;\n    }}\n", wait("tx[d->x_buf]"));
   d += fmt::format("    if (pw[d->w_buf]) {{\n      {};\n{}      pw[d->w_buf] = 0;\n    }}\n", wait("tw[d->w_buf]"),
                    splitWeights ? "      " + wait("tw2[d->w_buf]") + ";\n" : std::string());
   d += fmt::format("    if (py[d->y_buf]) {{\n      {};\n      py[d->y_buf] = 0;\n    }}\n", wait("ty[d->y_buf]"));

@@ -133,6 +133,9 @@ struct OffloadedLayer {
   bool doubled[3] = {true, true, true};  ///< x, w, y: two buffer halves (ping-pong) or one
   bool rowsOuter = false;      ///< tile order: row blocks outer, channel blocks inner (else channel blocks outer)
   bool weightsSplit = false;   ///< each weight load split over both DMA channels (TileSchedule::weightsSplit)
+  /// Cores mode: 0, or the cores (1 or all) that load each row block's input once into one buffer every core reads
+  /// (tile/SharedInput.h; TileSchedule::sharedLoaders)
+  int sharedInputLoaders = 0;
   /// x, w, y used in place where the tensor lives (a pool the target's cores reach directly: no tile buffer, no
   /// DMA; tile/ResidentTensors.h)
   bool direct[3] = {false, false, false};

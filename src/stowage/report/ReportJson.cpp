@@ -149,6 +149,7 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
       t["last_rows"] = o->lastRows;
       t["ramp_rows"] = o->rampRows;
       t["weights_on_both_channels"] = o->weightsSplit;
+      t["shared_input_loaders"] = o->sharedInputLoaders;  // 0: each core loads its own input tiles
       t["in_place"] = {{"input", o->direct[0]}, {"weights", o->direct[1]}, {"output", o->direct[2]}};
       // Weight prefetch across layers: how many cores found their first weight tile loaded by an earlier layer, and
       // the node whose first weight tiles this layer's cores load (null: none).

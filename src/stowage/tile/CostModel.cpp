@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "stowage/tile/SharedInput.h"
+
 namespace stowage {
 
 namespace {
@@ -52,7 +54,11 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
     for (size_t i = schedule.chunkStart[c]; i < schedule.chunkStart[c + 1]; ++i) {
       const TileDesc& t = schedule.tiles[i];
       compute += tileComputeCycles(target, s, t);
-      if (t.loadX) loads += dmaCycles(target, t.x);
+      // A shared input (tile/SharedInput.h): each loader core moves its part of the row block's input.
+      if (t.loadX)
+        loads += schedule.sharedLoaders <= 0 ? dmaCycles(target, t.x)
+                 : static_cast<int>(c) < schedule.sharedLoaders ? dmaCycles(target, sharedInputPart(t.x, schedule.sharedLoaders, static_cast<int>(c)))
+                                                                : 0;
       const bool prefetched = i == schedule.chunkStart[c] && static_cast<int>(c) < cross.prefetchedCores;
       if (t.loadW && !prefetched) {
         if (schedule.weightsSplit && !engine && !sharedChannel) {
@@ -93,6 +99,7 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
 
 LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, const OperandBuffers& buffers,
                         const CrossLayerWeights& cross) {
+  if (schedule.sharedLoaders > 0 && target.engineDim == 0) return estimateSharedInput(target, s, schedule, buffers, cross);
   LayerCost cost;
   const bool engine = target.engineDim > 0;
   const size_t chunks = schedule.chunkStart.size() - 1;

@@ -85,7 +85,8 @@ std::optional<std::vector<ScratchRequest>> layoutScratch(const Board& board, con
       for (int op = 0; op < 3; ++op) {
         if (poolOf[static_cast<size_t>(op)] != pi || need.bytes[op] == 0) continue;
         const size_t one = alignUp(need.bytes[op], pool.alignment);
-        const int regions = pool.perCoreStride != 0 ? 1 : std::max(1, need.cores);
+        if (op == 0 && need.sharedX && pool.perCoreStride != 0) ok = false;  // every core would read its own copy
+        const int regions = pool.perCoreStride != 0 || (op == 0 && need.sharedX) ? 1 : std::max(1, need.cores);
         strides[op] = regions > 1 ? one : 0;
         const int halves = need.doubleBuffer && !need.singleBuffered[op] ? 2 : 1;
         for (int h = 0; h < halves; ++h) {
@@ -93,6 +94,7 @@ std::optional<std::vector<ScratchRequest>> layoutScratch(const Board& board, con
           which.push_back({op, h});
         }
       }
+      if (!ok) break;
       if (items.empty()) continue;
       auto banks = packBanks(pool, items, need.reservedBytes);
       if (!banks) {

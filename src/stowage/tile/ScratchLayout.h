@@ -25,6 +25,7 @@ struct ScratchNeed {
   bool singleBuffered[3] = {false, false, false};  ///< x, w, y with one half even when doubleBuffer
   int cores = 1;  ///< regions per buffer in shared pools (1 for engine mode)
   size_t reservedBytes = 0;  ///< bytes of every pool (and of every bank) kept free for resident tensors
+  bool sharedX = false;      ///< one x region for all cores (tile/SharedInput.h): not in a per_core_stride pool
 };
 
 /// The requests (names "s<step>_x0" ...) for one layer at `step`, pinned to pools and banks, or nullopt when they

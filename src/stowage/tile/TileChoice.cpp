@@ -10,6 +10,7 @@
 
 #include "stowage/tile/RaggedRowBlocks.h"
 #include "stowage/tile/ScratchLayout.h"
+#include "stowage/tile/SharedInput.h"
 
 namespace stowage {
 
@@ -76,7 +77,10 @@ std::string tilingText(const OffloadedLayer& layer) {
   const DirectOperands direct = directOperandsOf(layer);
   return operandBuffersText(operandBuffersOf(layer)) + (layer.rowsOuter ? ", row blocks outer" : "") +
          rowBlocksText(rowBlocksOf(layer)) + (direct.any() ? ", " + directOperandsText(direct) + " in place" : "") +
-         (layer.weightsSplit ? ", weights on both DMA channels" : "");
+         (layer.weightsSplit ? ", weights on both DMA channels" : "") +
+         (layer.sharedInputLoaders == 1   ? ", input shared by all cores (loaded by core 0)"
+          : layer.sharedInputLoaders > 1 ? fmt::format(", input shared by all cores (loaded by {} cores)", layer.sharedInputLoaders)
+                                         : std::string());
 }
 
 void recordEstimate(OffloadedLayer& layer, const LayerCost& cost) {
@@ -86,7 +90,10 @@ void recordEstimate(OffloadedLayer& layer, const LayerCost& cost) {
 }
 
 TileSchedule offloadedSchedule(const LayerShape& s, const OffloadedLayer& layer) {
-  TileSchedule schedule = scheduleTiles(s, layer.rowTile, layer.channelTile, layer.cores, operandBuffersOf(layer), tileOrderOf(layer),
+  std::optional<TileSchedule> shared;
+  if (layer.sharedInputLoaders > 0)
+    shared = scheduleSharedInput(s, layer.rowTile, layer.channelTile, layer.cores, operandBuffersOf(layer), layer.sharedInputLoaders);
+  TileSchedule schedule = shared ? std::move(*shared) : scheduleTiles(s, layer.rowTile, layer.channelTile, layer.cores, operandBuffersOf(layer), tileOrderOf(layer),
                                        rowBlocksOf(layer));
   applyDirectOperands(schedule, directOperandsOf(layer));
   if (layer.weightsSplit) splitWeightLoads(schedule);
@@ -116,7 +123,7 @@ void splitWeightsWhenFaster(const Target& target, const LayerShape& s, TileChoic
 
 std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const LayerShape& s, const std::vector<int>& pools, int step,
                                       bool doubleBuffer, std::string& whyNot, const ResidentOperands& resident,
-                                      const TileSearchObserver* observer) {
+                                      const TileSearchObserver* observer, bool sharedInput) {
   const Target& target = board.targets[static_cast<size_t>(targetIndex)];
   if (observer && observer->begin) observer->begin(step);
   const std::function<void(const TileChoice&)> observe = [&](const TileChoice& c) {
@@ -139,6 +146,7 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
   std::optional<TileChoice> best;
   auto better = [](const TileChoice& a, const TileChoice& b) {
     if (a.cost.total != b.cost.total) return a.cost.total < b.cost.total;
+    if (a.schedule.sharedLoaders != b.schedule.sharedLoaders) return a.schedule.sharedLoaders < b.schedule.sharedLoaders;
     if (a.direct.any() != b.direct.any()) return a.direct.any();
     if (a.doubleBuffer != b.doubleBuffer) return a.doubleBuffer;
     if (doubledCount(a.buffers) != doubledCount(b.buffers)) return doubledCount(a.buffers) > doubledCount(b.buffers);
@@ -172,52 +180,91 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
       if (slower && !observer) continue;
       const bool db = buffers.all();
       const TileBytes bytes = tileBytes(s, th, tn);
-      // Resident operands whose every tile copy is contiguous are used in place: no buffer, no DMA.
-      DirectOperands direct;
-      std::optional<TileSchedule> schedule;
-      if (resident.resident.any()) {
-        schedule = scheduleTiles(s, th, tn, cores, buffers, order);
-        for (int op = 0; op < 3; ++op) direct.direct[op] = resident.resident.direct[op] && copiesContiguous(*schedule, op);
-        applyDirectOperands(*schedule, direct);
+      std::optional<std::optional<TileSchedule>> sharedTiles;  // scheduleSharedInput's tiles, once built
+      // `loaders` 0: each core loads its own input tiles; else the cores share one input buffer that `loaders` of them
+      // fill (tile/SharedInput.h).
+      auto consider = [&](int loaders) {
+        // Every core needs a channel block of each row block. The busiest core computes ceil(B / cores) of the B
+        // channel blocks of every row block (all full but perhaps the layer's last), after the first input arrives (a
+        // transfer): a shared tiling that cannot beat the best so far that way needs no schedule.
+        const int64_t channelBlocks = (s.channels + tn - 1) / tn;
+        if (loaders > 0 && channelBlocks < cores) return;
+        if (loaders > 0 && best && !observer) {
+          const int64_t busiest = ((channelBlocks + cores - 1) / cores - 1) * tn + (s.channels - (channelBlocks - 1) * tn);
+          const uint64_t floor = coreComputeCycles(target.macsPerCycle, s.batches * s.rows * s.rowPixels * busiest * s.reduction) +
+                                 static_cast<uint64_t>(std::ceil(target.dmaSetupCycles)) + 1;
+          if (floor > best->cost.total) return;
+        }
+        auto build = [&]() -> std::optional<TileSchedule> {
+          if (loaders == 0) return scheduleTiles(s, th, tn, cores, buffers, order);
+          // The same tiles whoever loads the input: built once for both loader counts.
+          if (!sharedTiles) sharedTiles = scheduleSharedInput(s, th, tn, cores, buffers, 1);
+          if (!*sharedTiles) return std::nullopt;
+          TileSchedule copy = **sharedTiles;
+          copy.sharedLoaders = loaders;
+          return copy;
+        };
+        std::optional<TileSchedule> schedule;
+        // Resident operands whose every tile copy is contiguous are used in place: no buffer, no DMA.
+        DirectOperands direct;
+        if (resident.resident.any()) {
+          schedule = build();
+          if (!schedule) return;
+          for (int op = 0; op < 3; ++op) direct.direct[op] = resident.resident.direct[op] && copiesContiguous(*schedule, op);
+          if (loaders > 0 && direct.direct[0]) return;  // an input in place needs no shared buffer
+          applyDirectOperands(*schedule, direct);
+        }
+        ScratchNeed need;
+        need.bytes[0] = direct.direct[0] ? 0 : bytes.x;
+        need.bytes[1] = direct.direct[1] ? 0 : bytes.w;
+        need.bytes[2] = direct.direct[2] ? 0 : bytes.y;
+        need.reservedBytes = resident.reservedBytes;
+        need.doubleBuffer = !buffers.none();
+        for (int op = 0; op < 3; ++op) need.singleBuffered[op] = !buffers.doubled[op];
+        need.cores = cores;
+        need.sharedX = loaders > 0;
+        TileChoice c;
+        auto layout = layoutScratch(board, pools, need, step, c.coreStride);
+        if (!layout) return;
+        c.rowTile = th;
+        c.cores = cores;
+        c.channelTile = tn;
+        c.bytes = bytes;
+        c.scratch = std::move(*layout);
+        c.doubleBuffer = db;
+        c.buffers = buffers;
+        c.order = order;
+        c.direct = direct;
+        if (!schedule) schedule = build();
+        if (!schedule) return;
+        c.schedule = std::move(*schedule);
+        // A tiling whose floor (its own, or with the weight loads split over both channels: the compute part alone)
+        // is above the best estimate so far cannot win, nor can its ragged variants: no estimate.
+        if (best && !observer) {
+          const bool maySplit = target.engineDim == 0 && target.dmaChannels >= 2 && !c.direct.direct[1];
+          if (raggedVariantFloor(target, s, c, maySplit) > best->cost.total) return;
+        }
+        c.cost = estimateLayer(target, s, c.schedule, buffers);
+        splitWeightsWhenFaster(target, s, c);
+        if (observer) {
+          observe(c);
+          if (loaders == 0) observedShortlist.offer(c);
+        }
+        if (slower) return;  // seen by the observer only
+        // Ragged variants are per-core walks (tile/RaggedRowBlocks.h): not of a shared input.
+        if (loaders == 0) {
+          shortlist.offer(c);
+          // A tiling whose floor is not below its own estimate has no faster variant.
+          if (const uint64_t floor = raggedVariantFloor(target, s, c); floor < c.cost.total) raggedBases.emplace_back(floor, copyWithoutSchedule(c));
+        }
+        if (!best || better(c, *best)) best = std::move(c);
+      };
+      consider(0);
+      // Rows outer, the cores may share each row block's input: loaded by core 0, or split over every core's DMA.
+      if (sharedInput && !engine && cores > 1 && order == TileOrder::RowsOuter && !resident.resident.direct[0]) {
+        consider(1);
+        consider(cores);
       }
-      ScratchNeed need;
-      need.bytes[0] = direct.direct[0] ? 0 : bytes.x;
-      need.bytes[1] = direct.direct[1] ? 0 : bytes.w;
-      need.bytes[2] = direct.direct[2] ? 0 : bytes.y;
-      need.reservedBytes = resident.reservedBytes;
-      need.doubleBuffer = !buffers.none();
-      for (int op = 0; op < 3; ++op) need.singleBuffered[op] = !buffers.doubled[op];
-      need.cores = cores;
-      TileChoice c;
-      auto layout = layoutScratch(board, pools, need, step, c.coreStride);
-      if (!layout) continue;
-      c.rowTile = th;
-      c.cores = cores;
-      c.channelTile = tn;
-      c.bytes = bytes;
-      c.scratch = std::move(*layout);
-      c.doubleBuffer = db;
-      c.buffers = buffers;
-      c.order = order;
-      c.direct = direct;
-      c.schedule = schedule ? std::move(*schedule) : scheduleTiles(s, th, tn, cores, buffers, order);
-      // A tiling whose floor (its own, or with the weight loads split over both channels: the compute part alone)
-      // is above the best estimate so far cannot win, nor can its ragged variants: no estimate.
-      if (best && !observer) {
-        const bool maySplit = target.engineDim == 0 && target.dmaChannels >= 2 && !c.direct.direct[1];
-        if (raggedVariantFloor(target, s, c, maySplit) > best->cost.total) continue;
-      }
-      c.cost = estimateLayer(target, s, c.schedule, buffers);
-      splitWeightsWhenFaster(target, s, c);
-      if (observer) {
-        observe(c);
-        observedShortlist.offer(c);
-      }
-      if (slower) continue;  // seen by the observer only
-      shortlist.offer(c);
-      // A tiling whose floor is not below its own estimate has no faster variant.
-      if (const uint64_t floor = raggedVariantFloor(target, s, c); floor < c.cost.total) raggedBases.emplace_back(floor, copyWithoutSchedule(c));
-      if (!best || better(c, *best)) best = std::move(c);
     }
   }
   auto tryVariants = [&](const TileChoice& uniform) {

@@ -78,9 +78,10 @@ struct TileSearchObserver {
 
 /// The best tiling of `s` at `step` on `target` (index `targetIndex`) with tiles in `pools`, or nullopt with
 /// `whyNot` set (the smallest tile and what it would need). A resident operand is used in place (direct) by the
-/// tilings whose copies of it are contiguous; the others copy it by DMA like any operand.
+/// tilings whose copies of it are contiguous; the others copy it by DMA like any operand. With `sharedInput`, cores mode
+/// also tries row blocks whose input all cores share (tile/SharedInput.h; `--no-shared-input` turns it off).
 std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const LayerShape& s, const std::vector<int>& pools, int step,
                                       bool doubleBuffer, std::string& whyNot, const ResidentOperands& resident = {},
-                                      const TileSearchObserver* observer = nullptr);
+                                      const TileSearchObserver* observer = nullptr, bool sharedInput = true);
 
 }  // namespace stowage

@@ -588,6 +588,35 @@ std::string rowBlocksText(const RowBlocks& r) {
   return s;
 }
 
+void assignBufferHalves(TileSchedule& out, const OperandBuffers& buffers) {
+  const size_t c = out.chunkStart.size() - 1;
+  // Buffer halves and loads, per chunk (each core walks its own chunk).
+  for (size_t k = 0; k < c; ++k) {
+    std::optional<TileCopy> holdsX[2], holdsW[2];
+    int prevX = 1, prevW = 1;
+    for (size_t i = out.chunkStart[k]; i < out.chunkStart[k + 1]; ++i) {
+      TileDesc& t = out.tiles[i];
+      auto place = [&](const TileCopy& want, std::optional<TileCopy>* holds, int& prev, int& buf, bool& load, bool doubleBuffer) {
+        const int halves = doubleBuffer ? 2 : 1;
+        for (int h = 0; h < halves; ++h)
+          if (holds[h] && *holds[h] == want) {
+            buf = h;
+            load = false;
+            prev = h;
+            return;
+          }
+        buf = doubleBuffer ? 1 - prev : 0;
+        load = want.bytes() > 0;
+        holds[buf] = want;
+        prev = buf;
+      };
+      place(t.x, holdsX, prevX, t.xBuf, t.loadX, buffers.doubled[0]);
+      place(t.w, holdsW, prevW, t.wBuf, t.loadW, buffers.doubled[1]);
+      t.yBuf = buffers.doubled[2] ? static_cast<int>((i - out.chunkStart[k]) % 2) : 0;
+    }
+  }
+}
+
 TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, const OperandBuffers& buffers,
                            TileOrder order, RowBlocks ragged) {
   TileSchedule out;
@@ -661,31 +690,7 @@ TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channel
     for (const Block& b : chunk) out.tiles.push_back(makeTile(s, dims, b.batch, b.r0, b.rows, b.n0, b.channels));
     out.chunkStart.push_back(out.tiles.size());
   }
-  // Buffer halves and loads, per chunk (each core walks its own chunk).
-  for (size_t k = 0; k < c; ++k) {
-    std::optional<TileCopy> holdsX[2], holdsW[2];
-    int prevX = 1, prevW = 1;
-    for (size_t i = out.chunkStart[k]; i < out.chunkStart[k + 1]; ++i) {
-      TileDesc& t = out.tiles[i];
-      auto place = [&](const TileCopy& want, std::optional<TileCopy>* holds, int& prev, int& buf, bool& load, bool doubleBuffer) {
-        const int halves = doubleBuffer ? 2 : 1;
-        for (int h = 0; h < halves; ++h)
-          if (holds[h] && *holds[h] == want) {
-            buf = h;
-            load = false;
-            prev = h;
-            return;
-          }
-        buf = doubleBuffer ? 1 - prev : 0;
-        load = want.bytes() > 0;
-        holds[buf] = want;
-        prev = buf;
-      };
-      place(t.x, holdsX, prevX, t.xBuf, t.loadX, buffers.doubled[0]);
-      place(t.w, holdsW, prevW, t.wBuf, t.loadW, buffers.doubled[1]);
-      t.yBuf = buffers.doubled[2] ? static_cast<int>((i - out.chunkStart[k]) % 2) : 0;
-    }
-  }
+  assignBufferHalves(out, buffers);
   return out;
 }
 

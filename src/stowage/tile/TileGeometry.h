@@ -166,6 +166,9 @@ struct TileSchedule {
   /// Cores mode with two DMA channels: each weight load is two transfers, its first part on the weight channel (1)
   /// and the rest on the input channel (0), so a big weight tile arrives in about half the time (splitWeightLoads).
   bool weightsSplit = false;
+  /// Cores mode: 0, or the cores (1 or all) that load each row block's input, once, into one buffer all cores share
+  /// (tile/SharedInput.h): chunk c then holds core c's channel blocks of every row block, row blocks in order.
+  int sharedLoaders = 0;
 };
 TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, bool doubleBuffer);
 /// `ragged` shapes the row walks. One core: with TileOrder::ChannelsOuter the first walk starts with a block of
@@ -175,6 +178,10 @@ TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channel
 /// first `first` rows and its last tile's last `last` rows become tiles of their own (when that tile has more rows).
 TileSchedule scheduleTiles(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores, const OperandBuffers& buffers,
                            TileOrder order, RowBlocks ragged = {});
+
+/// Buffer halves and load flags of every chunk of `out` (each core walks its chunk in order): an operand with two
+/// halves alternates them, a half already holding a tile's copy is not loaded again.
+void assignBufferHalves(TileSchedule& out, const OperandBuffers& buffers);
 
 /// Splits every weight load of `schedule` over both DMA channels (TileSchedule::weightsSplit). A contiguous
 /// one-row weight copy becomes two rows of half its bytes when that keeps each half a multiple of 4 bytes (the

@@ -36,6 +36,7 @@ void recordTiledLayer(TiledProgram& r, int step, int target, const std::string& 
   for (int op = 0; op < 3; ++op) L.direct[op] = choice.direct.direct[op];
   L.rowsOuter = choice.order == TileOrder::RowsOuter;
   L.weightsSplit = choice.schedule.weightsSplit;
+  L.sharedInputLoaders = choice.schedule.sharedLoaders;
   L.xBytes = choice.bytes.x;
   L.wBytes = choice.bytes.w;
   L.yBytes = choice.bytes.y;
@@ -88,7 +89,8 @@ class TileSearches {
     auto it = done_.find(key);
     if (it == done_.end() || options_.observer) {
       Search found;
-      found.choice = chooseTiles(board_, target, s, pools, step, options_.doubleBuffer, found.whyNot, operands, options_.observer);
+      found.choice = chooseTiles(board_, target, s, pools, step, options_.doubleBuffer, found.whyNot, operands, options_.observer,
+                                 options_.sharedInput);
       it = done_.insert_or_assign(key, std::move(found)).first;
     }
     whyNot = it->second.whyNot;

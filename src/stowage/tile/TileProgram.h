@@ -25,6 +25,7 @@ struct TileOptions {
   /// What each pool can still hold beside the buffers that can only live there (plan/PoolBudget.h): tiles, residents
   /// and prefetched weight buffers stay within it. Null: the pools' whole sizes.
   const PoolBudget* budget = nullptr;
+  bool sharedInput = true;  ///< cores may share one input buffer per row block (tile/SharedInput.h; `--no-shared-input`)
 };
 
 struct TiledProgram {

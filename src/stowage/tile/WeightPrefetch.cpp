@@ -530,7 +530,8 @@ class PairSearch {
     const size_t i = receivers_[k].index;
     const OffloadedLayer& L = layers_[i];
     const int n = L.weightsPrefetchedCores;
-    if (!onceMoves_ || L.mode != "cores" || n < 2 || n != L.cores || !onceWeightCopy(timeline_.schedule(i), n, L.coreStride[1])) return {};
+    // (Not into a layer sharing its input: its barriers are its own, tile/SharedInput.h.)
+    if (!onceMoves_ || L.mode != "cores" || L.sharedInputLoaders > 0 || n < 2 || n != L.cores || !onceWeightCopy(timeline_.schedule(i), n, L.coreStride[1])) return {};
     return {static_cast<int>(k % static_cast<size_t>(n))};
   }
 

@@ -125,8 +125,12 @@ WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan) {
     TargetWork& t = work[L.target];
     for (const TileDesc& tile : scheduleTiles(*s, s->rows, s->channels, 1, true).tiles) t.compute += tileComputeCycles(target, *s, tile);
     const TileSchedule schedule = offloadedSchedule(*s, L);
-    for (const TileDesc& tile : schedule.tiles)
-      w.dmaBytesPlanned += (tile.loadX ? tile.x.bytes() : 0) + (tile.loadW ? tile.w.bytes() : 0) + (tile.storeY ? tile.y.bytes() : 0);
+    for (size_t i = 0; i < schedule.tiles.size(); ++i) {
+      const TileDesc& tile = schedule.tiles[i];
+      // A shared input (tile/SharedInput.h) moves once per row block: core 0's row blocks count it.
+      const bool xMoves = tile.loadX && (schedule.sharedLoaders <= 0 || i < schedule.chunkStart[1]);
+      w.dmaBytesPlanned += (xMoves ? tile.x.bytes() : 0) + (tile.loadW ? tile.w.bytes() : 0) + (tile.storeY ? tile.y.bytes() : 0);
+    }
     // Weights loaded once and shared: the cores' first weight tiles, one block, move once.
     if (L.mode == "cores" && L.weightsOnceCore >= 0 && L.weightsPrefetchedCores > 1)
       if (const auto once = onceWeightCopy(schedule, L.weightsPrefetchedCores, L.coreStride[1]); once && onceWeightsShared(*once))

@@ -111,7 +111,10 @@ TEST(OperandBuffers, Gap8KeepsOneInputHalfWhereTwoDoNotFitAndBeatsOneBuffer) {
   const Graph g = testing::foldedZooGraph("mobilenet-v1-0.25");
   // Without resident tensors (which ones fit beside the tile buffers depends on the buffering) and the weight
   // prefetch (which trades cycles between the layers of a pair): the chooser's choice per layer is what this compares.
-  const TiledProgram mixed = tileProgram(g, board, TileOptions{true, false, false});
+  // Each core with its own input (the per-core buffering this tests: a shared input is tile.SharedInput's).
+  TileOptions perCore{true, false, false};
+  perCore.sharedInput = false;
+  const TiledProgram mixed = tileProgram(g, board, perCore);
   const TiledProgram single = tileProgram(g, board, TileOptions{false, false, false});
   ASSERT_EQ(mixed.offloaded.size(), single.offloaded.size());
   int inputSingle = 0;
@@ -151,7 +154,8 @@ TEST(OperandBuffers, MixedLayersRunBitExactOnTheSimulator) {
   STOWAGE_RELEASE_BUILD_ONLY("whole models through the tile simulator, 10-50 s under ASan");
   const Graph g = testing::foldedZooGraph("mobilenet-v1-0.25");
   const Board board = gap8();
-  const CompileOptions o = testing::quickPlannerOptions();
+  CompileOptions o = testing::quickPlannerOptions();
+  o.sharedInput = false;  // each core with its own input (a shared input is tile.SharedInput's)
   auto onBoard = compileGraphOnBoard(g, board, o);
   ASSERT_TRUE(onBoard.ok()) << onBoard.error().render();
   int inputSingle = 0, rowsOuter = 0;
