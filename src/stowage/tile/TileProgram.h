@@ -25,6 +25,9 @@ struct TileOptions {
   /// What each pool can still hold beside the buffers that can only live there (plan/PoolBudget.h): tiles, residents
   /// and prefetched weight buffers stay within it. Null: the pools' whole sizes.
   const PoolBudget* budget = nullptr;
+  /// Consecutive matrix-engine layers overlap the one's last store with the next's first input load
+  /// (tile/InputHandover.h; `--no-input-handover`).
+  bool handInputs = true;
 };
 
 struct TiledProgram {
