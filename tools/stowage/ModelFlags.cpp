@@ -71,6 +71,10 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
                 "A prefetched first weight tile moves as one transfer per core: by default, where the cost model finds it "
                 "faster, one core of the layer before loads the first weight tiles of all the cores in one transfer into "
                 "their regions of the shared scratch pool (one DMA setup instead of one per core); for comparison");
+  sub->add_flag("--no-input-handover{false}", options.handInputs,
+                "Each layer on a matrix engine loads its own first input tile: by default, where the cost model finds it "
+                "faster, the layer before loads it after a fence that follows its last compute, beside its last output "
+                "store; for comparison");
   sub->add_flag("--no-fuse{false}", options.fuse,
                 "Keep every Relu a layer of its own instead of fusing it into the float Conv before it (fusion is skipped "
                 "anyway where a rule or pin needs the two tensors apart; report remarks list both); for comparison");

@@ -653,8 +653,17 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const LoweredP
           return makeError(fmt::format("node '{}'", n.name), "prefetches the weights of a layer with no weights (an internal tiler error)");
         STOWAGE_ASSIGN_OR_RETURN(secondWeights, writer.pointer(secondLowered[0].inputs[1], true));
       }
+      // And the input of the next engine layer, when this layer loads its first input tile (tile/InputHandover.h).
+      std::string nextInput;
+      if (off->handsInputTo >= 0) {
+        const std::vector<KernelCall>& handLowered = program.layers[static_cast<size_t>(off->handsInputTo)].calls;
+        if (handLowered.size() != 1 || handLowered[0].inputs.empty())
+          return makeError(fmt::format("node '{}'", n.name), "hands over the input of a layer with no input (an internal tiler error)");
+        STOWAGE_ASSIGN_OR_RETURN(nextInput, writer.pointer(handLowered[0].inputs[0], true));
+      }
       STOWAGE_ASSIGN_OR_RETURN(TiledLayerCode tiled, emitTiledLayer(g, plan, *off, syms, operands, nextWeights,
-                                                                        layer.boardKernels.empty() ? nullptr : layer.boardKernels[0], secondWeights));
+                                                                        layer.boardKernels.empty() ? nullptr : layer.boardKernels[0], secondWeights,
+                                                                        nextInput));
       if (tiled.boardKernel) boardCalls.push_back(boardKernelCall(g, plan.board, static_cast<int>(step), off->target, *tiled.boardKernel));
       params += tiled.definitions;
       calls += tiled.statements;

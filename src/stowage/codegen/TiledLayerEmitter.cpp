@@ -11,6 +11,7 @@
 #include "stowage/tile/CostModel.h"
 #include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"
+#include "stowage/tile/InputHandover.h"
 #include "stowage/tile/WeightPrefetch.h"
 
 namespace stowage {
@@ -294,7 +295,7 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
 
 Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, const OffloadedLayer& layer, const CSymbols& syms,
                                       const std::vector<std::string>& callOperands, const std::string& nextWeights,
-                                      const KernelOverride* boardKernel, const std::string& secondWeights) {
+                                      const KernelOverride* boardKernel, const std::string& secondWeights, const std::string& nextInput) {
   const Node& node = g.nodes[static_cast<size_t>(layer.step)];
   const LayerShapeResult shape = layerShapeOf(g, node);
   if (!shape.shape) return makeError(fmt::format("node '{}'", node.name), "was offloaded but cannot be tiled: " + shape.whyNot);
@@ -420,10 +421,12 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
     // The loads of the operands with two halves (`doubled`) or with one. The first tile's weights may have come with
     // the layer before on the engine (its last mvin).
     const std::string skipFirstW = layer.weightsPrefetchedCores > 0 ? " && t != 0u" : "";
+    // The first tile's input may have come with the layer before (its load after its last compute).
+    const std::string skipFirstX = layer.inputHandedOver ? " && t != 0u" : "";
     auto load = [&](const std::string& dd, bool doubled) {
       std::string out;
       if (buffers.doubled[0] == doubled)
-        out += fmt::format("if ({}->load_x) {};\n", dd,
+        out += fmt::format("if ({}->load_x{}) {};\n", dd, dd == "d" ? skipFirstX : "",
                            callOf(mvin, {{"dram", fmt::format("xs + {}->x_off", dd)}, {"local", fmt::format("xl[{}->x_buf]", dd)},
                                          {"rows", dd + "->x_rows"}, {"row_bytes", dd + "->x_row_bytes"}, {"dram_stride", dd + "->x_stride"}}));
       if (buffers.doubled[1] == doubled)
@@ -455,20 +458,38 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
       c += fmt::format("    if (t + 1u < {}u) {{\n      const {}* const n = d + 1;\n", sched.tiles.size(), type) + indentText(load("n", true), 6) +
            "    }\n";
     c += "    " + callOf(computeSpec, computeArgs("d", "side")) + ";\n";
+    // Input handover (tile/InputHandover.h): after the last compute call, the next layer's first weight block (when
+    // this layer loads it) and a fence: every earlier store has ended, so the last store and the next layer's first
+    // input load below may run side by side.
+    const OffloadedLayer* handTo = layer.handsInputTo >= 0 ? plan.offloadedAt(layer.handsInputTo) : nullptr;
+    if (layer.handsInputTo >= 0 && (handTo == nullptr || !handTo->inputHandedOver || handTo->mode != "engine" || nextInput.empty()))
+      return makeError(fmt::format("node '{}'", node.name), "hands over the input of a layer that does not expect it (an internal tiler error)");
+    TileCopy handX;
+    if (handTo != nullptr) {
+      const LayerShapeResult handShape = layerShapeOf(g, g.nodes[static_cast<size_t>(handTo->step)]);
+      if (!handShape.shape) return makeError(fmt::format("node '{}'", node.name), "hands over the input of a layer that cannot be tiled");
+      handX = handedInputCopy(offloadedSchedule(*handShape.shape, *handTo));
+    }
+    const std::string nextWeightLoad = next == nullptr || nextFirstW.front().rows == 0 ? std::string()
+        : fmt::format("/* the first weight block of step {} ('{}') */\n{};\n", next->step, commentText(g.nodes[static_cast<size_t>(next->step)].name),
+                      callOf(mvin, {{"dram", fmt::format("(const uint8_t*)(const void*)({}) + {}u", nextWeights, nextFirstW.front().offset)},
+                                    {"local", localPointer(plan, syms, next->buffers[1][0], 0, "")}, {"rows", fmt::format("{}u", nextFirstW.front().rows)},
+                                    {"row_bytes", fmt::format("{}u", nextFirstW.front().rowBytes)}, {"dram_stride", fmt::format("{}u", nextFirstW.front().stride)}}));
+    if (handTo != nullptr)
+      c += fmt::format("    if (t + 1u == {}u) {{\n", sched.tiles.size()) + indentText(nextWeightLoad, 6) + "      " + callOf(fence, {}) + ";\n    }\n";
     c += "    " +
          callOf(mvout, {{"dram", "ys + d->y_off"}, {"local", "yl[d->y_buf]"}, {"rows", "d->y_rows"}, {"row_bytes", "d->y_row_bytes"},
                         {"dram_stride", "d->y_stride"}}) +
          ";\n  }\n";
-    if (next != nullptr) {
-      // The next engine layer's first weight block, after this layer's loads on the load queue: it arrives while the
-      // last tiles compute and store, and the fence waits for it.
-      const TileCopy& w = nextFirstW.front();
-      if (w.rows > 0)
-        c += fmt::format("  /* the first weight block of step {} ('{}') */\n  {};\n", next->step, commentText(g.nodes[static_cast<size_t>(next->step)].name),
-                         callOf(mvin, {{"dram", fmt::format("(const uint8_t*)(const void*)({}) + {}u", nextWeights, w.offset)},
-                                       {"local", localPointer(plan, syms, next->buffers[1][0], 0, "")}, {"rows", fmt::format("{}u", w.rows)},
-                                       {"row_bytes", fmt::format("{}u", w.rowBytes)}, {"dram_stride", fmt::format("{}u", w.stride)}}));
-    }
+    // The next engine layer's first weight block, after this layer's loads on the load queue: it arrives while the
+    // last tiles compute and store, and the fence waits for it (with an input handover, issued before that fence).
+    if (handTo == nullptr) c += indentText(nextWeightLoad, 2);
+    if (handTo != nullptr)
+      c += fmt::format("  /* the first input tile of step {} ('{}'), beside the last store */\n  {};\n", handTo->step,
+                       commentText(g.nodes[static_cast<size_t>(handTo->step)].name),
+                       callOf(mvin, {{"dram", fmt::format("(const uint8_t*)(const void*)({}) + {}u", nextInput, handX.offset)},
+                                     {"local", localPointer(plan, syms, handTo->buffers[0][0], 0, "")}, {"rows", fmt::format("{}u", handX.rows)},
+                                     {"row_bytes", fmt::format("{}u", handX.rowBytes)}, {"dram_stride", fmt::format("{}u", handX.stride)}}));
     c += "  " + callOf(fence, {}) + ";\n}\n";
     markLayerSpan(code.statements, node.name);
     return code;

@@ -147,7 +147,8 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
   // Activations may stay in an accelerator's local pool between its layers (not in guard mode: the CPU writes the
   // canaries around every activation).
   const TileOptions tileOptions{options.doubleBuffer, options.resident && !options.guard, options.prefetchWeights, planner.aliasing,
-                                options.tileSearchObserver, options.weightsOnce, &budget, options.sharedInput};
+                                options.tileSearchObserver, options.weightsOnce, &budget, options.sharedInput,
+                                options.handInputs};
   TiledProgram tiled = timeStage(timings, "tile", [&] { return tileProgram(graph, board, tileOptions); });
   planner.nodeTargets = tiled.nodeTargets;
   planner.partitionRemarks = tiled.remarks;

@@ -152,6 +152,11 @@ struct OffloadedLayer {
   /// (-1: none; set only with prefetchNext). One receiver per channel.
   int prefetchSecond = -1;
   int weightsPrefetchedCores = 0;
+  /// Engine mode, input handover (tile/InputHandover.h): the step of the next layer (the very next step, on this
+  /// engine) whose first input tile this layer loads after its last compute, while its last output tile is stored
+  /// (-1: none); and whether this layer's first input tile was loaded so by the layer before.
+  int handsInputTo = -1;
+  bool inputHandedOver = false;
   /// Cores mode, shared scratch pool: the issuing layer's core that loads the first weight tiles of all
   /// weightsPrefetchedCores (= cores) of this layer in one 2-D transfer into their regions, coreStride[1] apart
   /// (onceWeightCopy, tile/WeightPrefetch.h); this layer's core of that number waits for its ticket and every core

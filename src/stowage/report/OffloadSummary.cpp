@@ -15,7 +15,7 @@ std::string offloadText(const OffloadedLayer* l) {
                      l->channelTile, tilingText(*l) + (l->weightsPrefetchedCores > 0
                                              ? l->weightsOnceCore >= 0 ? ", first weights loaded once for all cores by the layer before"
                                                                        : ", first weights loaded by the layer before"
-                                             : ""),
+                                             : "") + (l->inputHandedOver ? ", first input loaded by the layer before" : ""),
                      l->totalCycles, l->computeCycles,
                      l->dmaCycles);
 }

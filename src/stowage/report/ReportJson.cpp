@@ -159,6 +159,10 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
       t["prefetches_weights_of"] = o->prefetchNext >= 0 ? json(g.nodes[static_cast<size_t>(o->prefetchNext)].name) : json(nullptr);
       t["prefetch_channel"] = o->prefetchNext >= 0 ? json(o->prefetchChannel) : json(nullptr);
       t["prefetches_second_weights_of"] = o->prefetchSecond >= 0 ? json(g.nodes[static_cast<size_t>(o->prefetchSecond)].name) : json(nullptr);
+      // Input handover (engine mode): the node whose first input tile this layer loads beside its last store (null:
+      // none), and whether this layer's first input tile was loaded so by the layer before.
+      t["hands_input_to"] = o->handsInputTo >= 0 ? json(g.nodes[static_cast<size_t>(o->handsInputTo)].name) : json(nullptr);
+      t["input_handed_over"] = o->inputHandedOver;
       t["tile_bytes"] = {{"input", o->xBytes}, {"weights", o->wBytes}, {"output", o->yBytes}};
       t["estimated_cycles"] = {{"compute", o->computeCycles}, {"dma", o->dmaCycles}, {"total", o->totalCycles}};
       j["offload"] = std::move(t);

@@ -54,8 +54,10 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
     for (size_t i = schedule.chunkStart[c]; i < schedule.chunkStart[c + 1]; ++i) {
       const TileDesc& t = schedule.tiles[i];
       compute += tileComputeCycles(target, s, t);
-      // A shared input (tile/SharedInput.h): each loader core moves its part of the row block's input.
-      if (t.loadX)
+      // A shared input (tile/SharedInput.h): each loader core moves its part of the row block's input; an input handed
+      // over by the engine layer before (tile/InputHandover.h) is not loaded again.
+      const bool handedOver = engine && cross.inputHandedOver && i == schedule.chunkStart[c];
+      if (t.loadX && !handedOver)
         loads += schedule.sharedLoaders <= 0 ? dmaCycles(target, t.x)
                  : static_cast<int>(c) < schedule.sharedLoaders ? dmaCycles(target, sharedInputPart(t.x, schedule.sharedLoaders, static_cast<int>(c)))
                                                                 : 0;
@@ -71,6 +73,7 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
       }
       if (t.storeY) stores += dmaCycles(target, t.y);
     }
+    if (engine) loads += cross.issueInput;
     if (c < cross.issueNext.size()) {
       const uint64_t rest = c < cross.nextInFlight.size() ? cross.nextInFlight[c] : 0;
       (twoChannels && cross.issueChannel == 1 ? stores : loads) += cross.issueNext[c] - std::min(cross.issueNext[c], rest);
@@ -156,6 +159,10 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
           ready[buf] = c < cross.firstReady.size() ? cross.firstReady[c] : 0;
           return;
         }
+        if (engine && cross.inputHandedOver && i == first && ready == xReady) {  // loaded by the layer before
+          ready[buf] = 0;
+          return;
+        }
         const uint64_t d = dmaCycles(target, cp);
         dma += d;
         const uint64_t start = std::max({at, queue, freed[buf]});
@@ -200,10 +207,18 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
       else now = done;
       xFreed[t.xBuf] = std::max(xFreed[t.xBuf], done);
       wFreed[t.wBuf] = std::max(wFreed[t.wBuf], done);
+      // Input handover: the host fences after the last compute call, then stores the last output tile and loads the
+      // next layer's first input tile beside it (both issued when every earlier operation has ended).
+      const bool handover = engine && i + 1 == end && cross.issueInput > 0;
+      const uint64_t fenced = handover ? std::max({loadFree, execFree, storeFree}) : 0;
+      if (handover) {
+        dma += cross.issueInput;
+        loadFree = fenced + cross.issueInput;
+      }
       if (!t.storeY) continue;  // a direct output: computed in place
       const uint64_t d = dmaCycles(target, t.y);
       dma += d;
-      const uint64_t sStart = std::max(sharedChannel ? std::max(storeFree, loadFree) : storeFree, done);
+      const uint64_t sStart = std::max({sharedChannel ? std::max(storeFree, loadFree) : storeFree, done, fenced});
       storeFree = sStart + d;
       if (sharedChannel) loadFree = std::max(loadFree, storeFree);
       yStored[t.yBuf] = storeFree;

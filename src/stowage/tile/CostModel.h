@@ -56,6 +56,11 @@ struct CrossLayerWeights {
   /// right after the issueNext one; secondInFlight as nextInFlight.
   std::vector<uint64_t> issueSecond;
   std::vector<uint64_t> secondInFlight;
+  /// Engine mode, input handover (tile/InputHandover.h): this layer's last output store waits for a fence after its
+  /// last compute, and then the next layer's first input tile, a transfer of `issueInput` cycles (0: none), runs on
+  /// the load queue beside that store; `inputHandedOver`: this layer's first input tile is already there.
+  uint64_t issueInput = 0;
+  bool inputHandedOver = false;
   bool operator==(const CrossLayerWeights&) const = default;
 };
 /// Lower bounds of a layer under the cost model: `compute` = the busiest core's compute (engine: every tile's),

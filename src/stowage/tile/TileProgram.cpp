@@ -13,6 +13,7 @@
 #include "stowage/tile/ScratchLayout.h"
 #include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"
+#include "stowage/tile/InputHandover.h"
 #include "stowage/tile/WeightPrefetch.h"
 
 namespace stowage {
@@ -244,6 +245,7 @@ TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOpt
 TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& options) {
   TiledProgram tiled = tileWithResidents(g, board, options);
   if (options.prefetchWeights) prefetchWeightsAcrossLayers(g, board, tiled, options.weightsOnce, options.budget);
+  if (options.handInputs) handInputsAcrossLayers(g, board, tiled, options.budget);
   return tiled;
 }
 

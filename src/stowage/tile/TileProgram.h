@@ -26,6 +26,9 @@ struct TileOptions {
   /// and prefetched weight buffers stay within it. Null: the pools' whole sizes.
   const PoolBudget* budget = nullptr;
   bool sharedInput = true;  ///< cores may share one input buffer per row block (tile/SharedInput.h; `--no-shared-input`)
+  /// Consecutive matrix-engine layers overlap the one's last store with the next's first input load
+  /// (tile/InputHandover.h; `--no-input-handover`).
+  bool handInputs = true;
 };
 
 struct TiledProgram {

@@ -14,6 +14,7 @@
 #include "stowage/lower/KernelCall.h"
 #include "stowage/tile/WholeModelCycles.h"
 #include "stowage/plan/MemoryPlan.h"
+#include "stowage/tile/InputHandover.h"
 #include "stowage/tile/ResidentTensors.h"
 #include "stowage/tile/TileChoice.h"
 #include "stowage/tile/TileGeometry.h"
@@ -115,6 +116,10 @@ class LayerTimeline {
       if (r != kNone) x.issueNext = receiverTransfers(r);
       const size_t r2 = cores && L.prefetchSecond >= 0 ? indexOfStep(L.prefetchSecond).value_or(kNone) : kNone;
       if (r2 != kNone) x.issueSecond = receiverTransfers(r2);
+      x.inputHandedOver = L.inputHandedOver;
+      if (L.handsInputTo >= 0)
+        if (const auto h = indexOfStep(L.handsInputTo); h && shapes_[*h])
+          x.issueInput = dmaCycles(board_.targets[static_cast<size_t>(layers_[*h].target)], handedInputCopy(schedule(*h)));
       LayerCost cost = estimate(i, x);
       // Each receiver's arrival times (weights loaded once: every core's when that one transfer ends); the channel
       // a transfer went on is busy until then.
@@ -207,6 +212,10 @@ CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const 
     x.issueSecond = receiverTransferCycles(board.targets[static_cast<size_t>(second->target)], offloadedSchedule(*shape, *second), *second);
     x.secondInFlight = L.secondWeightsInFlight;
   }
+  x.inputHandedOver = L.inputHandedOver;
+  const OffloadedLayer* handed = L.handsInputTo >= 0 ? offloadedAtStep(offloaded, L.handsInputTo) : nullptr;
+  if (const auto shape = handed ? layerShapeOf(g, g.nodes[static_cast<size_t>(handed->step)]).shape : std::nullopt)
+    x.issueInput = dmaCycles(board.targets[static_cast<size_t>(handed->target)], handedInputCopy(offloadedSchedule(*shape, *handed)));
   return x;
 }
 
@@ -694,7 +703,8 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
 }
 
 void settlePrefetchArrivals(const Graph& g, ProgramPlan& plan) {
-  if (std::none_of(plan.offloaded.begin(), plan.offloaded.end(), [](const OffloadedLayer& L) { return L.prefetchNext >= 0; })) return;
+  if (std::none_of(plan.offloaded.begin(), plan.offloaded.end(), [](const OffloadedLayer& L) { return L.prefetchNext >= 0 || L.handsInputTo >= 0; }))
+    return;
   LayerTimeline timeline(g, plan.board, plan.offloaded, [&](size_t step) { return cpuStepCycles(g, plan, step); });
   timeline.apply(timeline.run().first);
 }

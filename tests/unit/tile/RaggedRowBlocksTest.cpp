@@ -168,6 +168,7 @@ TEST(RaggedRows, ChooserTakesRaggedBlocksOnlyWhenCheaperThanTheUniformTiling) {
   const Graph g = testing::foldedZooGraph("resnet8");
   TileOptions options;
   options.prefetchWeights = false;  // the chooser's own estimates
+  options.handInputs = false;
   const TiledProgram t = tileProgram(g, board, options);
   int ragged = 0;
   for (const OffloadedLayer& l : t.offloaded) {

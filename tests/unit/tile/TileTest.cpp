@@ -201,6 +201,7 @@ TEST(TileChoice, SearchObserverSeesEveryTilingAndChangesNoChoice) {
         seen[step].push_back({c.rowTile, c.channelTile, c.cores, c.order, c.rowBlocks, c.buffers, c.cost.total});
       };
       TileOptions plain{true, false, false};
+      plain.handInputs = false;  // the chooser's own estimates (no input handover between engine layers)
       TileOptions watched = plain;
       watched.observer = &observer;
       const TiledProgram without = tileProgram(g, b, plain);
@@ -320,13 +321,20 @@ TEST(PlanScratch, PlannerHonoursPinnedBanks) {
   auto plan = planProgram(g, board, o);
   ASSERT_TRUE(plan.ok()) << plan.error().render();
   // Tile buffers live during their layer's step; a weight buffer whose first block the layer before on the engine
-  // loads lives from that layer's step (tile/WeightPrefetch.h).
+  // loads lives from that layer's step (tile/WeightPrefetch.h), and so does an input buffer whose first tile it
+  // loads (tile/InputHandover.h).
   std::map<std::string, int> prefetchedFrom;
+  bool handedOver = false;
   for (const OffloadedLayer& l : t.offloaded)
-    if (l.prefetchNext >= 0)
-      for (const OffloadedLayer& n : t.offloaded)
-        if (n.step == l.prefetchNext) prefetchedFrom[n.buffers[1][0]] = l.step;
+    for (const OffloadedLayer& n : t.offloaded) {
+      if (n.step == l.prefetchNext) prefetchedFrom[n.buffers[1][0]] = l.step;
+      if (n.step == l.handsInputTo) {
+        prefetchedFrom[n.buffers[0][0]] = l.step;
+        handedOver = true;
+      }
+    }
   EXPECT_FALSE(prefetchedFrom.empty());
+  EXPECT_TRUE(handedOver);
   int scratch = 0;
   for (const PlacedBuffer& b : plan->buffers) {
     if (b.role != BufferRole::Scratch) continue;
