@@ -100,6 +100,24 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
   return estimateLayer(target, s, schedule, OperandBuffers::uniform(doubleBuffer));
 }
 
+void CoreQueues::issue(uint64_t at, uint64_t cycles, int channel, uint64_t& ready) {
+  dma += cycles;
+  if (weightsOnStoreChannel && channel == 1) {  // queued with the weights and stores
+    storeFree = std::max(at, storeFree) + cycles;
+    ready = storeFree;
+    return;
+  }
+  loadFree = std::max(at, loadFree) + cycles;
+  if (sharedChannel) storeFree = std::max(storeFree, loadFree);
+  ready = loadFree;
+}
+
+void CoreQueues::issueLaterWeights(size_t c, uint64_t at, const CrossLayerWeights& cross, LayerCost& cost) {
+  if (c < cross.issueNext.size() && cross.issueNext[c] > 0) issue(at, cross.issueNext[c], cross.issueChannel, cost.nextReady[c]);
+  if (weightsOnStoreChannel && c < cross.issueSecond.size() && cross.issueSecond[c] > 0)
+    issue(at, cross.issueSecond[c], 1 - cross.issueChannel, cost.secondReady[c]);
+}
+
 LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, const OperandBuffers& buffers,
                         const CrossLayerWeights& cross) {
   if (schedule.sharedLoaders > 0 && target.engineDim == 0) return estimateSharedInput(target, s, schedule, buffers, cross);
@@ -110,12 +128,14 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
   if (!cross.issueSecond.empty()) cost.secondReady.assign(cross.issueSecond.size(), 0);
   for (size_t c = 0; c < chunks; ++c) {
     const size_t first = schedule.chunkStart[c], end = schedule.chunkStart[c + 1];
-    uint64_t compute = 0, dma = 0;
+    uint64_t compute = 0;
     // Queue free times; stores share the load channel when the target has one channel.
-    uint64_t loadFree = 0, storeFree = 0, execFree = 0, now = 0;
     const bool sharedChannel = !engine && target.dmaChannels < 2;
     // Cores with two channels load weights on the store channel (TiledLayerEmitter), or split over both.
     const bool weightsOnStoreChannel = !engine && !sharedChannel;
+    CoreQueues queues{sharedChannel, weightsOnStoreChannel};
+    uint64_t &loadFree = queues.loadFree, &storeFree = queues.storeFree, &dma = queues.dma;
+    uint64_t execFree = 0, now = 0;
     const bool weightsSplit = schedule.weightsSplit && weightsOnStoreChannel;
     uint64_t xReady[2] = {0, 0}, wReady[2] = {0, 0};      // when each half's data has arrived
     uint64_t xFreed[2] = {0, 0}, wFreed[2] = {0, 0};      // when the last compute reading each half ended
@@ -123,24 +143,8 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
     uint64_t lastStore = 0;                               // when the core's last store ends
     const bool prefetched = static_cast<int>(c) < cross.prefetchedCores;
     // The next layer's first weight tile for this core: on the input channel (the store channel's when there is
-    // one channel), after this core's own loads; the core does not wait for it.
-    auto issueOne = [&](uint64_t at, uint64_t cycles, int channel, uint64_t& ready) {
-      dma += cycles;
-      if (weightsOnStoreChannel && channel == 1) {  // queued with the weights and stores
-        storeFree = std::max(at, storeFree) + cycles;
-        ready = storeFree;
-        return;
-      }
-      loadFree = std::max(at, loadFree) + cycles;
-      if (sharedChannel) storeFree = std::max(storeFree, loadFree);
-      ready = loadFree;
-    };
-    // Then the second later layer's, on the other channel (two channels only).
-    auto issueNext = [&](uint64_t at) {
-      if (c < cross.issueNext.size() && cross.issueNext[c] > 0) issueOne(at, cross.issueNext[c], cross.issueChannel, cost.nextReady[c]);
-      if (weightsOnStoreChannel && c < cross.issueSecond.size() && cross.issueSecond[c] > 0)
-        issueOne(at, cross.issueSecond[c], 1 - cross.issueChannel, cost.secondReady[c]);
-    };
+    // one channel), after this core's own loads; the core does not wait for it. Then the second later layer's.
+    auto issueNext = [&](uint64_t at) { queues.issueLaterWeights(c, at, cross, cost); };
     uint64_t ownLoads = 0;     // the input channel's end without the next layer's transfer
     uint64_t ownInputEnd = 0;  // the end of this layer's own transfers on the input channel
     // A prefetched first weight tile still in flight keeps the input channel (the layer before's) busy.

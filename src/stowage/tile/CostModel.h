@@ -81,6 +81,19 @@ struct LayerBounds {
 /// its own, and the next layer's transfer with the part done before this layer ends (issueNext - nextInFlight).
 LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSchedule& schedule, const CrossLayerWeights& cross = {});
 
+/// One core's DMA queues as the estimates run them (estimateLayer, tile/SharedInput's estimateSharedInput): when the
+/// input (load) channel and the store channel are free, and the cycles of every transfer issued. With one channel
+/// (sharedChannel) stores queue behind the loads; with two (weightsOnStoreChannel) weights and stores share channel 1.
+struct CoreQueues {
+  bool sharedChannel = false, weightsOnStoreChannel = false;
+  uint64_t loadFree = 0, storeFree = 0, dma = 0;
+  /// Queues a transfer of `cycles` issued at `at` on `channel`; `ready` gets its end.
+  void issue(uint64_t at, uint64_t cycles, int channel, uint64_t& ready);
+  /// Core `c`'s transfers of later layers' first weight tiles, issued at `at`: cross.issueNext on cross.issueChannel
+  /// (its end to cost.nextReady[c]), then, with two channels, cross.issueSecond on the other (cost.secondReady[c]).
+  void issueLaterWeights(size_t c, uint64_t at, const CrossLayerWeights& cross, LayerCost& cost);
+};
+
 /// The estimate of running `schedule` on `target`: per core chunk, loads, compute and stores as queues with the
 /// ping-pong hazards of the generated code; the layer takes as long as its slowest core.
 LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, bool doubleBuffer);

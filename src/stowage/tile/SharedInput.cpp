@@ -78,21 +78,12 @@ struct CoreWalk {
   uint64_t lastStore = 0, ownLoads = 0, ownInputEnd = 0, xEnd = 0;
   bool xPending = false;
 
-  void issueOne(uint64_t at, uint64_t cycles, int channel, uint64_t& ready) {
-    dma += cycles;
-    if (weightsOnStoreChannel && channel == 1) {
-      storeFree = std::max(at, storeFree) + cycles;
-      ready = storeFree;
-      return;
-    }
-    loadFree = std::max(at, loadFree) + cycles;
-    if (sharedChannel) storeFree = std::max(storeFree, loadFree);
-    ready = loadFree;
-  }
   void issueNext(uint64_t at) {
-    if (c < cross.issueNext.size() && cross.issueNext[c] > 0) issueOne(at, cross.issueNext[c], cross.issueChannel, cost.nextReady[c]);
-    if (weightsOnStoreChannel && c < cross.issueSecond.size() && cross.issueSecond[c] > 0)
-      issueOne(at, cross.issueSecond[c], 1 - cross.issueChannel, cost.secondReady[c]);
+    CoreQueues queues{sharedChannel, weightsOnStoreChannel, loadFree, storeFree, dma};
+    queues.issueLaterWeights(c, at, cross, cost);
+    loadFree = queues.loadFree;
+    storeFree = queues.storeFree;
+    dma = queues.dma;
   }
   void oneLoad(const TileCopy& cp, int buf, uint64_t* ready, uint64_t& queue, uint64_t at) {
     const uint64_t d = dmaCycles(target, cp);
