@@ -12,7 +12,8 @@
 // run when fewer cases were offloaded on any one board. --accel-ops runs the boards only on the cases whose models use
 // those ops while every case still runs on the CPU (and in guard mode): one CPU run per case serves all checks.
 // --boards-per-case N runs each case on N of the boards only, in rotation (case k on boards k, k+1, .. modulo their
-// count), so that every board still sees every kind of case at about N / boards of the cost.
+// count), so that every board still sees every kind of case at about N / boards of the cost. --plain-every N (with
+// --guard-flags) runs only every N-th case plainly too; the others run in guard mode only, compared with the reference.
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -62,6 +63,9 @@ struct Options {
   size_t minOffloaded = 0;
   /// With accelFlags: each case runs on this many of the boards, in rotation by its position (0: all).
   size_t boardsPerCase = 0;
+  /// With guardFlags: only every N-th case (by position) also runs plainly, with no flags; the others run in guard
+  /// mode only, which then serves as the case's run (reference outputs, the boards' bytes). 0 or 1: every case.
+  size_t plainEvery = 0;
 };
 
 /// Whether case number `index` runs on board `board` of `boards` when each case runs on `perCase` of them.
@@ -196,10 +200,14 @@ CaseResult runCase(const Options& opt, size_t index, const std::string& suite, c
     fs::remove_all(out);
     fs::create_directories(out.parent_path());
     const fs::path errFile = out.string() + ".stderr";
-    if (std::string err = runStowage(opt, "run", model, args + " --output-dir " + quote(out.string()), errFile); !err.empty())
-      return {r.name, Outcome::Fail, err};
+    // Without a plain run (--plain-every), the guard-mode run is the case's run: its outputs go to `out`.
+    const bool plain = opt.guardFlags.empty() || opt.plainEvery <= 1 || index % opt.plainEvery == 0;
+    const std::string firstRunFlags = plain ? "" : " --guard " + opt.guardFlags;
+    if (std::string err = runStowage(opt, "run", model, args + firstRunFlags + " --output-dir " + quote(out.string()), errFile); !err.empty())
+      return {r.name, Outcome::Fail, plain ? err : "guard mode: " + err};
     const fs::path guardOut = out.string() + ".guard";
-    if (!opt.guardFlags.empty()) {
+    const bool guardRun = plain && !opt.guardFlags.empty();
+    if (guardRun) {
       fs::remove_all(guardOut);
       if (std::string err = runStowage(opt, "run", model, args + " --guard " + opt.guardFlags + " --output-dir " + quote(guardOut.string()),
                                        errFile);
@@ -240,7 +248,7 @@ CaseResult runCase(const Options& opt, size_t index, const std::string& suite, c
       std::string diff = compareTensors(*g, *w, Tolerance{opt.rtol, opt.atol});
       if (!diff.empty())
         return {r.name, Outcome::Fail, set.filename().string() + " output_" + std::to_string(k) + ": " + diff};
-      if (!opt.guardFlags.empty() && readText(got) != readText(guardOut / got.filename()))
+      if (guardRun && readText(got) != readText(guardOut / got.filename()))
         return {r.name, Outcome::Fail, set.filename().string() + " output_" + std::to_string(k) + " differs in guard mode"};
       for (size_t b = 0; b < opt.accelFlags.size(); ++b)
         if (accelRan[b] && readText(got) != readText(fs::path(out.string() + ".accel" + std::to_string(b)) / got.filename()))
@@ -271,7 +279,7 @@ int usage() {
                "usage: stowage_conformance --data DIR --work DIR --cli PATH [--suite NAME]... [--filter TEXT]\n"
                "                           [--jobs N] [--rtol X] [--atol X] [--min-passed N] [--guard-flags FLAGS]\n"
                "                           [--accel-flags FLAGS] [--only-ops OP,OP,...] [--accel-ops OP,OP,...]\n"
-               "                           [--min-offloaded N] [--boards-per-case N] [--verbose]\n"
+               "                           [--min-offloaded N] [--boards-per-case N] [--plain-every N] [--verbose]\n"
                "Runs ONNX backend test cases (DIR/<suite>/<case>/model.onnx) through `stowage run`.\n");
   return 2;
 }
@@ -297,6 +305,7 @@ int main(int argc, char** argv) {
     else if (a == "--accel-flags") opt.accelFlags.push_back(next());
     else if (a == "--min-offloaded") opt.minOffloaded = static_cast<size_t>(std::atol(next().c_str()));
     else if (a == "--boards-per-case") opt.boardsPerCase = static_cast<size_t>(std::atol(next().c_str()));
+    else if (a == "--plain-every") opt.plainEvery = static_cast<size_t>(std::atol(next().c_str()));
     else if (a == "--only-ops") opt.onlyOps = splitOps(next());
     else if (a == "--accel-ops") opt.accelOps = splitOps(next());
     else if (a == "--suite") {
