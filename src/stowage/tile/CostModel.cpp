@@ -100,6 +100,21 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
   return estimateLayer(target, s, schedule, OperandBuffers::uniform(doubleBuffer));
 }
 
+uint64_t CoreQueues::load(uint64_t cycles, uint64_t at, uint64_t freed, uint64_t& queue) {
+  dma += cycles;
+  queue = std::max({at, queue, freed}) + cycles;
+  if (&queue == &loadFree) ownInputEnd = std::max(ownInputEnd, queue);
+  if (sharedChannel) storeFree = std::max(storeFree, loadFree);
+  return queue;
+}
+
+uint64_t CoreQueues::store(uint64_t cycles, uint64_t after) {
+  dma += cycles;
+  storeFree = std::max(sharedChannel ? std::max(storeFree, loadFree) : storeFree, after) + cycles;
+  if (sharedChannel) loadFree = std::max(loadFree, storeFree);
+  return storeFree;
+}
+
 void CoreQueues::issue(uint64_t at, uint64_t cycles, int channel, uint64_t& ready) {
   dma += cycles;
   if (weightsOnStoreChannel && channel == 1) {  // queued with the weights and stores
@@ -145,8 +160,7 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
     // The next layer's first weight tile for this core: on the input channel (the store channel's when there is
     // one channel), after this core's own loads; the core does not wait for it. Then the second later layer's.
     auto issueNext = [&](uint64_t at) { queues.issueLaterWeights(c, at, cross, cost); };
-    uint64_t ownLoads = 0;     // the input channel's end without the next layer's transfer
-    uint64_t ownInputEnd = 0;  // the end of this layer's own transfers on the input channel
+    uint64_t ownLoads = 0;  // the input channel's end without the next layer's transfer
     // A prefetched first weight tile still in flight keeps the input channel (the layer before's) busy.
     // Transfers earlier layers issued (this layer's prefetched first weight tile, or one for a later layer) keep
     // the channels they went on busy (CrossLayerWeights::inputBusy, weightBusy).
@@ -167,13 +181,7 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
           ready[buf] = 0;
           return;
         }
-        const uint64_t d = dmaCycles(target, cp);
-        dma += d;
-        const uint64_t start = std::max({at, queue, freed[buf]});
-        queue = start + d;
-        if (&queue == &loadFree) ownInputEnd = std::max(ownInputEnd, queue);
-        if (sharedChannel) storeFree = std::max(storeFree, loadFree);
-        ready[buf] = queue;
+        ready[buf] = queues.load(dmaCycles(target, cp), at, freed[buf], queue);
       };
       if (buffers.doubled[0] == doubled) one(t.loadX, t.x, t.xBuf, xReady, xFreed, loadFree);
       if (buffers.doubled[1] != doubled) return;
@@ -199,7 +207,7 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
       issueLoads(i, engine ? 0 : now, false);
       if (i + 1 < end) issueLoads(i + 1, engine ? 0 : now, true);
       if (i + 1 == end) {
-        ownLoads = ownInputEnd;
+        ownLoads = queues.ownInputEnd;
         issueNext(now);
       }
       const uint64_t cyc = tileComputeCycles(target, s, t);
@@ -220,13 +228,7 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
         loadFree = fenced + cross.issueInput;
       }
       if (!t.storeY) continue;  // a direct output: computed in place
-      const uint64_t d = dmaCycles(target, t.y);
-      dma += d;
-      const uint64_t sStart = std::max({sharedChannel ? std::max(storeFree, loadFree) : storeFree, done, fenced});
-      storeFree = sStart + d;
-      if (sharedChannel) loadFree = std::max(loadFree, storeFree);
-      yStored[t.yBuf] = storeFree;
-      lastStore = storeFree;
+      yStored[t.yBuf] = lastStore = queues.store(dmaCycles(target, t.y), std::max(done, fenced));
     }
     // A core waits for its own stores, not for the next layer's transfer (on one channel, only a store queued
     // behind it waits for it); the engine's fence at the layer's end waits for everything.

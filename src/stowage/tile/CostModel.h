@@ -87,6 +87,11 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
 struct CoreQueues {
   bool sharedChannel = false, weightsOnStoreChannel = false;
   uint64_t loadFree = 0, storeFree = 0, dma = 0;
+  uint64_t ownInputEnd = 0;  ///< the end of the layer's own loads on the input channel
+  /// A load of `cycles` on `queue` (loadFree or storeFree) issued at `at` into a half free from `freed`; returns its end.
+  uint64_t load(uint64_t cycles, uint64_t at, uint64_t freed, uint64_t& queue);
+  /// A store of `cycles` once its tile's compute is done at `after`; returns its end.
+  uint64_t store(uint64_t cycles, uint64_t after);
   /// Queues a transfer of `cycles` issued at `at` on `channel`; `ready` gets its end.
   void issue(uint64_t at, uint64_t cycles, int channel, uint64_t& ready);
   /// Core `c`'s transfers of later layers' first weight tiles, issued at `at`: cross.issueNext on cross.issueChannel

@@ -72,27 +72,16 @@ struct CoreWalk {
   size_t c = 0, first = 0, end = 0, i = 0;
   int stage = 0;  // at tile i: 0 not begun, 1 before the input's load (after barrier A), 2 after barrier B
   size_t block = 0;
-  bool loader = false, twoX = false, sharedChannel = false, weightsOnStoreChannel = false, weightsSplit = false, prefetched = false;
-  uint64_t compute = 0, dma = 0, loadFree = 0, storeFree = 0, now = 0;
+  bool loader = false, twoX = false, weightsSplit = false, prefetched = false;
+  CoreQueues q{};  // this core's DMA channels
+  uint64_t compute = 0, now = 0;
   uint64_t wReady[2] = {0, 0}, wFreed[2] = {0, 0}, yStored[2] = {0, 0};
-  uint64_t lastStore = 0, ownLoads = 0, ownInputEnd = 0, xEnd = 0;
+  uint64_t lastStore = 0, ownLoads = 0, xEnd = 0;
   bool xPending = false;
 
-  void issueNext(uint64_t at) {
-    CoreQueues queues{sharedChannel, weightsOnStoreChannel, loadFree, storeFree, dma};
-    queues.issueLaterWeights(c, at, cross, cost);
-    loadFree = queues.loadFree;
-    storeFree = queues.storeFree;
-    dma = queues.dma;
-  }
+  void issueNext(uint64_t at) { q.issueLaterWeights(c, at, cross, cost); }
   void oneLoad(const TileCopy& cp, int buf, uint64_t* ready, uint64_t& queue, uint64_t at) {
-    const uint64_t d = dmaCycles(target, cp);
-    dma += d;
-    const uint64_t start = std::max({at, queue, wFreed[buf]});
-    queue = start + d;
-    if (&queue == &loadFree) ownInputEnd = std::max(ownInputEnd, queue);
-    if (sharedChannel) storeFree = std::max(storeFree, loadFree);
-    ready[buf] = queue;
+    ready[buf] = q.load(dmaCycles(target, cp), at, wFreed[buf], queue);
   }
   /// The weight loads of tile j with two halves (`doubled`) or one (the input is the shared one).
   void issueWeights(size_t j, uint64_t at, bool doubled) {
@@ -105,29 +94,24 @@ struct CoreWalk {
     if (weightsSplit) {
       const auto [part, rest] = weightLoadParts(t.w);
       uint64_t partReady[2] = {0, 0}, restReady[2] = {0, 0};
-      oneLoad(part, t.wBuf, partReady, storeFree, at);
-      if (rest.rows > 0) oneLoad(rest, t.wBuf, restReady, loadFree, at);
+      oneLoad(part, t.wBuf, partReady, q.storeFree, at);
+      if (rest.rows > 0) oneLoad(rest, t.wBuf, restReady, q.loadFree, at);
       wReady[t.wBuf] = std::max(partReady[t.wBuf], restReady[t.wBuf]);
       return;
     }
-    oneLoad(t.w, t.wBuf, wReady, weightsOnStoreChannel ? storeFree : loadFree, at);
+    oneLoad(t.w, t.wBuf, wReady, q.weightsOnStoreChannel ? q.storeFree : q.loadFree, at);
   }
   /// This core's part of row block `b`'s input, on the input channel at `at`.
   void startInput(size_t b, uint64_t at) {
     const TileCopy part = sharedInputPart(*rowBlockX[b], schedule.sharedLoaders, static_cast<int>(c));
     if (part.rows == 0) return;
-    const uint64_t d = dmaCycles(target, part);
-    dma += d;
-    loadFree = std::max(at, loadFree) + d;
-    ownInputEnd = std::max(ownInputEnd, loadFree);
-    if (sharedChannel) storeFree = std::max(storeFree, loadFree);
-    xEnd = loadFree;
+    xEnd = q.load(dmaCycles(target, part), at, 0, q.loadFree);
     xPending = true;
   }
   void computeAndStore(size_t j) {
     const TileDesc& t = schedule.tiles[j];
     if (j + 1 == end) {
-      ownLoads = ownInputEnd;
+      ownLoads = q.ownInputEnd;
       issueNext(now);
     }
     const uint64_t cyc = tileComputeCycles(target, s, t);
@@ -137,13 +121,7 @@ struct CoreWalk {
     now = done;
     wFreed[t.wBuf] = std::max(wFreed[t.wBuf], done);
     if (!t.storeY) return;
-    const uint64_t d = dmaCycles(target, t.y);
-    dma += d;
-    const uint64_t sStart = std::max(sharedChannel ? std::max(storeFree, loadFree) : storeFree, done);
-    storeFree = sStart + d;
-    if (sharedChannel) loadFree = std::max(loadFree, storeFree);
-    yStored[t.yBuf] = storeFree;
-    lastStore = storeFree;
+    yStored[t.yBuf] = lastStore = q.store(dmaCycles(target, t.y), done);
   }
   /// Runs to the next barrier (true) or to the chunk's end (false).
   bool run() {
@@ -202,13 +180,13 @@ LayerCost estimateSharedInput(const Target& target, const LayerShape& s, const T
     w.end = schedule.chunkStart[c + 1];
     w.loader = static_cast<int>(c) < schedule.sharedLoaders;
     w.twoX = buffers.doubled[0];
-    w.sharedChannel = sharedChannel;
-    w.weightsOnStoreChannel = !sharedChannel;
+    w.q.sharedChannel = sharedChannel;
+    w.q.weightsOnStoreChannel = !sharedChannel;
     w.weightsSplit = schedule.weightsSplit && !sharedChannel;
     w.prefetched = static_cast<int>(c) < cross.prefetchedCores;
-    if (c < cross.inputBusy.size()) w.loadFree = std::max(w.loadFree, cross.inputBusy[c]);
-    if (sharedChannel) w.storeFree = w.loadFree;
-    if (!sharedChannel && c < cross.weightBusy.size()) w.storeFree = std::max(w.storeFree, cross.weightBusy[c]);
+    if (c < cross.inputBusy.size()) w.q.loadFree = std::max(w.q.loadFree, cross.inputBusy[c]);
+    if (sharedChannel) w.q.storeFree = w.q.loadFree;
+    if (!sharedChannel && c < cross.weightBusy.size()) w.q.storeFree = std::max(w.q.storeFree, cross.weightBusy[c]);
     if (w.first == w.end) w.issueNext(0);
     walks.push_back(w);
   }
@@ -225,7 +203,7 @@ LayerCost estimateSharedInput(const Target& target, const LayerShape& s, const T
   }
   for (const CoreWalk& w : walks) {
     cost.compute = std::max(cost.compute, w.compute);
-    cost.dma = std::max(cost.dma, w.dma);
+    cost.dma = std::max(cost.dma, w.q.dma);
     cost.total = std::max(cost.total, std::max({w.now, w.lastStore, w.ownLoads}));
   }
   return cost;
