@@ -146,9 +146,15 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
   // Partition between CPU and accelerators, tile the offloaded layers; their tile buffers are planned below.
   // Activations may stay in an accelerator's local pool between its layers (not in guard mode: the CPU writes the
   // canaries around every activation).
-  const TileOptions tileOptions{options.doubleBuffer, options.resident && !options.guard, options.prefetchWeights, planner.aliasing,
-                                options.tileSearchObserver, options.weightsOnce, &budget, options.sharedInput,
-                                options.handInputs};
+  const TileOptions tileOptions{.doubleBuffer = options.doubleBuffer,
+                                .resident = options.resident && !options.guard,
+                                .prefetchWeights = options.prefetchWeights,
+                                .viewsShareBuffers = planner.aliasing,
+                                .observer = options.tileSearchObserver,
+                                .weightsOnce = options.weightsOnce,
+                                .budget = &budget,
+                                .sharedInput = options.sharedInput,
+                                .handInputs = options.handInputs};
   TiledProgram tiled = timeStage(timings, "tile", [&] { return tileProgram(graph, board, tileOptions); });
   planner.nodeTargets = tiled.nodeTargets;
   planner.partitionRemarks = tiled.remarks;
