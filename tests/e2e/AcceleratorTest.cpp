@@ -188,8 +188,10 @@ TEST(Accelerator, SummaryReportAndFallbackRemarks) {
   EXPECT_NE(r.out.find("remark: prefetch: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("find their first weight tiles loaded by an earlier layer"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("first weights loaded by the layer before"), std::string::npos) << r.out;
-  EXPECT_NE(readFileBytes(work / "hx" / "report.json").find("\"prefetches_weights_of\": \"stack1.block0.conv2\""), std::string::npos);
   const std::string json = readFileBytes(work / "hx" / "report.json");
+  // (its issuer may load them as its first or, on the other DMA channel, its second receiver's)
+  EXPECT_TRUE(json.find("\"prefetches_weights_of\": \"stack1.block0.conv2\"") != std::string::npos ||
+              json.find("\"prefetches_second_weights_of\": \"stack1.block0.conv2\"") != std::string::npos);
   EXPECT_NE(json.find("\"offload\""), std::string::npos);
   EXPECT_NE(json.find("\"estimated_cycles\""), std::string::npos);
   EXPECT_NE(json.find("\"role\": \"scratch\""), std::string::npos);

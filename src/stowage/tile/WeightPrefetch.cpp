@@ -372,6 +372,9 @@ class PairSearch {
         if (r.bank >= 0) bankLive_[{r.pool, r.bank, s}] += aligned(r.pool, r.sizeBytes);
       }
     }
+    // The tiler keeps every bank free of the resident bytes live at a step (ScratchNeed::reservedBytes: the planner
+    // may put a resident tensor in any bank), so an early buffer must leave them free in its bank too.
+    for (const auto& [poolStep, size] : residentBytesByPoolAndStep(g_, board_, tiled_.resident)) residentLive_[poolStep] += size;
     std::vector<ResidentTensor> resident = tiled_.resident;  // a pinned one is counted in the budget
     if (budget_) std::erase_if(resident, [&](const ResidentTensor& r) { return budget_->counts(r.viewOf == kNoTensor ? r.tensor : r.viewOf); });
     for (const auto& [poolStep, size] : residentBytesByPoolAndStep(g_, board_, resident)) poolLive_[poolStep] += size;
@@ -418,7 +421,7 @@ class PairSearch {
       const int step = layers_[rc.index].step, from = layers_[rc.candidates.front()].step;
       auto fitsIn = [&](int bank) {
         for (int s = from; s < step; ++s)
-          if (bankLive_[{w0.pool, bank, s}] + rc.size > pool.bankSizeBytes) return false;
+          if (bankLive_[{w0.pool, bank, s}] + residentLive_[{w0.pool, s}] + rc.size > pool.bankSizeBytes) return false;
         return true;
       };
       if (fitsIn(w0.bank)) continue;
@@ -451,7 +454,7 @@ class PairSearch {
     const ScratchRequest& r = tiled_.scratch[receivers_[k].request];
     const MemoryPool& pool = board_.pools[static_cast<size_t>(r.pool)];
     for (int s = layers_[issuer].step; s < layers_[receivers_[k].index].step; ++s) {
-      size_t inPool = poolLive_[{r.pool, s}] + receivers_[k].size, inBank = bankLive_[{r.pool, r.bank, s}] + receivers_[k].size;
+      size_t inPool = poolLive_[{r.pool, s}] + receivers_[k].size, inBank = bankLive_[{r.pool, r.bank, s}] + residentLive_[{r.pool, s}] + receivers_[k].size;
       for (size_t o = 0; o < receivers_.size(); ++o) {
         if (o == k || !issuerOf_[o] || std::find(ignore.begin(), ignore.end(), o) != ignore.end()) continue;
         const ScratchRequest& other = tiled_.scratch[receivers_[o].request];
@@ -682,6 +685,7 @@ class PairSearch {
   LayerTimeline timeline_;
   std::map<std::pair<int, int>, size_t> poolLive_;
   std::map<std::tuple<int, int, int>, size_t> bankLive_;
+  std::map<std::pair<int, int>, size_t> residentLive_;  ///< resident bytes per (pool, step), kept free in every bank
   std::map<std::string, size_t> requestOf_;
   std::vector<Receiver> receivers_;
   std::vector<bool> maySplit_;

@@ -54,6 +54,34 @@ TEST(ResidentTensors, OnlyContiguousTileCopiesCanBeUsedInPlace) {
   EXPECT_EQ(directOperandsText(d), "x/y");
 }
 
+TEST(ResidentTensors, StridedPointwiseConvOverEveryRowReadsWholePlanes) {
+  // A 1x1 stride-2 conv on a 6-row NCHW image: its windows end at row 4, row 5 is never read. A tile over every
+  // output row still copies whole planes (rows 0..5), one contiguous run, so a resident input serves it in place.
+  stowage_conv2d_params p;
+  std::memset(&p, 0, sizeof p);
+  p.n = 1, p.c = 2, p.h = 6, p.w = 6, p.m = 4, p.oh = 3, p.ow = 3, p.kh = 1, p.kw = 1, p.group = 1;
+  p.stride_h = p.stride_w = 2;
+  p.dil_h = p.dil_w = 1;
+  LayerShape s;
+  s.kernel = TileKernel::Conv2dF32;
+  s.call = KernelCall{ConvCall{p, false}, {}, kNoTensor};
+  s.rows = 3;
+  s.rowPixels = 3;
+  s.channels = 4;
+  s.reduction = 2;
+  s.elemBytes = s.outElemBytes = 4;
+  const TileSchedule channelBlocks = scheduleTiles(s, 3, 2, 2, true);
+  EXPECT_TRUE(copiesContiguous(channelBlocks, 0));
+  for (const TileDesc& t : channelBlocks.tiles) {
+    EXPECT_EQ(t.x.rows * t.x.rowBytes, 2u * 6 * 6 * 4) << "both channels' whole planes";
+    EXPECT_EQ(t.convParams().h, 6);
+  }
+  // A block of the first rows reads rows 0..2 only: strided, as before.
+  const TileSchedule rowBlocks = scheduleTiles(s, 2, 4, 1, true);
+  EXPECT_FALSE(copiesContiguous(rowBlocks, 0));
+  EXPECT_EQ(rowBlocks.tiles[0].convParams().h, 3);
+}
+
 uint64_t estimatedCycles(const ProgramPlan& plan) {
   uint64_t sum = 0;
   for (const OffloadedLayer& l : plan.offloaded) sum += l.totalCycles;
@@ -107,6 +135,14 @@ TEST(ResidentTensors, ResNet8OnHexagonKeepsBlockActivationsInVtcm) {
   }
   EXPECT_GE(inPlaceX, 5);
   EXPECT_GE(inPlaceY, 5);
+  // The strided 1x1 shortcuts read their resident input in place too (their tiles take the plane's unread last row).
+  for (const char* name : {"stack2.block0.shortcut", "stack3.block0.shortcut"}) {
+    const OffloadedLayer* l = nullptr;
+    for (const OffloadedLayer& o2 : plan.offloaded)
+      if (resident->graph.nodes[static_cast<size_t>(o2.step)].name == name) l = &o2;
+    ASSERT_NE(l, nullptr) << name;
+    EXPECT_TRUE(l->direct[0] && l->direct[2]) << name << " reads and writes in place";
+  }
   EXPECT_NE(resident->code.source.text.find("(a->x + d->x_off)"), std::string::npos);
   bool remark = false;
   for (const std::string& r : plan.remarks) remark = remark || r.find("resident: ") == 0;
