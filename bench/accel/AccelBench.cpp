@@ -295,27 +295,12 @@ void explainOverBound(const CompileResult& compiled, WholeModelRow& r) {
     if (u.unit == r.compiler.boundUnit && u.target >= 0)
       r.engineBound = plan.board.targets[static_cast<size_t>(u.target)].engineDim > 0;
   }
-  const OffloadedLayer* previous = nullptr;  // the last offloaded layer of the current run
-  auto endRun = [&] {
-    if (previous == nullptr) return;
-    const Target& target = plan.board.targets[static_cast<size_t>(previous->target)];
-    if (!previous->direct[2]) r.fillDrainFloor += static_cast<uint64_t>(std::ceil(target.dmaSetupCycles));
-    previous = nullptr;
-  };
+  r.runs = r.compiler.offloadedRuns;
+  r.fillDrainFloor = r.compiler.fillDrainFloor;
   for (size_t step = 0; step < g.nodes.size(); ++step) {
     const OffloadedLayer* L = plan.offloadedAt(static_cast<int>(step));
-    if (L == nullptr) {
-      if (cpuStepCycles(g, plan, step) > 0) endRun();  // a view or constant step runs no code: the run goes on
-      continue;
-    }
+    if (L == nullptr) continue;
     const Target& target = plan.board.targets[static_cast<size_t>(L->target)];
-    if (previous != nullptr && previous->target != L->target) endRun();
-    if (previous == nullptr) {
-      ++r.runs;
-      const bool waitsForWeights = !L->direct[1] && L->weightsPrefetchedCores == 0;
-      if (!L->direct[0] || waitsForWeights) r.fillDrainFloor += static_cast<uint64_t>(std::ceil(target.dmaSetupCycles));
-    }
-    previous = L;
     const std::string& name = g.nodes[step].name;
     if (L->mode == "cores" && target.cores > L->cores) {
       r.fewerCores.push_back(fmt::format("{} x{}", name, L->cores));
@@ -324,7 +309,6 @@ void explainOverBound(const CompileResult& compiled, WholeModelRow& r) {
     }
     if (L->totalCycles > L->computeCycles) r.waiting.emplace_back(name, L->totalCycles - L->computeCycles);
   }
-  endRun();
   std::stable_sort(r.waiting.begin(), r.waiting.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
 }
 

@@ -38,6 +38,10 @@ std::string offloadSummary(const Graph& g, const ProgramPlan& plan) {
 std::string wholeModelText(const WholeModelCycles& w) {
   std::string out = fmt::format("whole model: estimated {} cycles ({} of them CPU layers), bound {} cycles set by {}, ratio {:.3f}\n",
                                 w.estimate, w.cpuCycles, w.bound, w.boundUnit, w.ratio());
+  if (w.offloadedRuns > 0)
+    out += fmt::format("  fill and drain floor: {} cycles over {} run(s) of offloaded layers (a DMA setup before and after each, which "
+                       "nothing overlaps); bound + floor {} cycles, ratio {:.3f}\n",
+                       w.fillDrainFloor, w.offloadedRuns, w.bound + w.fillDrainFloor, w.ratioToBoundAndFloor());
   for (const UnitBound& u : w.units)
     out += fmt::format("  {}: at least {} cycles busy ({} with the CPU layers)\n", u.unit, u.offloadedCycles, u.cycles);
   const MinimumDmaBytes& m = w.dmaBytesMinimum;

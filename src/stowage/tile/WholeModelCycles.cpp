@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -89,6 +90,10 @@ struct TargetWork {
   std::set<TensorId> loads, stores;      ///< tensors (group roots) moved in / out once
   uint64_t localCapacity = 0;            ///< bytes of the largest scratch pool of its tiled layers
 };
+
+/// The runs of offloaded layers in `plan` and their fill and drain floor (WholeModelCycles::offloadedRuns,
+/// fillDrainFloor).
+void countRunsAndFloor(const Graph& g, const ProgramPlan& plan, WholeModelCycles& w);
 
 }  // namespace
 
@@ -198,6 +203,7 @@ WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan) {
         index, ceilDiv(loads + stores, static_cast<uint64_t>(queues)));
   }
   if (w.units.empty()) add("cpu", "cpu", -1, 0);
+  countRunsAndFloor(g, plan, w);
   for (const UnitBound& u : w.units)
     if (u.cycles > w.bound || w.boundUnit.empty()) {
       w.bound = u.cycles;
@@ -205,5 +211,35 @@ WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan) {
     }
   return w;
 }
+
+namespace {
+
+void countRunsAndFloor(const Graph& g, const ProgramPlan& plan, WholeModelCycles& w) {
+  auto setup = [&](const OffloadedLayer& L) {
+    return static_cast<uint64_t>(std::ceil(plan.board.targets[static_cast<size_t>(L.target)].dmaSetupCycles));
+  };
+  const OffloadedLayer* last = nullptr;  // the last layer of the current run
+  auto endRun = [&] {
+    if (last != nullptr && !last->direct[2]) w.fillDrainFloor += setup(*last);
+    last = nullptr;
+  };
+  for (size_t step = 0; step < g.nodes.size(); ++step) {
+    const OffloadedLayer* L = plan.offloadedAt(static_cast<int>(step));
+    if (L == nullptr) {
+      if (cpuStepCycles(g, plan, step) > 0) endRun();  // a view or constant step runs no code: the run goes on
+      continue;
+    }
+    if (last != nullptr && last->target != L->target) endRun();
+    if (last == nullptr) {
+      ++w.offloadedRuns;
+      const bool waitsForWeights = !L->direct[1] && L->weightsPrefetchedCores == 0;
+      if (!L->direct[0] || waitsForWeights) w.fillDrainFloor += setup(*L);
+    }
+    last = L;
+  }
+  endRun();
+}
+
+}  // namespace
 
 }  // namespace stowage

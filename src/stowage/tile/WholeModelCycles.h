@@ -43,7 +43,19 @@ struct WholeModelCycles {
   std::string boundUnit;         ///< the unit setting it (the first such unit in `units`)
   uint64_t dmaBytesPlanned = 0;  ///< bytes the tiled layers' transfers move as planned (every tile's loads and stores)
   MinimumDmaBytes dmaBytesMinimum;
+  /// Runs of offloaded layers: maximal sequences of steps one target runs, which the CPU's layers that run code (or
+  /// the program's ends, or a change of target) separate.
+  size_t offloadedRuns = 0;
+  /// What the bound leaves out and no schedule can overlap: per run, one DMA setup before its first compute when its
+  /// first layer must receive its input or its weights by DMA (the input not used in place, or the weights neither
+  /// used in place nor loaded by an earlier layer), and one after its last compute when its last layer's output is
+  /// stored (not used in place). Each is the target's dma_setup_cycles (rounded up), the least any transfer takes.
+  uint64_t fillDrainFloor = 0;
   double ratio() const { return bound > 0 ? static_cast<double>(estimate) / static_cast<double>(bound) : 0.0; }
+  /// estimate / (bound + fillDrainFloor): the measure proposed beside `ratio` (docs/accelerators.md).
+  double ratioToBoundAndFloor() const {
+    return bound + fillDrainFloor > 0 ? static_cast<double>(estimate) / static_cast<double>(bound + fillDrainFloor) : 0.0;
+  }
 };
 
 /// Cycles the host simulator charges step `step` when a CPU runs it untiled: cpuLayerCycles of the node on its
@@ -58,6 +70,7 @@ uint64_t cpuStepCycles(const Graph& g, const ProgramPlan& plan, size_t step);
 /// store queue (stores), on cores divided evenly over every core's channels (ceil). An activation stays local (moves
 /// nothing) when it is no graph input or output, its producer and every reader (through views) run on the same
 /// target, and its bytes fit the largest scratch pool of that target's tiled layers. Each unit's bound adds cpuCycles.
+/// Also the runs of offloaded layers and their fill and drain floor (WholeModelCycles::fillDrainFloor).
 WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan);
 
 }  // namespace stowage

@@ -88,6 +88,11 @@ TEST(WholeModelCycles, EngineBoundByHand) {
   // The engine keeps no activation between layers: h goes out and comes back in.
   EXPECT_GE(w.dmaBytesPlanned, w.dmaBytesMinimum.total() + 2u * 32u * 4u);
   EXPECT_GE(w.estimate, w.bound);
+  // One run of two engine layers: x arrives before the first computes, y leaves after the last (100-cycle setups).
+  EXPECT_EQ(w.offloadedRuns, 1u);
+  EXPECT_EQ(w.fillDrainFloor, 200u);
+  EXPECT_GE(w.estimate, w.bound + w.fillDrainFloor);
+  EXPECT_DOUBLE_EQ(w.ratioToBoundAndFloor(), static_cast<double>(w.estimate) / static_cast<double>(w.bound + 200));
 }
 
 TEST(WholeModelCycles, InTheSummaryAndReportJson) {
@@ -113,6 +118,11 @@ TEST(WholeModelCycles, InTheSummaryAndReportJson) {
   EXPECT_EQ(wm["dma_bytes"].get<uint64_t>(), w.dmaBytesPlanned);
   EXPECT_EQ(wm["dma_bytes_minimum"]["total"].get<uint64_t>(), w.dmaBytesMinimum.total());
   EXPECT_EQ(wm["dma_bytes_minimum"]["activations"].get<uint64_t>(), 0u);
+  EXPECT_EQ(wm["offloaded_runs"].get<uint64_t>(), 1u);
+  EXPECT_EQ(wm["fill_drain_floor_cycles"].get<uint64_t>(), w.fillDrainFloor);
+  EXPECT_DOUBLE_EQ(wm["ratio_to_bound_and_floor"].get<double>(), w.ratioToBoundAndFloor());
+  EXPECT_NE(summary.find(fmt::format("  fill and drain floor: {} cycles over 1 run(s) of offloaded layers", w.fillDrainFloor)), std::string::npos)
+      << summary;
 }
 
 TEST(WholeModelCycles, CpuLayersAddToEveryUnitAndTheirActivationsMove) {
@@ -140,6 +150,9 @@ TEST(WholeModelCycles, CpuLayersAddToEveryUnitAndTheirActivationsMove) {
   const UnitBound* store = unitNamed(w, "'gemmini' engine store (mvout)");
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(store->offloadedCycles, gemminiTransfer(16 * 4) + gemminiTransfer(32 * 4));
+  // The Relu splits the layers into two runs, each with its fill and its drain.
+  EXPECT_EQ(w.offloadedRuns, 2u);
+  EXPECT_EQ(w.fillDrainFloor, 400u);
 }
 
 TEST(WholeModelCycles, CoresShareTheWorkEvenly) {
@@ -179,6 +192,8 @@ TEST(WholeModelCycles, NothingOffloadedIsBoundByTheCpu) {
   EXPECT_EQ(w.bound, w.cpuCycles);
   EXPECT_EQ(w.estimate, w.cpuCycles);
   EXPECT_EQ(w.dmaBytesMinimum.total(), 0u);
+  EXPECT_EQ(w.offloadedRuns, 0u);
+  EXPECT_EQ(w.fillDrainFloor, 0u);
 }
 
 TEST(WholeModelCycles, SimulatorMeasuresTheEstimate) {
