@@ -233,7 +233,7 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
         c.scratch = std::move(*layout);
         c.doubleBuffer = db;
         c.buffers = buffers;
-        c.order = order;
+        c.order = loaders > 0 ? TileOrder::RowsOuter : order;  // a shared input walks row blocks outer
         c.direct = direct;
         if (!schedule) schedule = build();
         if (!schedule) return;
@@ -260,8 +260,10 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
         if (!best || better(c, *best)) best = std::move(c);
       };
       consider(0);
-      // Rows outer, the cores may share each row block's input: loaded by core 0, or split over every core's DMA.
-      if (sharedInput && !engine && cores > 1 && order == TileOrder::RowsOuter && !resident.resident.direct[0]) {
+      // Rows outer, the cores may share each row block's input: loaded by core 0, or split over every core's DMA. With
+      // one row block (a fully connected layer) both orders are the same and only channels outer is walked.
+      const bool rowsOuter = order == TileOrder::RowsOuter || th >= s.rows;
+      if (sharedInput && !engine && cores > 1 && rowsOuter && !resident.resident.direct[0]) {
         consider(1);
         consider(cores);
       }

@@ -97,6 +97,36 @@ TEST(SharedInput, Gap8ResNet8UsesMoreCoresInFewerCycles) {
   EXPECT_LT(sharedTotal, ownTotal);
 }
 
+TEST(SharedInput, Gap8AutoencoderFullyConnectedLayerSharesItsInputOnMoreCores) {
+  STOWAGE_RELEASE_BUILD_ONLY("whole models through the tile simulator, 10-50 s under ASan");
+  // encoder1.fc (640 -> 128, float) has one row block: each core's two 2.5 KiB weight rows fit the 36 KiB L1 on 4
+  // cores beside their own copies of the input, on 6 beside one shared input.
+  const Graph g = testing::foldedZooGraph("autoencoder");
+  const CompileOptions o = testing::quickPlannerOptions();
+  auto shared = compileGraphOnBoard(g, testing::exampleBoard("gap8-cluster"), o);
+  ASSERT_TRUE(shared.ok()) << shared.error().render();
+  CompileOptions ownOptions = o;
+  ownOptions.sharedInput = false;
+  auto own = compileGraphOnBoard(g, testing::exampleBoard("gap8-cluster"), ownOptions);
+  ASSERT_TRUE(own.ok()) << own.error().render();
+  auto layerNamed = [](const CompileResult& r, const std::string& name) -> const OffloadedLayer& {
+    for (const OffloadedLayer& l : r.plan.offloaded)
+      if (r.graph.nodes[static_cast<size_t>(l.step)].name == name) return l;
+    throw std::runtime_error("no offloaded layer " + name);
+  };
+  const OffloadedLayer& fc = layerNamed(*shared, "encoder1.fc");
+  EXPECT_GT(fc.sharedInputLoaders, 0);
+  EXPECT_TRUE(fc.rowsOuter);
+  EXPECT_GT(fc.cores, layerNamed(*own, "encoder1.fc").cores);
+  EXPECT_LT(fc.totalCycles, layerNamed(*own, "encoder1.fc").totalCycles);
+  const std::vector<Tensor> inputs = testing::patternInputs(g);
+  const uint64_t with = testing::expectLayersRunAsEstimated(*shared, inputs);
+  EXPECT_LT(with, testing::expectLayersRunAsEstimated(*own, inputs));
+  auto onCpu = compileGraph(g, o);
+  ASSERT_TRUE(onCpu.ok()) << onCpu.error().render();
+  testing::expectSameHostOutputs(*shared, *onCpu, inputs);
+}
+
 TEST(SharedInput, RunsBitExactAndAsEstimatedOnTheSimulator) {
   STOWAGE_RELEASE_BUILD_ONLY("whole models through the tile simulator, 10-50 s under ASan");
   const Graph g = testing::foldedZooGraph("resnet8");
