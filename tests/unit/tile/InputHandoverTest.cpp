@@ -92,8 +92,6 @@ TEST(InputHandover, DsCnnOnGemminiHandsInputsOverBetweenEngineLayers) {
 
   // On the simulator every layer takes the cycles the compiler estimated, the outputs are the CPU's, and the model is
   // faster than with each layer loading its own first input tile.
-  const std::vector<Tensor> inputs = testing::patternInputs(g);
-  const uint64_t with = testing::expectLayersRunAsEstimated(*r, inputs);
   CompileOptions own = o;
   own.handInputs = false;
   auto without = compileGraphOnBoard(g, testing::exampleBoard("gemmini-like"), own);
@@ -102,14 +100,7 @@ TEST(InputHandover, DsCnnOnGemminiHandsInputsOverBetweenEngineLayers) {
     EXPECT_EQ(l.handsInputTo, -1);
     EXPECT_FALSE(l.inputHandedOver);
   }
-  HostSimReport simWithout;
-  HostRunOptions run;
-  run.simReport = &simWithout;
-  ASSERT_TRUE(runOnHost(*without, inputs, run).ok());
-  EXPECT_LT(with, simWithout.totalCycles());
-  auto onCpu = compileGraph(g, o);
-  ASSERT_TRUE(onCpu.ok()) << onCpu.error().render();
-  testing::expectSameHostOutputs(*r, *onCpu, inputs);
+  testing::expectFasterThanWithoutAndAsTheCpu(g, o, *r, *without);
 }
 
 }  // namespace

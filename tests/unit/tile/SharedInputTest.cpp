@@ -119,12 +119,7 @@ TEST(SharedInput, Gap8AutoencoderFullyConnectedLayerSharesItsInputOnMoreCores) {
   EXPECT_TRUE(fc.rowsOuter);
   EXPECT_GT(fc.cores, layerNamed(*own, "encoder1.fc").cores);
   EXPECT_LT(fc.totalCycles, layerNamed(*own, "encoder1.fc").totalCycles);
-  const std::vector<Tensor> inputs = testing::patternInputs(g);
-  const uint64_t with = testing::expectLayersRunAsEstimated(*shared, inputs);
-  EXPECT_LT(with, testing::expectLayersRunAsEstimated(*own, inputs));
-  auto onCpu = compileGraph(g, o);
-  ASSERT_TRUE(onCpu.ok()) << onCpu.error().render();
-  testing::expectSameHostOutputs(*shared, *onCpu, inputs);
+  testing::expectFasterThanWithoutAndAsTheCpu(g, o, *shared, *own);
 }
 
 TEST(SharedInput, RunsBitExactAndAsEstimatedOnTheSimulator) {

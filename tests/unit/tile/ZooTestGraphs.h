@@ -144,4 +144,21 @@ inline uint64_t expectLayersRunAsEstimated(const CompileResult& r, const std::ve
   return sim.totalCycles();
 }
 
+/// The whole-model check of a scheduling feature: `with` (compiled with it) runs every layer as estimated on the
+/// simulator and in fewer cycles than `without` (the same model compiled with it off), and gives the outputs of `g`
+/// compiled for the CPU alone with `o`.
+inline void expectFasterThanWithoutAndAsTheCpu(const Graph& g, const CompileOptions& o, const CompileResult& with, const CompileResult& without) {
+  const std::vector<Tensor> inputs = patternInputs(g);
+  const uint64_t cycles = expectLayersRunAsEstimated(with, inputs);
+  HostSimReport simWithout;
+  HostRunOptions run;
+  run.simReport = &simWithout;
+  auto ran = runOnHost(without, inputs, run);
+  ASSERT_TRUE(ran.ok()) << ran.error().render();
+  EXPECT_LT(cycles, simWithout.totalCycles());
+  auto onCpu = compileGraph(g, o);
+  ASSERT_TRUE(onCpu.ok()) << onCpu.error().render();
+  expectSameHostOutputs(with, *onCpu, inputs);
+}
+
 }  // namespace stowage::testing
