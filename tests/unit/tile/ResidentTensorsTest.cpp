@@ -57,19 +57,7 @@ TEST(ResidentTensors, OnlyContiguousTileCopiesCanBeUsedInPlace) {
 TEST(ResidentTensors, StridedPointwiseConvOverEveryRowReadsWholePlanes) {
   // A 1x1 stride-2 conv on a 6-row NCHW image: its windows end at row 4, row 5 is never read. A tile over every
   // output row still copies whole planes (rows 0..5), one contiguous run, so a resident input serves it in place.
-  stowage_conv2d_params p;
-  std::memset(&p, 0, sizeof p);
-  p.n = 1, p.c = 2, p.h = 6, p.w = 6, p.m = 4, p.oh = 3, p.ow = 3, p.kh = 1, p.kw = 1, p.group = 1;
-  p.stride_h = p.stride_w = 2;
-  p.dil_h = p.dil_w = 1;
-  LayerShape s;
-  s.kernel = TileKernel::Conv2dF32;
-  s.call = KernelCall{ConvCall{p, false}, {}, kNoTensor};
-  s.rows = 3;
-  s.rowPixels = 3;
-  s.channels = 4;
-  s.reduction = 2;
-  s.elemBytes = s.outElemBytes = 4;
+  const LayerShape s = testing::floatConvLayer(2, 6, 4, 1, 2, 0);
   const TileSchedule channelBlocks = scheduleTiles(s, 3, 2, 2, true);
   EXPECT_TRUE(copiesContiguous(channelBlocks, 0));
   for (const TileDesc& t : channelBlocks.tiles) {
@@ -137,11 +125,8 @@ TEST(ResidentTensors, ResNet8OnHexagonKeepsBlockActivationsInVtcm) {
   EXPECT_GE(inPlaceY, 5);
   // The strided 1x1 shortcuts read their resident input in place too (their tiles take the plane's unread last row).
   for (const char* name : {"stack2.block0.shortcut", "stack3.block0.shortcut"}) {
-    const OffloadedLayer* l = nullptr;
-    for (const OffloadedLayer& o2 : plan.offloaded)
-      if (resident->graph.nodes[static_cast<size_t>(o2.step)].name == name) l = &o2;
-    ASSERT_NE(l, nullptr) << name;
-    EXPECT_TRUE(l->direct[0] && l->direct[2]) << name << " reads and writes in place";
+    const OffloadedLayer& l = testing::offloadedLayerNamed(*resident, name);
+    EXPECT_TRUE(l.direct[0] && l.direct[2]) << name << " reads and writes in place";
   }
   EXPECT_NE(resident->code.source.text.find("(a->x + d->x_off)"), std::string::npos);
   bool remark = false;
@@ -215,12 +200,6 @@ const PlacedBuffer& bufferOfTensor(const CompileResult& r, const std::string& na
   throw std::runtime_error("no buffer " + name);
 }
 
-const OffloadedLayer& layerNamed(const CompileResult& r, const std::string& name) {
-  for (const OffloadedLayer& l : r.plan.offloaded)
-    if (r.graph.nodes[static_cast<size_t>(l.step)].name == name) return l;
-  throw std::runtime_error("no offloaded layer " + name);
-}
-
 TEST(ResidentTensors, ViewBetweenHvxLayersKeepsTheTensorInVtcm) {
   STOWAGE_RELEASE_BUILD_ONLY("whole models through the tile simulator, 10-50 s under ASan");
   // ResNet-8: pool (HVX) -> flatten (a Reshape, on the CPU) -> fc (HVX). The view shares the pool's buffer and runs
@@ -237,8 +216,8 @@ TEST(ResidentTensors, ViewBetweenHvxLayersKeepsTheTensorInVtcm) {
   EXPECT_NE(pooled.pinOrigin.find("resident in 'vtcm'"), std::string::npos) << pooled.pinOrigin;
   EXPECT_EQ(flat.aliasOf, pooled.tensor);
   EXPECT_EQ(flat.offset, pooled.offset);
-  EXPECT_TRUE(layerNamed(*r, "pool").direct[2]) << "the pool writes its output in place";
-  EXPECT_TRUE(layerNamed(*r, "fc").direct[0]) << "the FC reads its input in place";
+  EXPECT_TRUE(testing::offloadedLayerNamed(*r, "pool").direct[2]) << "the pool writes its output in place";
+  EXPECT_TRUE(testing::offloadedLayerNamed(*r, "fc").direct[0]) << "the FC reads its input in place";
   // The view costs nothing and emits no copy.
   int flatten = -1;
   for (size_t i = 0; i < r->graph.nodes.size(); ++i)
@@ -259,7 +238,7 @@ TEST(ResidentTensors, ViewBetweenHvxLayersKeepsTheTensorInVtcm) {
   ASSERT_TRUE(c.ok()) << c.error().render();
   EXPECT_NE(bufferOfTensor(*c, "pool").slot.pool, vtcm);
   EXPECT_NE(bufferOfTensor(*c, "flatten").slot.pool, vtcm);
-  EXPECT_FALSE(layerNamed(*c, "fc").direct[0]);
+  EXPECT_FALSE(testing::offloadedLayerNamed(*c, "fc").direct[0]);
   EXPECT_GT(cpuLayerCycles(c->graph, c->graph.nodes[static_cast<size_t>(flatten)], c->plan, c->plan.nodeTargets[static_cast<size_t>(flatten)]), 0u);
   const uint64_t copied = testing::expectLayersRunAsEstimated(*c, inputs);
   EXPECT_LT(resident + 1000, copied) << "one DDR store and load of ~1,000 cycles each fewer";
@@ -284,11 +263,11 @@ TEST(ResidentTensors, AdmitsWhatRetilingAroundItMakesFaster) {
   EXPECT_EQ(inL1.size(), 9u);
   for (const PlacedBuffer* b : inL1) EXPECT_NE(b->pinOrigin.find("resident in 'l1'"), std::string::npos) << b->pinOrigin;
   for (const char* name : {"encoder2.fc", "bottleneck.fc", "decoder4.fc"}) {
-    const OffloadedLayer& l = layerNamed(*r, name);
+    const OffloadedLayer& l = testing::offloadedLayerNamed(*r, name);
     EXPECT_TRUE(l.direct[0] && l.direct[2]) << name << " reads and writes its activations in place";
     EXPECT_TRUE(l.doubled[0] || l.doubled[1]) << name << " keeps double-buffered tiles";
   }
-  EXPECT_TRUE(layerNamed(*r, "reconstruction.fc").direct[0]);
+  EXPECT_TRUE(testing::offloadedLayerNamed(*r, "reconstruction.fc").direct[0]);
   const auto inputs = testing::patternInputs(g);
   const uint64_t resident = testing::expectLayersRunAsEstimated(*r, inputs);
 
@@ -300,7 +279,7 @@ TEST(ResidentTensors, AdmitsWhatRetilingAroundItMakesFaster) {
   // Every layer the reservations touch is at most as slow as through L2; together they are faster.
   for (const OffloadedLayer& l : r->plan.offloaded) {
     const std::string& name = r->graph.nodes[static_cast<size_t>(l.step)].name;
-    EXPECT_LE(l.totalCycles, layerNamed(*viaL2, name).totalCycles) << name;
+    EXPECT_LE(l.totalCycles, testing::offloadedLayerNamed(*viaL2, name).totalCycles) << name;
   }
   EXPECT_LT(resident + 1500, testing::expectLayersRunAsEstimated(*viaL2, inputs));
   auto onCpu = compileGraph(g, o);

@@ -109,16 +109,11 @@ TEST(SharedInput, Gap8AutoencoderFullyConnectedLayerSharesItsInputOnMoreCores) {
   ownOptions.sharedInput = false;
   auto own = compileGraphOnBoard(g, testing::exampleBoard("gap8-cluster"), ownOptions);
   ASSERT_TRUE(own.ok()) << own.error().render();
-  auto layerNamed = [](const CompileResult& r, const std::string& name) -> const OffloadedLayer& {
-    for (const OffloadedLayer& l : r.plan.offloaded)
-      if (r.graph.nodes[static_cast<size_t>(l.step)].name == name) return l;
-    throw std::runtime_error("no offloaded layer " + name);
-  };
-  const OffloadedLayer& fc = layerNamed(*shared, "encoder1.fc");
+  const OffloadedLayer& fc = testing::offloadedLayerNamed(*shared, "encoder1.fc");
   EXPECT_GT(fc.sharedInputLoaders, 0);
   EXPECT_TRUE(fc.rowsOuter);
-  EXPECT_GT(fc.cores, layerNamed(*own, "encoder1.fc").cores);
-  EXPECT_LT(fc.totalCycles, layerNamed(*own, "encoder1.fc").totalCycles);
+  EXPECT_GT(fc.cores, testing::offloadedLayerNamed(*own, "encoder1.fc").cores);
+  EXPECT_LT(fc.totalCycles, testing::offloadedLayerNamed(*own, "encoder1.fc").totalCycles);
   testing::expectFasterThanWithoutAndAsTheCpu(g, o, *shared, *own);
 }
 

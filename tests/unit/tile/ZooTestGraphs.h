@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,23 +22,28 @@
 
 namespace stowage::testing {
 
-/// A float conv layer: x [1,2,5,5], w [4,2,3,3], pad 1 (5 output rows x 4 channels), NCHW.
-inline LayerShape smallConvLayer() {
+/// A float NCHW conv layer of one image: x [1,c,h,h], w [m,c,k,k], `stride`, `pad` on every side.
+inline LayerShape floatConvLayer(int32_t c, int32_t h, int32_t m, int32_t k, int32_t stride, int32_t pad) {
   stowage_conv2d_params p;
   std::memset(&p, 0, sizeof p);
-  p.n = 1, p.c = 2, p.h = 5, p.w = 5, p.m = 4, p.oh = 5, p.ow = 5, p.kh = 3, p.kw = 3, p.group = 1;
-  p.stride_h = p.stride_w = p.dil_h = p.dil_w = 1;
-  p.pad_top = p.pad_left = 1;
+  p.n = 1, p.c = c, p.h = h, p.w = h, p.m = m, p.kh = k, p.kw = k, p.group = 1;
+  p.oh = p.ow = (h + 2 * pad - k) / stride + 1;
+  p.stride_h = p.stride_w = stride;
+  p.dil_h = p.dil_w = 1;
+  p.pad_top = p.pad_left = pad;
   LayerShape s;
   s.kernel = TileKernel::Conv2dF32;
   s.call = KernelCall{ConvCall{p, false}, {}, kNoTensor};
-  s.rows = 5;
-  s.rowPixels = 5;
-  s.channels = 4;
-  s.reduction = 18;
+  s.rows = p.oh;
+  s.rowPixels = p.ow;
+  s.channels = m;
+  s.reduction = c * k * k;
   s.elemBytes = s.outElemBytes = 4;
   return s;
 }
+
+/// A float conv layer: x [1,2,5,5], w [4,2,3,3], pad 1 (5 output rows x 4 channels), NCHW.
+inline LayerShape smallConvLayer() { return floatConvLayer(2, 5, 4, 3, 1, 1); }
 
 /// A cores-mode accelerator with 2 DMA channels: `cores` cores of `macs` MACs per cycle, each channel moving
 /// `bytesPerCycle` bytes per cycle after `setup` cycles.
@@ -142,6 +148,13 @@ inline uint64_t expectLayersRunAsEstimated(const CompileResult& r, const std::ve
   }
   if (report != nullptr) *report = sim;
   return sim.totalCycles();
+}
+
+/// The offloaded layer of `r` whose node is named `name` (throws when there is none).
+inline const OffloadedLayer& offloadedLayerNamed(const CompileResult& r, const std::string& name) {
+  for (const OffloadedLayer& l : r.plan.offloaded)
+    if (r.graph.nodes[static_cast<size_t>(l.step)].name == name) return l;
+  throw std::runtime_error("no offloaded layer " + name);
 }
 
 /// The whole-model check of a scheduling feature: `with` (compiled with it) runs every layer as estimated on the
