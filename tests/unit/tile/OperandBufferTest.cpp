@@ -115,7 +115,9 @@ TEST(OperandBuffers, Gap8KeepsOneInputHalfWhereTwoDoNotFitAndBeatsOneBuffer) {
   TileOptions perCore{true, false, false};
   perCore.sharedInput = false;
   const TiledProgram mixed = tileProgram(g, board, perCore);
-  const TiledProgram single = tileProgram(g, board, TileOptions{false, false, false});
+  TileOptions singleOnly{false, false, false};
+  singleOnly.sharedInput = false;
+  const TiledProgram single = tileProgram(g, board, singleOnly);
   ASSERT_EQ(mixed.offloaded.size(), single.offloaded.size());
   int inputSingle = 0;
   for (size_t i = 0; i < mixed.offloaded.size(); ++i) {
