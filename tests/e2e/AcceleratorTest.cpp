@@ -150,6 +150,16 @@ TEST(Accelerator, SharedInputBitExactOnClusters) {
     ASSERT_EQ(own.exitCode, 0) << own.err;
     EXPECT_EQ(own.out.find("input shared by all cores"), std::string::npos) << b << ": " << own.out;
   }
+  // On hexagon-vtcm the stem (one row block, its output in place) shares its whole input ("Shared whole input");
+  // --no-shared-whole-input keeps it per row block. Both byte-identical to the CPU run.
+  const std::string hexagon = (work / "hexagon_compiled").string();
+  for (const std::string flag : {"", "--no-shared-whole-input"}) {
+    auto r = runCommand(cli() + " compile " + shellQuote(c.model.string()) + " -o " + shellQuote(hexagon + flag) + " --board " +
+                        shellQuote(board("hexagon-vtcm")) + " " + flag);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.out.find("whole input shared by all cores") != std::string::npos, flag.empty()) << flag << ": " << r.out;
+    EXPECT_EQ(runOn(c, work / ("hexagon_run" + flag), "hexagon-vtcm", flag), cpu) << "hexagon-vtcm " << flag;
+  }
 }
 
 TEST(Accelerator, DepthwiseWithDepthMultiplierBitExactOnEveryAcceleratorBoard) {

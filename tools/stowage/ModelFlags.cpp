@@ -67,6 +67,10 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
                 "Every core of a layer loads and holds its own input tiles: by default, where the cost model finds it "
                 "faster, the cores of a layer share each row block's input in one buffer, loaded once (by one core or "
                 "split over all of them) and read by every core after a barrier; for comparison");
+  sub->add_flag("--no-shared-whole-input{false}", options.sharedWholeInput,
+                "Cores share an input only row block by row block: by default, where the cost model finds it faster, a layer "
+                "of a single row block (every output row) whose cores take different output channels loads its whole input "
+                "once into one shared buffer, split over the cores' DMA; for comparison");
   sub->add_flag("--no-weights-once{false}", options.weightsOnce,
                 "A prefetched first weight tile moves as one transfer per core: by default, where the cost model finds it "
                 "faster, one core of the layer before loads the first weight tiles of all the cores in one transfer into "

@@ -42,6 +42,7 @@ struct CompileOptions {
   bool prefetchWeights = true;                 ///< `--no-weight-prefetch`: each layer loads its own first weight tiles
   bool weightsOnce = true;                     ///< `--no-weights-once`: every core's first weight tile is a transfer of its own
   bool sharedInput = true;                     ///< `--no-shared-input`: every core loads its own input tiles (tile/SharedInput.h)
+  bool sharedWholeInput = true;                ///< `--no-shared-whole-input`: only row blocks outer share their input
   bool handInputs = true;                      ///< `--no-input-handover`: each engine layer loads its own first input tile
   bool fuse = true;                            ///< `--no-fuse` keeps each Relu apart from the Conv before it
   /// `--no-fuse-qdq`: QDQ operators (float ops between DequantizeLinear and QuantizeLinear) stay float (pass/FuseQdq.h).

@@ -154,6 +154,7 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
                                 .weightsOnce = options.weightsOnce,
                                 .budget = &budget,
                                 .sharedInput = options.sharedInput,
+                                .sharedWholeInput = options.sharedWholeInput,
                                 .handInputs = options.handInputs};
   TiledProgram tiled = timeStage(timings, "tile", [&] { return tileProgram(graph, board, tileOptions); });
   planner.nodeTargets = tiled.nodeTargets;

@@ -49,6 +49,17 @@ std::optional<TileSchedule> scheduleSharedInput(const LayerShape& s, int64_t row
   return out;
 }
 
+void splitSharedInputEvenly(TileSchedule& schedule, int loaders) {
+  const size_t parts = static_cast<size_t>(std::max(1, loaders));
+  for (TileDesc& t : schedule.tiles) {
+    TileCopy& x = t.x;
+    const bool contiguous = x.rows == 1 || x.stride == x.rowBytes;
+    if (!contiguous || x.rows % parts == 0 || x.bytes() % (parts * 4) != 0) continue;
+    const size_t rowBytes = x.bytes() / parts;
+    x = TileCopy{x.offset, parts, rowBytes, rowBytes};
+  }
+}
+
 TileCopy sharedInputPart(const TileCopy& x, int loaders, int core) {
   const size_t n = static_cast<size_t>(std::max(1, loaders)), k = static_cast<size_t>(core);
   const size_t r0 = x.rows * k / n, r1 = x.rows * (k + 1) / n;

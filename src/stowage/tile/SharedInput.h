@@ -18,6 +18,12 @@ namespace stowage {
 std::optional<TileSchedule> scheduleSharedInput(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores,
                                                 const OperandBuffers& buffers, int loaders);
 
+/// Re-describes each contiguous row block input copy of a shared `schedule` (one run of bytes: NHWC rows with every
+/// channel, whole NCHW planes) as `loaders` rows of equal bytes, each a multiple of 4, so that every loader core moves
+/// the same bytes (3 planes over 4 loaders would otherwise leave one loader idle and the others a plane each); the
+/// packed local buffer is the same. A copy whose bytes do not split so stays as it is.
+void splitSharedInputEvenly(TileSchedule& schedule, int loaders);
+
 /// The part of row block copy `x` that loader core `core` of `loaders` moves: rows [rows * core / loaders,
 /// rows * (core + 1) / loaders) (0 rows: none; the emitter computes the same). Lands `first row * rowBytes` bytes
 /// into the shared buffer.

@@ -78,9 +78,9 @@ std::string tilingText(const OffloadedLayer& layer) {
   return operandBuffersText(operandBuffersOf(layer)) + (layer.rowsOuter ? ", row blocks outer" : "") +
          rowBlocksText(rowBlocksOf(layer)) + (direct.any() ? ", " + directOperandsText(direct) + " in place" : "") +
          (layer.weightsSplit ? ", weights on both DMA channels" : "") +
-         (layer.sharedInputLoaders == 1   ? ", input shared by all cores (loaded by core 0)"
-          : layer.sharedInputLoaders > 1 ? fmt::format(", input shared by all cores (loaded by {} cores)", layer.sharedInputLoaders)
-                                         : std::string());
+         (layer.sharedInputLoaders == 0 ? std::string()
+          : fmt::format(", {}input shared by all cores (loaded by {})", layer.rowsOuter ? "" : "whole ",
+                        layer.sharedInputLoaders == 1 ? std::string("core 0") : fmt::format("{} cores", layer.sharedInputLoaders)));
 }
 
 void recordEstimate(OffloadedLayer& layer, const LayerCost& cost) {
@@ -91,8 +91,10 @@ void recordEstimate(OffloadedLayer& layer, const LayerCost& cost) {
 
 TileSchedule offloadedSchedule(const LayerShape& s, const OffloadedLayer& layer) {
   std::optional<TileSchedule> shared;
-  if (layer.sharedInputLoaders > 0)
+  if (layer.sharedInputLoaders > 0) {
     shared = scheduleSharedInput(s, layer.rowTile, layer.channelTile, layer.cores, operandBuffersOf(layer), layer.sharedInputLoaders);
+    if (shared && !layer.rowsOuter) splitSharedInputEvenly(*shared, layer.cores);  // the whole input (chooseTiles)
+  }
   TileSchedule schedule = shared ? std::move(*shared) : scheduleTiles(s, layer.rowTile, layer.channelTile, layer.cores, operandBuffersOf(layer), tileOrderOf(layer),
                                        rowBlocksOf(layer));
   applyDirectOperands(schedule, directOperandsOf(layer));
@@ -123,7 +125,7 @@ void splitWeightsWhenFaster(const Target& target, const LayerShape& s, TileChoic
 
 std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const LayerShape& s, const std::vector<int>& pools, int step,
                                       bool doubleBuffer, std::string& whyNot, const ResidentOperands& resident,
-                                      const TileSearchObserver* observer, bool sharedInput) {
+                                      const TileSearchObserver* observer, bool sharedInput, bool sharedWholeInput) {
   const Target& target = board.targets[static_cast<size_t>(targetIndex)];
   if (observer && observer->begin) observer->begin(step);
   const std::function<void(const TileChoice&)> observe = [&](const TileChoice& c) {
@@ -169,6 +171,8 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
     for (int64_t th : tileSizes(s.rows, 1, 0)) {
       // With one row block or one channel block both orders are the same.
       if (order == TileOrder::RowsOuter && (th >= s.rows || tn >= s.channels)) continue;
+      // One row block of several channel blocks: the cores may still share it, the whole input loaded once.
+      const bool wholeInput = th >= s.rows && tn < s.channels;
       // Cores: the busiest core computes at least its share of every MAC, so a tiling on too few cores to beat
       // the best so far needs no schedule.
       bool slower = !engine && best && coreComputeCycles(target.macsPerCycle * cores, totalMacs) > best->cost.total + 1;
@@ -189,6 +193,8 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
         // transfer): a shared tiling that cannot beat the best so far that way needs no schedule.
         const int64_t channelBlocks = (s.channels + tn - 1) / tn;
         if (loaders > 0 && channelBlocks < cores) return;
+        // The whole input is loaded once: a second half of it would never be used.
+        if (loaders > 0 && wholeInput && s.batches == 1 && buffers.doubled[0]) return;
         if (loaders > 0 && best && !observer) {
           const int64_t busiest = ((channelBlocks + cores - 1) / cores - 1) * tn + (s.channels - (channelBlocks - 1) * tn);
           const uint64_t floor = coreComputeCycles(target.macsPerCycle, s.batches * s.rows * s.rowPixels * busiest * s.reduction) +
@@ -198,7 +204,10 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
         auto build = [&]() -> std::optional<TileSchedule> {
           if (loaders == 0) return scheduleTiles(s, th, tn, cores, buffers, order);
           // The same tiles whoever loads the input: built once for both loader counts.
-          if (!sharedTiles) sharedTiles = scheduleSharedInput(s, th, tn, cores, buffers, 1);
+          if (!sharedTiles) {
+            sharedTiles = scheduleSharedInput(s, th, tn, cores, buffers, 1);
+            if (*sharedTiles && order == TileOrder::ChannelsOuter) splitSharedInputEvenly(**sharedTiles, cores);  // the whole input
+          }
           if (!*sharedTiles) return std::nullopt;
           TileSchedule copy = **sharedTiles;
           copy.sharedLoaders = loaders;
@@ -233,7 +242,7 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
         c.scratch = std::move(*layout);
         c.doubleBuffer = db;
         c.buffers = buffers;
-        c.order = loaders > 0 ? TileOrder::RowsOuter : order;  // a shared input walks row blocks outer
+        c.order = order;
         c.direct = direct;
         if (!schedule) schedule = build();
         if (!schedule) return;
@@ -260,10 +269,10 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
         if (!best || better(c, *best)) best = std::move(c);
       };
       consider(0);
-      // Rows outer, the cores may share each row block's input: loaded by core 0, or split over every core's DMA. With
-      // one row block (a fully connected layer) both orders are the same and only channels outer is walked.
-      const bool rowsOuter = order == TileOrder::RowsOuter || th >= s.rows;
-      if (sharedInput && !engine && cores > 1 && rowsOuter && !resident.resident.direct[0]) {
+      // Rows outer, the cores may share each row block's input: loaded by core 0, or split over every core's DMA; with
+      // one row block (either order: the same tiles), its whole input.
+      const bool shareable = order == TileOrder::RowsOuter || (sharedWholeInput && wholeInput);
+      if (sharedInput && !engine && cores > 1 && shareable && !resident.resident.direct[0]) {
         consider(1);
         consider(cores);
       }

@@ -79,9 +79,10 @@ struct TileSearchObserver {
 /// The best tiling of `s` at `step` on `target` (index `targetIndex`) with tiles in `pools`, or nullopt with
 /// `whyNot` set (the smallest tile and what it would need). A resident operand is used in place (direct) by the
 /// tilings whose copies of it are contiguous; the others copy it by DMA like any operand. With `sharedInput`, cores mode
-/// also tries row blocks whose input all cores share (tile/SharedInput.h; `--no-shared-input` turns it off).
+/// also tries row blocks whose input all cores share (tile/SharedInput.h; `--no-shared-input` turns it off), and with
+/// `sharedWholeInput` one row block of all the output rows whose whole input they share (`--no-shared-whole-input`).
 std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const LayerShape& s, const std::vector<int>& pools, int step,
                                       bool doubleBuffer, std::string& whyNot, const ResidentOperands& resident = {},
-                                      const TileSearchObserver* observer = nullptr, bool sharedInput = true);
+                                      const TileSearchObserver* observer = nullptr, bool sharedInput = true, bool sharedWholeInput = true);
 
 }  // namespace stowage

@@ -61,10 +61,13 @@ namespace {
 /// The tile searches of one program (same graph, board and options), each (step, target, reserved bytes, operands in
 /// place) searched once: the tiling with residents searches most layers again with what the first tiling searched them
 /// with, and MobileNetV2 224 on hexagon-vtcm spent half its compile time doing so. Not with an observer (it sees every
-/// search).
+/// search). `wider`: the searches of the same program that also tried whole inputs shared (TileOptions::sharedWholeInput)
+/// where this one does not: a layer it tiled without one is taken from there (it tried a superset of the tilings, and
+/// its pruning drops only tilings slower than one it found, so this search would choose the same).
 class TileSearches {
  public:
-  TileSearches(const Board& board, const TileOptions& options) : board_(board), options_(options) {}
+  TileSearches(const Board& board, const TileOptions& options, const TileSearches* wider = nullptr)
+      : board_(board), options_(options), wider_(wider) {}
   /// chooseTiles of the layer `s` at `step` on `target` with tiles in `pools` (whyNot: why it does not tile). The tiles
   /// also keep free what can only live in their pools at this step (the budget; the most of any of the pools). A layer
   /// whose tiles fit only without that is tiled so all the same: the plan then fails naming the pool, its buffers and
@@ -88,14 +91,23 @@ class TileSearches {
     const Key key{step, target, operands.reservedBytes,
                   int{operands.resident.direct[0]} | int{operands.resident.direct[1]} << 1 | int{operands.resident.direct[2]} << 2};
     auto it = done_.find(key);
+    if (it == done_.end() && wider_ && !options_.observer) {
+      const auto w = wider_->done_.find(key);
+      if (w != wider_->done_.end() && !sharesWholeInput(w->second.choice)) it = done_.emplace(key, w->second).first;
+    }
     if (it == done_.end() || options_.observer) {
       Search found;
       found.choice = chooseTiles(board_, target, s, pools, step, options_.doubleBuffer, found.whyNot, operands, options_.observer,
-                                 options_.sharedInput);
+                                 options_.sharedInput, options_.sharedWholeInput);
       it = done_.insert_or_assign(key, std::move(found)).first;
     }
     whyNot = it->second.whyNot;
     return it->second.choice;
+  }
+
+  /// A choice whose cores share their whole input (one row block, tile/SharedInput.h).
+  static bool sharesWholeInput(const std::optional<TileChoice>& c) {
+    return c && c->schedule.sharedLoaders > 0 && c->order == TileOrder::ChannelsOuter;
   }
 
   using Key = std::tuple<int, int, size_t, int>;
@@ -105,6 +117,7 @@ class TileSearches {
   };
   const Board& board_;
   const TileOptions& options_;
+  const TileSearches* wider_;
   std::map<Key, Search> done_;
 };
 
@@ -188,8 +201,7 @@ std::optional<uint64_t> cyclesRetiled(const Graph& g, const Board& board, TileSe
 }
 
 /// The tiling with resident activations when they fit (tileProgram without the weight prefetch).
-TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOptions& options) {
-  TileSearches searches(board, options);
+TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOptions& options, TileSearches& searches) {
   TiledProgram first = tilePass(g, board, options, {}, searches);
   if (!options.resident) return first;
   // A layer of the first tiling tiled again with other resident operands (same target, pools and options); each
@@ -240,12 +252,61 @@ TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOpt
   return first;
 }
 
+/// tileWithResidents, then the weight prefetch and input handover the options ask for.
+TiledProgram tileAcrossLayers(const Graph& g, const Board& board, const TileOptions& options, TileSearches& searches) {
+  TiledProgram tiled = tileWithResidents(g, board, options, searches);
+  if (options.prefetchWeights) prefetchWeightsAcrossLayers(g, board, tiled, options.weightsOnce, options.budget);
+  if (options.handInputs) handInputsAcrossLayers(g, board, tiled, options.budget);
+  return tiled;
+}
+
+/// The estimated cycles of every offloaded layer of `tiled`, its cross-layer transfers counted.
+uint64_t offloadedCycles(const TiledProgram& tiled) {
+  uint64_t sum = 0;
+  for (const OffloadedLayer& L : tiled.offloaded) sum += L.totalCycles;
+  return sum;
+}
+
+/// The names of the layers whose cores share their whole input (one row block: tile/SharedInput.h), quoted.
+std::vector<std::string> wholeInputLayers(const Graph& g, const TiledProgram& tiled) {
+  std::vector<std::string> names;
+  for (const OffloadedLayer& L : tiled.offloaded)
+    if (L.sharedInputLoaders > 0 && !L.rowsOuter) names.push_back("'" + g.nodes[static_cast<size_t>(L.step)].name + "'");
+  return names;
+}
+
 }  // namespace
 
 TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& options) {
-  TiledProgram tiled = tileWithResidents(g, board, options);
-  if (options.prefetchWeights) prefetchWeightsAcrossLayers(g, board, tiled, options.weightsOnce, options.budget);
-  if (options.handInputs) handInputsAcrossLayers(g, board, tiled, options.budget);
+  TileSearches searches(board, options);
+  TiledProgram tiled = tileAcrossLayers(g, board, options, searches);
+  const std::vector<std::string> wholeInput = wholeInputLayers(g, tiled);
+  if (wholeInput.empty()) return tiled;
+  // Each layer's choice is its own, but a shared input rules out the layer's first weights loaded once for all its
+  // cores (tile/WeightPrefetch.h): the whole program may be slower. Then the program without it is kept.
+  TileOptions rowBlocksOnly = options;
+  rowBlocksOnly.sharedWholeInput = false;
+  rowBlocksOnly.observer = nullptr;
+  TileSearches rowBlockSearches(board, rowBlocksOnly, &searches);
+  TiledProgram without = tileAcrossLayers(g, board, rowBlocksOnly, rowBlockSearches);
+  const uint64_t with = offloadedCycles(tiled), withoutCycles = offloadedCycles(without);
+  if (withoutCycles < with) {
+    // The observer sees the searches whose choices stand.
+    if (options.observer) {
+      TileOptions observed = rowBlocksOnly;
+      observed.observer = options.observer;
+      TileSearches observedSearches(board, observed);
+      without = tileAcrossLayers(g, board, observed, observedSearches);
+    }
+    without.remarks.push_back(fmt::format("shared input: {} layer(s) would share their whole input, but the offloaded layers take fewer "
+                                          "estimated cycles without (a shared input rules out first weights loaded once for all cores): {} against {}: {}",
+                                          wholeInput.size(), withoutCycles, with, fmt::join(wholeInput, ", ")));
+    return without;
+  }
+  tiled.remarks.push_back(fmt::format("shared input: {} layer(s) compute every output row in one row block whose whole input their cores "
+                                      "load once into one shared buffer ({} estimated cycles of offloaded layers, {} without; "
+                                      "--no-shared-whole-input turns it off): {}",
+                                      wholeInput.size(), with, withoutCycles, fmt::join(wholeInput, ", ")));
   return tiled;
 }
 

@@ -26,6 +26,8 @@ struct TileOptions {
   /// and prefetched weight buffers stay within it. Null: the pools' whole sizes.
   const PoolBudget* budget = nullptr;
   bool sharedInput = true;  ///< cores may share one input buffer per row block (tile/SharedInput.h; `--no-shared-input`)
+  /// ... also as one row block of every output row, the whole input loaded once (`--no-shared-whole-input`)
+  bool sharedWholeInput = true;
   /// Consecutive matrix-engine layers overlap the one's last store with the next's first input load
   /// (tile/InputHandover.h; `--no-input-handover`).
   bool handInputs = true;
