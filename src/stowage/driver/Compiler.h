@@ -41,6 +41,7 @@ struct CompileOptions {
   bool resident = true;                        ///< `--no-resident` moves every activation through main memory
   bool prefetchWeights = true;                 ///< `--no-weight-prefetch`: each layer loads its own first weight tiles
   bool weightsOnce = true;                     ///< `--no-weights-once`: every core's first weight tile is a transfer of its own
+  bool farWeightPrefetch = true;               ///< `--no-far-weight-prefetch`: a prefetch's issuer at most 4 layers back
   bool sharedInput = true;                     ///< `--no-shared-input`: every core loads its own input tiles (tile/SharedInput.h)
   bool handInputs = true;                      ///< `--no-input-handover`: each engine layer loads its own first input tile
   bool fuse = true;                            ///< `--no-fuse` keeps each Relu apart from the Conv before it

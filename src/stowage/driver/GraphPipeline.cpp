@@ -152,6 +152,7 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
                                 .viewsShareBuffers = planner.aliasing,
                                 .observer = options.tileSearchObserver,
                                 .weightsOnce = options.weightsOnce,
+                                .farWeightPrefetch = options.farWeightPrefetch,
                                 .budget = &budget,
                                 .sharedInput = options.sharedInput,
                                 .handInputs = options.handInputs};
