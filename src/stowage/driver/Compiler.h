@@ -42,6 +42,7 @@ struct CompileOptions {
   bool prefetchWeights = true;                 ///< `--no-weight-prefetch`: each layer loads its own first weight tiles
   bool weightsOnce = true;                     ///< `--no-weights-once`: every core's first weight tile is a transfer of its own
   bool farWeightPrefetch = true;               ///< `--no-far-weight-prefetch`: a prefetch's issuer at most 4 layers back
+  bool everyOnceCore = true;                   ///< `--no-every-once-core`: weights loaded once by the round-robin issuing core only
   bool sharedInput = true;                     ///< `--no-shared-input`: every core loads its own input tiles (tile/SharedInput.h)
   bool handInputs = true;                      ///< `--no-input-handover`: each engine layer loads its own first input tile
   bool fuse = true;                            ///< `--no-fuse` keeps each Relu apart from the Conv before it

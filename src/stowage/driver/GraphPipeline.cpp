@@ -153,6 +153,7 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
                                 .observer = options.tileSearchObserver,
                                 .weightsOnce = options.weightsOnce,
                                 .farWeightPrefetch = options.farWeightPrefetch,
+                                .everyOnceCore = options.everyOnceCore,
                                 .budget = &budget,
                                 .sharedInput = options.sharedInput,
                                 .handInputs = options.handInputs};

@@ -244,7 +244,10 @@ TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOpt
 
 TiledProgram tileProgram(const Graph& g, const Board& board, const TileOptions& options) {
   TiledProgram tiled = tileWithResidents(g, board, options);
-  if (options.prefetchWeights) prefetchWeightsAcrossLayers(g, board, tiled, options.weightsOnce, options.budget, options.farWeightPrefetch);
+  if (options.prefetchWeights) {
+    const WeightPrefetchOptions prefetch{.weightsOnce = options.weightsOnce, .farIssuers = options.farWeightPrefetch, .everyOnceCore = options.everyOnceCore};
+    prefetchWeightsAcrossLayers(g, board, tiled, prefetch, options.budget);
+  }
   if (options.handInputs) handInputsAcrossLayers(g, board, tiled, options.budget);
   return tiled;
 }

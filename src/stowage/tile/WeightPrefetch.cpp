@@ -236,9 +236,10 @@ namespace {
 /// current pairs (issuerOf) and the moves that change them, estimated on a LayerTimeline.
 class PairSearch {
  public:
-  PairSearch(const Graph& g, const Board& board, TiledProgram& tiled, bool weightsOnce, const PoolBudget* budget, bool farIssuers)
+  PairSearch(const Graph& g, const Board& board, TiledProgram& tiled, const WeightPrefetchOptions& options, const PoolBudget* budget)
       : g_(g), board_(board), tiled_(tiled), layers_(tiled.offloaded), timeline_(g, board, tiled.offloaded, [](size_t) { return uint64_t{0}; }),
-        weightsOnce_(weightsOnce), budget_(budget), lookBack_(farIssuers ? kFarIssuerLookBack : kNearIssuerLookBack) {
+        weightsOnce_(options.weightsOnce), everyOnceCore_(options.everyOnceCore), budget_(budget),
+        lookBack_(options.farIssuers ? kFarIssuerLookBack : kNearIssuerLookBack) {
     countLiveBytes();
     findReceivers();
     rotateReceiverBanks();
@@ -299,7 +300,7 @@ class PairSearch {
   /// Writes the chosen pairs: the receivers' weight buffers live from their issuers' steps, every layer gets its
   /// estimate and cross-layer times, and remarks count the pairs and name the layers left out.
   void apply() {
-    int taken = 0, notFaster = 0, overLayers = 0, overMoving = 0, far = 0;
+    int taken = 0, notFaster = 0, overLayers = 0, overMoving = 0, far = 0, otherOnceCore = 0;
     size_t takenBytes = 0;
     std::vector<std::string> left;
     for (size_t k = 0; k < receivers_.size(); ++k) {
@@ -323,6 +324,8 @@ class PairSearch {
       overMoving += moving;
       const auto& candidates = receivers_[k].candidates;
       far += std::find(candidates.begin(), candidates.end(), j) - candidates.begin() >= static_cast<std::ptrdiff_t>(kNearIssuerLookBack);
+      const OffloadedLayer& R = layers_[i];
+      otherOnceCore += R.weightsOnceCore >= 0 && R.weightsPrefetchedCores > 0 && static_cast<size_t>(R.weightsOnceCore) != k % static_cast<size_t>(R.weightsPrefetchedCores);
     }
     timeline_.apply(timeline_.run().first);
     std::vector<std::string>& remarks = tiled_.remarks;
@@ -336,6 +339,10 @@ class PairSearch {
       remarks.push_back(fmt::format("prefetch: {} layer(s) get the first weight tiles of all their cores in one transfer by one core of the "
                                     "issuing layer (weights loaded once; --no-weights-once turns it off)",
                                     once));
+    if (otherOnceCore > 0)
+      remarks.push_back(fmt::format("prefetch: {} of them by an issuing core other than the round-robin one (every issuing core tried; "
+                                    "--no-every-once-core turns it off)",
+                                    otherOnceCore));
     const auto twice = std::count_if(layers_.begin(), layers_.end(), [](const OffloadedLayer& L) { return L.prefetchSecond >= 0; });
     if (twice > 0)
       remarks.push_back(fmt::format("prefetch: {} layer(s) load the first weight tiles of two later layers, one on each DMA channel", twice));
@@ -546,16 +553,19 @@ class PairSearch {
 
   /// The issuing core that may load receiver k's first weight tiles for all its cores in one transfer (weights loaded
   /// once, onceWeightCopy), when its cores all get their first tile from the issuer (cores mode) and the copies make
-  /// one transfer into its shared pool's regions: core k mod cores, so that consecutive receivers' transfers go round
-  /// the cores' channels (trying every core took MobileNetV2 224's compile on hexagon-vtcm to 9.8 s, against 6.8). None
-  /// otherwise.
+  /// one transfer into its shared pool's regions: core k mod cores first, so that consecutive receivers' transfers go
+  /// round the cores' channels, then (everyOnceCore_) every other core in turn: with far issuers an early layer issues
+  /// for receivers far apart, and the round-robin core's channels may be the ones its own loads hold (ToyCar on
+  /// hexagon-vtcm 8,207 -> 7,917 cycles). None otherwise.
   std::vector<int> onceCores(size_t k) {
     const size_t i = receivers_[k].index;
     const OffloadedLayer& L = layers_[i];
     const int n = L.weightsPrefetchedCores;
     // (Not into a layer sharing its input: its barriers are its own, tile/SharedInput.h.)
     if (!onceMoves_ || L.mode != "cores" || L.sharedInputLoaders > 0 || n < 2 || n != L.cores || !onceWeightCopy(timeline_.schedule(i), n, L.coreStride[1])) return {};
-    return {static_cast<int>(k % static_cast<size_t>(n))};
+    std::vector<int> cores;
+    for (int c = 0; c < (everyOnceCore_ ? n : 1); ++c) cores.push_back((static_cast<int>(k % static_cast<size_t>(n)) + c) % n);
+    return cores;
   }
 
   std::optional<size_t> receiverIssuedBy(size_t j) const {
@@ -705,6 +715,7 @@ class PairSearch {
   uint64_t current_ = 0;                         ///< the estimated total under the current pairs
   bool secondReceivers_ = false;                 ///< an issuer may serve a receiver on each of its two channels
   bool weightsOnce_ = true;                      ///< pairs may load a receiver's first weight tiles once for all its cores
+  bool everyOnceCore_ = true;                    ///< those pairs are tried with every issuing core, not only k mod cores
   bool onceMoves_ = false;                       ///< the search tries those pairs (its last phase)
   const PoolBudget* budget_ = nullptr;           ///< what can only live in each pool, or null
   size_t lookBack_ = kNearIssuerLookBack;        ///< candidate issuers per receiver: the layer before on its target and further back
@@ -712,9 +723,9 @@ class PairSearch {
 
 }  // namespace
 
-void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled, bool weightsOnce, const PoolBudget* budget,
-                                 bool farIssuers) {
-  PairSearch search(g, board, tiled, weightsOnce, budget, farIssuers);
+void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled, const WeightPrefetchOptions& options,
+                                 const PoolBudget* budget) {
+  PairSearch search(g, board, tiled, options, budget);
   search.search();
   search.apply();
 }

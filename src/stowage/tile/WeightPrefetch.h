@@ -32,15 +32,22 @@ struct TiledProgram;
 /// with or without each layer's weight split, while the total improves (at most 4 rounds); run from no pairs and from
 /// the 3 fastest regular starts that beat no pairs (every receiver paired with the candidate d back, d = 1..4, its
 /// channel by a fixed pattern), the fastest result kept.
-/// With `weightsOnce`, a pair in cores mode may also load the receiver's first weight tiles for all its cores in one
-/// transfer by one issuing core (OffloadedLayer::weightsOnceCore, onceWeightCopy), tried for each issuing core.
 /// With `budget`, the bytes that can only live in a pool (plan/PoolBudget.h) count as live there too: an early buffer
 /// that does not fit beside them is left out, and the remark names them.
-/// With `farIssuers` (cores mode), the issuer may be up to 9 layers before the layer before on the target instead of 3:
-/// where layers are short and DMA-bound (fully connected layers streaming their weights), a later layer's transfer
-/// then starts while the channels of the layers just before it are still idle.
-void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled, bool weightsOnce = true,
-                                 const PoolBudget* budget = nullptr, bool farIssuers = true);
+struct WeightPrefetchOptions {
+  /// A pair in cores mode may also load the receiver's first weight tiles for all its cores in one transfer by one
+  /// issuing core (OffloadedLayer::weightsOnceCore, onceWeightCopy), tried with core k mod cores for receiver k.
+  bool weightsOnce = true;
+  /// Cores mode: the issuer may be up to 9 layers before the layer before on the target instead of 3: where layers are
+  /// short and DMA-bound (fully connected layers streaming their weights), a later layer's transfer then starts while
+  /// the channels of the layers just before it are still idle.
+  bool farIssuers = true;
+  /// Weights loaded once are also tried with every other issuing core (its channels may be free where the round-robin
+  /// core's carry its own loads).
+  bool everyOnceCore = true;
+};
+void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled, const WeightPrefetchOptions& options = {},
+                                 const PoolBudget* budget = nullptr);
 
 /// After planning: re-estimates every layer in program order with the cycles of the steps in between as the
 /// simulator charges them (CPU steps by cpuLayerCycles in their planned pools): the receivers' arrival times
