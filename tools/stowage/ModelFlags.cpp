@@ -75,6 +75,14 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
                 "A prefetched first weight tile moves as one transfer per core: by default, where the cost model finds it "
                 "faster, one core of the layer before loads the first weight tiles of all the cores in one transfer into "
                 "their regions of the shared scratch pool (one DMA setup instead of one per core); for comparison");
+  sub->add_flag("--no-far-weight-prefetch{false}", options.farWeightPrefetch,
+                "A prefetched first weight tile is loaded by one of the 4 layers before on the same accelerator: by default, "
+                "where the cost model finds the whole model faster, by one up to 10 layers before (short DMA-bound layers, "
+                "such as fully connected ones streaming their weights, then start their transfers earlier); for comparison");
+  sub->add_flag("--no-every-once-core{false}", options.everyOnceCore,
+                "First weight tiles loaded once for all cores are loaded by issuing core k mod cores for the k-th receiver: "
+                "by default, where the cost model finds the whole model faster, by any core of the issuing layer (its "
+                "channels may be free where that core's carry its own loads); for comparison");
   sub->add_flag("--no-input-handover{false}", options.handInputs,
                 "Each layer on a matrix engine loads its own first input tile: by default, where the cost model finds it "
                 "faster, the layer before loads it after a fence that follows its last compute, beside its last output "

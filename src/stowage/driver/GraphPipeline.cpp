@@ -152,6 +152,8 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
                                 .viewsShareBuffers = planner.aliasing,
                                 .observer = options.tileSearchObserver,
                                 .weightsOnce = options.weightsOnce,
+                                .farWeightPrefetch = options.farWeightPrefetch,
+                                .everyOnceCore = options.everyOnceCore,
                                 .budget = &budget,
                                 .sharedInput = options.sharedInput,
                                 .sharedWholeInput = options.sharedWholeInput,

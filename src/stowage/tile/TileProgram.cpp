@@ -255,7 +255,10 @@ TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOpt
 /// tileWithResidents, then the weight prefetch and input handover the options ask for.
 TiledProgram tileAcrossLayers(const Graph& g, const Board& board, const TileOptions& options, TileSearches& searches) {
   TiledProgram tiled = tileWithResidents(g, board, options, searches);
-  if (options.prefetchWeights) prefetchWeightsAcrossLayers(g, board, tiled, options.weightsOnce, options.budget);
+  if (options.prefetchWeights) {
+    const WeightPrefetchOptions prefetch{.weightsOnce = options.weightsOnce, .farIssuers = options.farWeightPrefetch, .everyOnceCore = options.everyOnceCore};
+    prefetchWeightsAcrossLayers(g, board, tiled, prefetch, options.budget);
+  }
   if (options.handInputs) handInputsAcrossLayers(g, board, tiled, options.budget);
   return tiled;
 }

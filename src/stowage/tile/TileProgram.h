@@ -22,6 +22,10 @@ struct TileOptions {
   bool viewsShareBuffers = true;  ///< the planner aliases views (PlanOptions::aliasing): residents may pass through them
   const TileSearchObserver* observer = nullptr;  ///< sees each layer's tile search (analyses; not the searches residents try)
   bool weightsOnce = true;  ///< a prefetch may load a layer's first weight tiles for all its cores in one transfer (`--no-weights-once`)
+  /// A prefetch's issuer may be up to 9 layers before the layer before on the target, not 3 (`--no-far-weight-prefetch`).
+  bool farWeightPrefetch = true;
+  /// Weights loaded once are tried with every issuing core, not only the round-robin one (`--no-every-once-core`).
+  bool everyOnceCore = true;
   /// What each pool can still hold beside the buffers that can only live there (plan/PoolBudget.h): tiles, residents
   /// and prefetched weight buffers stay within it. Null: the pools' whole sizes.
   const PoolBudget* budget = nullptr;

@@ -24,8 +24,13 @@ namespace stowage {
 
 namespace {
 
-/// Layers the issuer search looks back over: the layer before `next` on its target and up to 3 before it.
-constexpr size_t kMaxIssuerLookBack = 4;
+/// Layers the issuer search looks back over without far issuers: the layer before `next` on its target and up to 3
+/// before it.
+constexpr size_t kNearIssuerLookBack = 4;
+/// With far issuers: the layer before and up to 9 before it, as candidates of the local search (more found no faster
+/// pairs on the bench's models and costs compile time: each is a candidate of every receiver). The regular starts stay
+/// within kNearIssuerLookBack: starts farther back found nothing faster.
+constexpr size_t kFarIssuerLookBack = 10;
 /// Regular starts the pair search also runs from (the fastest ones that beat no pairs).
 constexpr size_t kSearchStarts = 3;
 
@@ -231,9 +236,10 @@ namespace {
 /// current pairs (issuerOf) and the moves that change them, estimated on a LayerTimeline.
 class PairSearch {
  public:
-  PairSearch(const Graph& g, const Board& board, TiledProgram& tiled, bool weightsOnce, const PoolBudget* budget)
+  PairSearch(const Graph& g, const Board& board, TiledProgram& tiled, const WeightPrefetchOptions& options, const PoolBudget* budget)
       : g_(g), board_(board), tiled_(tiled), layers_(tiled.offloaded), timeline_(g, board, tiled.offloaded, [](size_t) { return uint64_t{0}; }),
-        weightsOnce_(weightsOnce), budget_(budget) {
+        weightsOnce_(options.weightsOnce), everyOnceCore_(options.everyOnceCore), budget_(budget),
+        lookBack_(options.farIssuers ? kFarIssuerLookBack : kNearIssuerLookBack) {
     countLiveBytes();
     findReceivers();
     rotateReceiverBanks();
@@ -294,7 +300,7 @@ class PairSearch {
   /// Writes the chosen pairs: the receivers' weight buffers live from their issuers' steps, every layer gets its
   /// estimate and cross-layer times, and remarks count the pairs and name the layers left out.
   void apply() {
-    int taken = 0, notFaster = 0, overLayers = 0, overMoving = 0;
+    int taken = 0, notFaster = 0, overLayers = 0, overMoving = 0, far = 0, otherOnceCore = 0;
     size_t takenBytes = 0;
     std::vector<std::string> left;
     for (size_t k = 0; k < receivers_.size(); ++k) {
@@ -316,6 +322,10 @@ class PairSearch {
         }
       overLayers += between;
       overMoving += moving;
+      const auto& candidates = receivers_[k].candidates;
+      far += std::find(candidates.begin(), candidates.end(), j) - candidates.begin() >= static_cast<std::ptrdiff_t>(kNearIssuerLookBack);
+      const OffloadedLayer& R = layers_[i];
+      otherOnceCore += R.weightsOnceCore >= 0 && R.weightsPrefetchedCores > 0 && static_cast<size_t>(R.weightsOnceCore) != k % static_cast<size_t>(R.weightsPrefetchedCores);
     }
     timeline_.apply(timeline_.run().first);
     std::vector<std::string>& remarks = tiled_.remarks;
@@ -329,6 +339,10 @@ class PairSearch {
       remarks.push_back(fmt::format("prefetch: {} layer(s) get the first weight tiles of all their cores in one transfer by one core of the "
                                     "issuing layer (weights loaded once; --no-weights-once turns it off)",
                                     once));
+    if (otherOnceCore > 0)
+      remarks.push_back(fmt::format("prefetch: {} of them by an issuing core other than the round-robin one (every issuing core tried; "
+                                    "--no-every-once-core turns it off)",
+                                    otherOnceCore));
     const auto twice = std::count_if(layers_.begin(), layers_.end(), [](const OffloadedLayer& L) { return L.prefetchSecond >= 0; });
     if (twice > 0)
       remarks.push_back(fmt::format("prefetch: {} layer(s) load the first weight tiles of two later layers, one on each DMA channel", twice));
@@ -336,6 +350,10 @@ class PairSearch {
       remarks.push_back(fmt::format("prefetch: {} of them from a layer further back, the transfer running across the layers in between "
                                     "({} over layers that move data of their own, queued behind it)",
                                     overLayers, overMoving));
+    if (far > 0)
+      remarks.push_back(fmt::format("prefetch: {} of them from more than {} layers back on their target (far issuers, up to {} back; "
+                                    "--no-far-weight-prefetch turns it off)",
+                                    far, kNearIssuerLookBack, kFarIssuerLookBack));
     if (!left.empty())
       remarks.push_back(fmt::format("prefetch: {} layer(s) load their first weight tiles themselves: {}", left.size(), fmt::join(left, "; ")));
     if (notFaster > 0)
@@ -384,7 +402,7 @@ class PairSearch {
 
   /// The layers that may receive their first weight tiles: tiled on an accelerator, with constant weights (an Add's
   /// or MatMul's second operand may be made by the layer before, still being written) loaded into a tile buffer. The
-  /// issuer: the layer before on the target or, in cores mode, one up to 3 further back: the transfer then runs across
+  /// issuer: the layer before on the target or, in cores mode, one up to 3 (far issuers: 9) further back: the transfer then runs across
   /// the layers in between (their input transfers queue behind it), which hides more of it when the layer before is
   /// short. Engine mode: the layer before (its fence waits for every transfer it issued).
   void findReceivers() {
@@ -399,7 +417,7 @@ class PairSearch {
       const auto req = requestOf_.find(next.buffers[1][0]);
       if (req == requestOf_.end()) continue;
       Receiver rc{i, {}, req->second, aligned(tiled_.scratch[req->second].pool, tiled_.scratch[req->second].sizeBytes)};
-      for (size_t j = i; j > 0 && rc.candidates.size() < kMaxIssuerLookBack;) {
+      for (size_t j = i; j > 0 && rc.candidates.size() < lookBack_;) {
         --j;
         if (layers_[j].target != next.target) continue;
         if (layers_[j].mode == next.mode && timeline_.shape(j)) rc.candidates.push_back(j);
@@ -535,16 +553,19 @@ class PairSearch {
 
   /// The issuing core that may load receiver k's first weight tiles for all its cores in one transfer (weights loaded
   /// once, onceWeightCopy), when its cores all get their first tile from the issuer (cores mode) and the copies make
-  /// one transfer into its shared pool's regions: core k mod cores, so that consecutive receivers' transfers go round
-  /// the cores' channels (trying every core took MobileNetV2 224's compile on hexagon-vtcm to 9.8 s, against 6.8). None
-  /// otherwise.
+  /// one transfer into its shared pool's regions: core k mod cores first, so that consecutive receivers' transfers go
+  /// round the cores' channels, then (everyOnceCore_) every other core in turn: with far issuers an early layer issues
+  /// for receivers far apart, and the round-robin core's channels may be the ones its own loads hold (ToyCar on
+  /// hexagon-vtcm 8,207 -> 7,917 cycles). None otherwise.
   std::vector<int> onceCores(size_t k) {
     const size_t i = receivers_[k].index;
     const OffloadedLayer& L = layers_[i];
     const int n = L.weightsPrefetchedCores;
     // (Not into a layer sharing its input: its barriers are its own, tile/SharedInput.h.)
     if (!onceMoves_ || L.mode != "cores" || L.sharedInputLoaders > 0 || n < 2 || n != L.cores || !onceWeightCopy(timeline_.schedule(i), n, L.coreStride[1])) return {};
-    return {static_cast<int>(k % static_cast<size_t>(n))};
+    std::vector<int> cores;
+    for (int c = 0; c < (everyOnceCore_ ? n : 1); ++c) cores.push_back((static_cast<int>(k % static_cast<size_t>(n)) + c) % n);
+    return cores;
   }
 
   std::optional<size_t> receiverIssuedBy(size_t j) const {
@@ -645,7 +666,7 @@ class PairSearch {
   /// do not reach (each would first take an issuer from the receiver it serves).
   std::vector<std::pair<uint64_t, State>> regularStarts(const State& none, uint64_t noneTotal, bool once = false) {
     std::vector<std::pair<uint64_t, State>> starts;
-    for (size_t d = 1; d <= kMaxIssuerLookBack; ++d)
+    for (size_t d = 1; d <= kNearIssuerLookBack; ++d)
       for (int pattern = once ? 4 : 0; pattern < (once ? 12 : 4); ++pattern) {
         // Patterns 4-11 (`once`): those of 0-3 with each receiver that can get its weights loaded once (onceCores;
         // 4-7: every one; 8-11: those whose one transfer takes at most a quarter longer than each core's own): one
@@ -694,14 +715,17 @@ class PairSearch {
   uint64_t current_ = 0;                         ///< the estimated total under the current pairs
   bool secondReceivers_ = false;                 ///< an issuer may serve a receiver on each of its two channels
   bool weightsOnce_ = true;                      ///< pairs may load a receiver's first weight tiles once for all its cores
+  bool everyOnceCore_ = true;                    ///< those pairs are tried with every issuing core, not only k mod cores
   bool onceMoves_ = false;                       ///< the search tries those pairs (its last phase)
   const PoolBudget* budget_ = nullptr;           ///< what can only live in each pool, or null
+  size_t lookBack_ = kNearIssuerLookBack;        ///< candidate issuers per receiver: the layer before on its target and further back
 };
 
 }  // namespace
 
-void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled, bool weightsOnce, const PoolBudget* budget) {
-  PairSearch search(g, board, tiled, weightsOnce, budget);
+void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled, const WeightPrefetchOptions& options,
+                                 const PoolBudget* budget) {
+  PairSearch search(g, board, tiled, options, budget);
   search.search();
   search.apply();
 }

@@ -20,7 +20,7 @@ struct TiledProgram;
 /// (constant weights not used in place), at most one pair per issuer and per receiver. Cores mode: core c <
 /// min(cores of both) of the issuer loads the receiver's first weight tile of core c during its last tile, on its
 /// input channel or (two channels) its weight and store channel (OffloadedLayer::prefetchChannel); the issuer is
-/// the layer before on the target or up to 3 further back, the transfer then running across the layers in between
+/// the layer before on the target or up to 3 (far issuers: 9) further back, the transfer then running across the layers in between
 /// (their own transfers on that channel queue behind it: inputChannelBusy, weightChannelBusy).
 /// Engine mode: the layer before, whose last mvin (before its fence, after its own loads) is the receiver's first
 /// weight block. The tile goes into the receiver's weight buffer's half 0, which then lives from the issuer's step
@@ -32,11 +32,21 @@ struct TiledProgram;
 /// with or without each layer's weight split, while the total improves (at most 4 rounds); run from no pairs and from
 /// the 3 fastest regular starts that beat no pairs (every receiver paired with the candidate d back, d = 1..4, its
 /// channel by a fixed pattern), the fastest result kept.
-/// With `weightsOnce`, a pair in cores mode may also load the receiver's first weight tiles for all its cores in one
-/// transfer by one issuing core (OffloadedLayer::weightsOnceCore, onceWeightCopy), tried for each issuing core.
 /// With `budget`, the bytes that can only live in a pool (plan/PoolBudget.h) count as live there too: an early buffer
 /// that does not fit beside them is left out, and the remark names them.
-void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled, bool weightsOnce = true,
+struct WeightPrefetchOptions {
+  /// A pair in cores mode may also load the receiver's first weight tiles for all its cores in one transfer by one
+  /// issuing core (OffloadedLayer::weightsOnceCore, onceWeightCopy), tried with core k mod cores for receiver k.
+  bool weightsOnce = true;
+  /// Cores mode: the issuer may be up to 9 layers before the layer before on the target instead of 3: where layers are
+  /// short and DMA-bound (fully connected layers streaming their weights), a later layer's transfer then starts while
+  /// the channels of the layers just before it are still idle.
+  bool farIssuers = true;
+  /// Weights loaded once are also tried with every other issuing core (its channels may be free where the round-robin
+  /// core's carry its own loads).
+  bool everyOnceCore = true;
+};
+void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled, const WeightPrefetchOptions& options = {},
                                  const PoolBudget* budget = nullptr);
 
 /// After planning: re-estimates every layer in program order with the cycles of the steps in between as the
