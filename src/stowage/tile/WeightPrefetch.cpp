@@ -295,6 +295,14 @@ class PairSearch {
       restore(found);
       searchFromStarts(onceStarts);
     }
+    // Far issuers and every issuing core for the weights loaded once come last, as one more local search from the
+    // pairs found: each multiplies the moves of every receiver (far issuers 10 candidates instead of 4, every core 4x
+    // the once moves), which in every phase and from every start took MobileNetV2 224's compile on hexagon-vtcm from
+    // 5 s to 15 s (user), for nothing there; so 7 s. (Also from no pairs: 9.5 s, no pair faster.)
+    if (lookBack_ > kNearIssuerLookBack || everyOnceCore_) {
+      extended_ = true;
+      localSearch();
+    }
   }
 
   /// Writes the chosen pairs: the receivers' weight buffers live from their issuers' steps, every layer gets its
@@ -564,7 +572,7 @@ class PairSearch {
     // (Not into a layer sharing its input: its barriers are its own, tile/SharedInput.h.)
     if (!onceMoves_ || L.mode != "cores" || L.sharedInputLoaders > 0 || n < 2 || n != L.cores || !onceWeightCopy(timeline_.schedule(i), n, L.coreStride[1])) return {};
     std::vector<int> cores;
-    for (int c = 0; c < (everyOnceCore_ ? n : 1); ++c) cores.push_back((static_cast<int>(k % static_cast<size_t>(n)) + c) % n);
+    for (int c = 0; c < (everyOnceCore_ && extended_ ? n : 1); ++c) cores.push_back((static_cast<int>(k % static_cast<size_t>(n)) + c) % n);
     return cores;
   }
 
@@ -611,8 +619,10 @@ class PairSearch {
           consider();
           restore(before);
         }
-        for (size_t j : receivers_[k].candidates)
+        const auto& candidates = receivers_[k].candidates;
+        for (size_t c = 0; c < candidates.size() && (extended_ || c < kNearIssuerLookBack); ++c)
           for (int channel : twoChannels(i) ? std::vector<int>{0, 1} : std::vector<int>{0}) {
+            const size_t j = candidates[c];
             // The receiver j serves on this channel (any, where it serves one) loses it; on two channels j may
             // keep serving another on the other channel.
             std::vector<size_t> served;
@@ -716,7 +726,8 @@ class PairSearch {
   bool secondReceivers_ = false;                 ///< an issuer may serve a receiver on each of its two channels
   bool weightsOnce_ = true;                      ///< pairs may load a receiver's first weight tiles once for all its cores
   bool everyOnceCore_ = true;                    ///< those pairs are tried with every issuing core, not only k mod cores
-  bool onceMoves_ = false;                       ///< the search tries those pairs (its last phase)
+  bool onceMoves_ = false;                       ///< the search tries those pairs (its last phases)
+  bool extended_ = false;                        ///< the last phase: far issuers and every once core (search())
   const PoolBudget* budget_ = nullptr;           ///< what can only live in each pool, or null
   size_t lookBack_ = kNearIssuerLookBack;        ///< candidate issuers per receiver: the layer before on its target and further back
 };
