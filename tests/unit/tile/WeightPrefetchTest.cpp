@@ -514,7 +514,8 @@ TEST(WeightPrefetch, AutoencoderOnHexagonLoadsWeightsFromFarIssuers) {
   // computing for 2-160 cycles against 1,000-cycle transfers. With issuers up to 10 layers back, a later layer's
   // first weight tiles start during an early layer, on channels the layers just before it leave idle: some pair spans
   // more than 4 layers, the simulator measures every layer's estimate, the outputs are the CPU's, and the model is
-  // faster than with --no-far-weight-prefetch (10,972 against 11,174 simulated cycles at this change).
+  // faster than with --no-far-weight-prefetch (11,124 against 11,174 simulated cycles at ddcc979, where the far
+  // issuers are the pair search's last phase; 10,972 when they were tried in every phase).
   const Graph g = testing::foldedZooGraph("autoencoder");
   const CompileOptions o = testing::quickPlannerOptions();
   auto r = compileOnExampleBoard(g, "hexagon-vtcm", o);
@@ -528,18 +529,12 @@ TEST(WeightPrefetch, AutoencoderOnHexagonLoadsWeightsFromFarIssuers) {
   bool remark = false;
   for (const std::string& s : r->plan.remarks) remark = remark || s.find("far issuers") != std::string::npos;
   EXPECT_TRUE(remark);
-  const auto inputs = testing::patternInputs(g);
-  const uint64_t cycles = testing::expectLayersRunAsEstimated(*r, inputs);
-
   CompileOptions near = o;
   near.farWeightPrefetch = false;
   auto without = compileOnExampleBoard(g, "hexagon-vtcm", near);
   ASSERT_TRUE(without.ok()) << without.error().render();
   for (const OffloadedLayer& l : without->plan.offloaded) EXPECT_LE(std::max(l.prefetchNext, l.prefetchSecond) - l.step, 4);
-  EXPECT_LT(cycles, testing::expectLayersRunAsEstimated(*without, inputs));
-  auto onCpu = compileGraph(g, o);
-  ASSERT_TRUE(onCpu.ok()) << onCpu.error().render();
-  testing::expectSameHostOutputs(*r, *onCpu, inputs);
+  testing::expectFasterThanWithoutAndAsTheCpu(g, o, *r, *without);
 }
 
 // (Weights loaded once by any issuing core: Accelerator.ToyCarOnHexagonLoadsWeightsOnceByAFreeIssuingCore, e2e: it pays
