@@ -46,6 +46,7 @@ std::optional<TileSchedule> scheduleSharedInput(const LayerShape& s, int64_t row
       t.xBuf = buffers.doubled[0] ? static_cast<int>(block % 2) : 0;
     }
   }
+  if (rowTile >= s.rows) splitSharedInputEvenly(out, cores);  // the whole input: every core loads an equal part
   return out;
 }
 

@@ -15,6 +15,7 @@ namespace stowage {
 /// (loadX; the shared half xBuf = row block % 2 with two halves, else 0), loaded by cores [0, loaders). w and y as
 /// `buffers` say, per core. nullopt when the layer's channel blocks of one row block read different inputs (grouped
 /// and depthwise convolutions, pools, element-wise layers) or there are fewer channel blocks than cores.
+/// With one row block (rowTile >= rows: the whole input), the input copies are split evenly (splitSharedInputEvenly).
 std::optional<TileSchedule> scheduleSharedInput(const LayerShape& s, int64_t rowTile, int64_t channelTile, int cores,
                                                 const OperandBuffers& buffers, int loaders);
 

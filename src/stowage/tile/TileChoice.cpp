@@ -91,10 +91,8 @@ void recordEstimate(OffloadedLayer& layer, const LayerCost& cost) {
 
 TileSchedule offloadedSchedule(const LayerShape& s, const OffloadedLayer& layer) {
   std::optional<TileSchedule> shared;
-  if (layer.sharedInputLoaders > 0) {
+  if (layer.sharedInputLoaders > 0)
     shared = scheduleSharedInput(s, layer.rowTile, layer.channelTile, layer.cores, operandBuffersOf(layer), layer.sharedInputLoaders);
-    if (shared && !layer.rowsOuter) splitSharedInputEvenly(*shared, layer.cores);  // the whole input (chooseTiles)
-  }
   TileSchedule schedule = shared ? std::move(*shared) : scheduleTiles(s, layer.rowTile, layer.channelTile, layer.cores, operandBuffersOf(layer), tileOrderOf(layer),
                                        rowBlocksOf(layer));
   applyDirectOperands(schedule, directOperandsOf(layer));
@@ -204,10 +202,7 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
         auto build = [&]() -> std::optional<TileSchedule> {
           if (loaders == 0) return scheduleTiles(s, th, tn, cores, buffers, order);
           // The same tiles whoever loads the input: built once for both loader counts.
-          if (!sharedTiles) {
-            sharedTiles = scheduleSharedInput(s, th, tn, cores, buffers, 1);
-            if (*sharedTiles && order == TileOrder::ChannelsOuter) splitSharedInputEvenly(**sharedTiles, cores);  // the whole input
-          }
+          if (!sharedTiles) sharedTiles = scheduleSharedInput(s, th, tn, cores, buffers, 1);
           if (!*sharedTiles) return std::nullopt;
           TileSchedule copy = **sharedTiles;
           copy.sharedLoaders = loaders;

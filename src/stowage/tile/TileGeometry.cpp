@@ -83,8 +83,7 @@ TileDesc windowTile(const LayerShape& s, const ConvDims& d, int64_t batch, int64
   // 1x1 conv skips the last row) takes those rows too: its copy of each channel is then the whole plane, one
   // contiguous run, which a tensor resident in the scratch pool serves in place (the kernel reads no row past its
   // last window either way). Not for pools, whose bottom padding the loaded rows describe.
-  const bool pool = isFloatPool(s.kernel) || s.kernel == TileKernel::QAvgPoolS8 || s.kernel == TileKernel::QMaxPoolS8;
-  if (d.nchw && !pool && rs.first == 0 && rs.padBottom == 0 && oy0 + th == d.oh && rs.end < d.h) rs.end = d.h;
+  if (d.nchw && !isPoolTileKernel(s.kernel) && rs.first == 0 && rs.padBottom == 0 && oy0 + th == d.oh && rs.end < d.h) rs.end = d.h;
   const int64_t ih = rs.end - rs.first;
   int64_t cin0 = 0;
   std::tie(cin0, tcin) = inputChannels(d, n0, tn);
