@@ -120,6 +120,10 @@ TEST(Accelerator, WeightsLoadedOnceBitExactOnHexagon) {
                         shellQuote(board("hexagon-vtcm")));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("first weights loaded once for all cores"), std::string::npos) << tag << ": " << r.out;
+    // VWW's 6 x 6 pointwise layers are tiled in pixels (docs/accelerators.md, "Pointwise convolutions in pixels").
+    if (tag == "vww") {
+      EXPECT_NE(r.out.find(" pixels x "), std::string::npos) << r.out;
+    }
     EXPECT_EQ(runOn(c, work / (tag + "_hexagon"), "hexagon-vtcm", ""), cpu) << tag;
     if (tag == "mobilenet") {
       EXPECT_EQ(runOn(c, work / (tag + "_hexagon_guard"), "hexagon-vtcm", "--guard"), cpu) << tag << " in guard mode";

@@ -326,9 +326,10 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
     return makeError(fmt::format("node '{}'", node.name), "a matrix engine layer cannot use its operands in place");
   TiledLayerCode code;
   std::string& d = code.definitions;
-  d += fmt::format("\n/* step {}: node '{}' ({}) on '{}' ({} mode{}): {} tiles of {} rows x {} channels, {}. */\n", layer.step,
+  d += fmt::format("\n/* step {}: node '{}' ({}) on '{}' ({} mode{}): {} tiles of {} {} x {} channels, {}. */\n", layer.step,
                    commentText(node.name), opName(node.op), commentText(target.name), layer.mode,
-                   layer.cores > 1 ? fmt::format(", {} cores", layer.cores) : "", sched.tiles.size(), layer.rowTile, layer.channelTile,
+                   layer.cores > 1 ? fmt::format(", {} cores", layer.cores) : "", sched.tiles.size(), layer.rowTile,
+                   layer.rowsArePixels ? "pixels" : "rows", layer.channelTile,
                    tilingText(layer));
   d += fmt::format("static const {} {}_tiles[{}] = {{\n", type, base, sched.tiles.size());
   for (const TileDesc& t : sched.tiles)

@@ -123,6 +123,9 @@ struct OffloadedLayer {
   std::string kernel;          ///< the compute intrinsic ("qconv2d_s8", ...)
   int cores = 1;               ///< cores the tiles are split over
   int64_t rowTile = 0;         ///< output rows per tile (conv: pixel rows; FC / Gemm: matrix rows)
+  /// A pointwise convolution tiled with one output pixel per row (tile/TileGeometry.h PointwiseRows::Pixels): rowTile,
+  /// firstRows and lastRows count pixels, and a tile may end inside an image row.
+  bool rowsArePixels = false;
   int64_t channelTile = 0;     ///< output channels per tile
   /// Non-uniform row blocks (tile/TileGeometry.h RowBlocks): output rows of the layer's first and last row block, 0
   /// when that block is a uniform one of rowTile rows.

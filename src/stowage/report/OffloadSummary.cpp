@@ -10,8 +10,9 @@ namespace stowage {
 
 std::string offloadText(const OffloadedLayer* l) {
   if (l == nullptr) return "";
-  return fmt::format("{}{}, {} tile{} of {} rows x {} channels, {}, est. {} cycles (compute {}, DMA {})", l->mode,
+  return fmt::format("{}{}, {} tile{} of {} {} x {} channels, {}, est. {} cycles (compute {}, DMA {})", l->mode,
                      l->cores > 1 ? fmt::format(" x{} cores", l->cores) : "", l->tiles, l->tiles == 1 ? "" : "s", l->rowTile,
+                     l->rowsArePixels ? "pixels" : "rows",
                      l->channelTile, tilingText(*l) + (l->weightsPrefetchedCores > 0
                                              ? l->weightsOnceCore >= 0 ? ", first weights loaded once for all cores by the layer before"
                                                                        : ", first weights loaded by the layer before"

@@ -140,6 +140,7 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
       t["kernel"] = o->kernel;
       t["cores"] = o->cores;
       t["row_tile"] = o->rowTile;
+      if (o->rowsArePixels) t["rows_are_pixels"] = true;  // a pointwise conv tiled pixel by pixel: row_tile counts pixels
       t["channel_tile"] = o->channelTile;
       t["tiles"] = o->tiles;
       t["double_buffer"] = o->doubleBuffer;

@@ -59,7 +59,7 @@ NodeInfo nodeInfo(const Graph& g, const Node& n) {
   if (n.inputs.empty() || n.inputs[0] == kNoTensor || !batchOneNhwcInt8(g.tensor(n.inputs[0]))) return info;
   for (size_t i = 1; i < n.inputs.size(); ++i)
     if (n.inputs[i] != kNoTensor && !g.tensor(n.inputs[i]).isConstant()) return info;
-  LayerShapeResult s = layerShapeOf(g, n);
+  LayerShapeResult s = layerShapeOf(g, n, PointwiseRows::Image);  // bands are image rows
   if (!s.shape || !isWindowLayer(*s.shape)) return info;
   info.window = std::move(s.shape);
   info.fusable = true;

@@ -18,10 +18,10 @@ bool fitsBuffers(const TileSchedule& sched, const TileBytes& bytes) {
 
 }  // namespace
 
-std::vector<RowBlocks> raggedRowBlockCandidates(int64_t rows, int64_t rowTile) {
-  const int64_t t = std::min(rowTile, rows);
+std::vector<RowBlocks> raggedRowBlockCandidates(int64_t rows, int64_t rowTile, int64_t unit) {
+  const int64_t t = std::min(rowTile, rows), u = std::max<int64_t>(1, unit);
   std::set<int64_t> sizes = {0};
-  for (int64_t n : {int64_t{1}, int64_t{2}, int64_t{3}, t / 4, t / 3, t / 2, t * 2 / 3, t * 3 / 4})
+  for (int64_t n : {u, 2 * u, 3 * u, t / 4 / u * u, t / 3 / u * u, t / 2 / u * u, t * 2 / 3 / u * u, t * 3 / 4 / u * u})
     if (n >= 1 && n < t) sizes.insert(n);
   std::vector<RowBlocks> out;
   for (int64_t first : sizes)
@@ -36,7 +36,7 @@ std::vector<RowBlocks> raggedRowBlockCandidates(int64_t rows, int64_t rowTile) {
 std::optional<TileChoice> cheapestRaggedVariant(const Target& target, const LayerShape& s, const TileChoice& uniform,
                                                 const std::function<void(const TileChoice&)>* observe) {
   std::optional<TileChoice> best;
-  for (const RowBlocks& r : raggedRowBlockCandidates(s.rows, uniform.rowTile)) {
+  for (const RowBlocks& r : raggedRowBlockCandidates(s.rows, uniform.rowTile, s.imageRowPixels)) {
     TileChoice c = uniform;
     c.rowBlocks = r;
     c.schedule = scheduleTiles(s, c.rowTile, c.channelTile, c.cores, c.buffers, c.order, r);

@@ -16,7 +16,10 @@ namespace stowage {
 /// The ragged variants tried for walks of `rows` output rows in blocks of `rowTile`: every (first, last) with each
 /// 0 or one of 1, 2, 3 and 1/4, 1/3, 1/2, 2/3, 3/4 of min(rowTile, rows) (rounded down), below that, not both 0,
 /// first + last < rows; each also as a ramp (RowBlocks::ramp) when 2 first or 2 last is below the row tile.
-std::vector<RowBlocks> raggedRowBlockCandidates(int64_t rows, int64_t rowTile);
+/// `unit` > 1 (a pointwise convolution whose rows are pixels: LayerShape::imageRowPixels): the same in whole image
+/// rows of `unit` pixels (1, 2, 3 image rows, the fractions rounded down to whole rows), so that a layer of many
+/// pixels tries no more variants than one of image rows.
+std::vector<RowBlocks> raggedRowBlockCandidates(int64_t rows, int64_t rowTile, int64_t unit = 1);
 
 /// The cheapest variant of `uniform` (a tiling chooseTiles built, with its schedule, operands in place and cost)
 /// with smaller first and / or last row blocks (several cores: at both ends of each core's chunk, see

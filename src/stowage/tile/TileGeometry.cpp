@@ -325,7 +325,23 @@ RowSpan windowInputRows(const LayerShape& s, int64_t oy0, int64_t oy1) { return 
 
 bool isWindowLayer(const LayerShape& s) { return isConv(s.kernel) || isPoolTileKernel(s.kernel); }
 
-LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
+namespace {
+
+/// A pointwise int8 NHWC convolution written as an image of one pixel per row (PointwiseRows::Pixels): `p` as the
+/// kernel sees the same bytes then (h = oh = pixels, w = ow = 1), when it is one whose rows may be pixels.
+bool pointwiseAsPixelRows(stowage_qconv_params& p) {
+  const bool pointwise = p.kh == 1 && p.kw == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 && p.pad_left == 0 &&
+                         p.oh == p.h && p.ow == p.w;
+  const bool packed = p.out_pixel_stride == 0 || p.out_pixel_stride == p.m;
+  if (!pointwise || !packed || p.row_band != 0 || p.ow <= 1 || static_cast<int64_t>(p.oh) * p.ow > kMaxPixelRows) return false;
+  p.h = p.oh = p.oh * p.ow;
+  p.w = p.ow = 1;
+  return true;
+}
+
+}  // namespace
+
+LayerShapeResult layerShapeOf(const Graph& g, const Node& node, PointwiseRows rows) {
   LayerShapeResult r;
   auto lowered = lowerNode(g, node);
   if (!lowered.ok()) {
@@ -341,8 +357,10 @@ LayerShapeResult layerShapeOf(const Graph& g, const Node& node) {
   if (const auto* q = std::get_if<QuantCall>(&s.call.params)) {
     s.elemBytes = 1;
     if (q->kernel == QuantKernel::Conv2d || q->kernel == QuantKernel::DepthwiseConv2d) {
-      const auto& p = std::get<stowage_qconv_params>(q->params);
+      auto& p = std::get<stowage_qconv_params>(std::get<QuantCall>(s.call.params).params);
       const bool dw = q->kernel == QuantKernel::DepthwiseConv2d;
+      const int32_t imageRowPixels = p.ow;
+      if (!dw && rows == PointwiseRows::Pixels && pointwiseAsPixelRows(p)) s.imageRowPixels = imageRowPixels;
       s.batches = p.n;  // one image after another
       s.kernel = dw ? TileKernel::QDepthwiseConv2d : TileKernel::QConv2d;
       s.rows = p.oh;

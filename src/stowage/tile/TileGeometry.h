@@ -31,6 +31,9 @@ struct LayerShape {
   size_t elemBytes = 1;     ///< bytes of an input / weight element: 1 (int8, uint8) or 4 (float32)
   size_t outElemBytes = 1;  ///< bytes of an output element: 1, or 4 (float32, int32 accumulators)
   int64_t batches = 1;      ///< matrix products: independent products (the batch dims of MatMul), tiled one after another
+  /// A pointwise convolution whose rows are pixels (PointwiseRows::Pixels): the pixels of one row of its image (ow);
+  /// 0 otherwise. The tile search tries whole image rows and blocks that split the pixels evenly over the cores.
+  int64_t imageRowPixels = 0;
 };
 
 /// The layer behind `node` when it can be tiled, else the reason it cannot (for the fallback remark).
@@ -38,7 +41,16 @@ struct LayerShapeResult {
   std::optional<LayerShape> shape;
   std::string whyNot;
 };
-LayerShapeResult layerShapeOf(const Graph& g, const Node& node);
+/// How the rows of a pointwise convolution (1x1 windows, stride 1, no padding: each output pixel reads the input
+/// pixel at its place) are counted. `Pixels`, the tiles' view: an image of oh x ow pixels is one of oh * ow rows of one
+/// pixel (the same bytes, NHWC), so a tile may end inside an image row: the 36 pixels of a 6 x 6 layer split 9 / 9 /
+/// 9 / 9 over 4 cores, where rows of 6 pixels give 3 tiles of 2 rows (one core idle) or channel blocks that are not
+/// contiguous in NHWC. Only for int8 NHWC convolutions of at most kMaxPixelRows pixels (more rows, more tile sizes
+/// to search, where the rows of an image already split evenly). `Image`: the image's own rows (fused bands, whose
+/// bands are image rows of a whole chain).
+enum class PointwiseRows { Pixels, Image };
+inline constexpr int64_t kMaxPixelRows = 256;
+LayerShapeResult layerShapeOf(const Graph& g, const Node& node, PointwiseRows rows = PointwiseRows::Pixels);
 
 /// The input rows a block of output rows of a windowed layer (conv, depthwise, pool) reads: [first, end), clipped to
 /// the input, and the padding rows its windows cover above (padTop) and below (padBottom) them. The one place that

@@ -27,6 +27,7 @@ void recordTiledLayer(TiledProgram& r, int step, int target, const std::string& 
   L.kernel = tileKernelIntrinsic(s.kernel);
   L.cores = choice.cores;
   L.rowTile = choice.rowTile;
+  L.rowsArePixels = s.imageRowPixels > 0;
   L.channelTile = choice.channelTile;
   L.firstRows = choice.rowBlocks.first;
   L.lastRows = choice.rowBlocks.last;
