@@ -29,7 +29,7 @@ struct MinimumDmaBytes {
   uint64_t graphInputs = 0;   ///< graph inputs read by tiled layers, loaded once
   uint64_t graphOutputs = 0;  ///< graph outputs made by tiled layers, stored once
   /// Activations that cross between a tiled layer and a layer on another target (stored by one, loaded by the other),
-  /// or that do not fit the local pools of their target (stored once and loaded once).
+  /// or that do not fit the local pools of their target or that a matrix engine makes (stored once and loaded once).
   uint64_t activations = 0;
   uint64_t total() const { return weights + graphInputs + graphOutputs + activations; }
 };
