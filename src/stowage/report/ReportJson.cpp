@@ -177,6 +177,11 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
   for (const UnitBound& u : whole.units)
     units.push_back({{"unit", u.unit}, {"kind", u.kind}, {"target", u.target >= 0 ? json(board.targets[static_cast<size_t>(u.target)].name) : json(nullptr)},
                      {"offloaded_cycles", u.offloadedCycles}, {"cycles", u.cycles}});
+  json dependencySteps = json::array();
+  for (const DependencyStep& d : whole.dependencySteps)
+    dependencySteps.push_back({{"step", d.step}, {"layer", g.nodes[static_cast<size_t>(d.step)].name}, {"offloaded", d.offloaded},
+                               {"input_bytes", d.inputBytes}, {"fill", d.fill}, {"compute", d.compute}, {"load", d.load},
+                               {"cycles", d.cycles}});
   const MinimumDmaBytes& least = whole.dmaBytesMinimum;
   r["whole_model"] = {{"estimated_cycles", whole.estimate},
                       {"cpu_cycles", whole.cpuCycles},
@@ -186,6 +191,12 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
                       {"offloaded_runs", whole.offloadedRuns},
                       {"fill_drain_floor_cycles", whole.fillDrainFloor},
                       {"ratio_to_bound_and_floor", whole.ratioToBoundAndFloor()},
+                      {"bound_with_floor_cycles", whole.boundWithFloor},
+                      {"dependency_bound_cycles", whole.dependencyBound},
+                      {"dependency_steps", std::move(dependencySteps)},
+                      {"final_drain_cycles", whole.finalDrain},
+                      {"best_bound_cycles", whole.bestBound()},
+                      {"ratio_to_best_bound", whole.ratioToBestBound()},
                       {"units", std::move(units)},
                       {"dma_bytes", whole.dmaBytesPlanned},
                       {"dma_bytes_minimum", {{"total", least.total()}, {"weights", least.weights}, {"graph_inputs", least.graphInputs},

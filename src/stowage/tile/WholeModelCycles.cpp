@@ -34,6 +34,28 @@ uint64_t transferCycles(const Target& target, uint64_t bytes) {
   return dmaCycles(target, copy);
 }
 
+/// A layer's compute as one tile of all its rows and channels on `target`: the least any tiling of it costs.
+uint64_t oneTileComputeCycles(const Target& target, const LayerShape& s) {
+  uint64_t cycles = 0;
+  for (const TileDesc& tile : scheduleTiles(s, s.rows, s.channels, 1, true).tiles) cycles += tileComputeCycles(target, s, tile);
+  return cycles;
+}
+
+/// The units a target's compute spreads over: a matrix engine is one, a CPU streams on one core (CpuStreaming.h), an
+/// accelerator's layers may use all of its cores.
+int computeUnits(const Target& target) {
+  if (target.engineDim > 0 || target.kind == TargetKind::Cpu) return 1;
+  return std::max(1, target.cores);
+}
+
+/// The DMA queues that can carry a target's loads: a matrix engine's one load queue (mvin), else every core's every
+/// channel.
+int loadQueues(const Target& target) {
+  return target.engineDim > 0 ? 1 : computeUnits(target) * std::max(1, target.dmaChannels);
+}
+
+uint64_t setupCycles(const Target& target) { return static_cast<uint64_t>(std::ceil(target.dmaSetupCycles)); }
+
 /// Tensors seen through views: a Reshape's output is its input's bytes (the planner aliases it, or it is a copy
 /// the CPU makes: either way no transfer has to move it again), so a tensor and the views of it form one group.
 class ViewGroups {
@@ -91,9 +113,21 @@ struct TargetWork {
   uint64_t localCapacity = 0;            ///< bytes of the largest scratch pool of its tiled layers
 };
 
+/// What the dependency bound needs of one offloaded layer (by step): its shape, its compute as one tile, and the bytes
+/// its tiles load of x and of w as planned.
+struct LayerWork {
+  std::optional<LayerShape> shape;
+  uint64_t oneTileCompute = 0;
+  uint64_t plannedBytes[2] = {0, 0};  ///< x, w
+};
+
 /// The runs of offloaded layers in `plan` and their fill and drain floor (WholeModelCycles::offloadedRuns,
 /// fillDrainFloor).
 void countRunsAndFloor(const Graph& g, const ProgramPlan& plan, WholeModelCycles& w);
+
+/// The dependency bound and its steps (WholeModelCycles::dependencyBound, dependencySteps, finalDrain).
+void addDependencyBound(const Graph& g, const ProgramPlan& plan, const ViewGroups& groups, const std::vector<LayerWork>& layerAt,
+                        WholeModelCycles& w);
 
 }  // namespace
 
@@ -120,20 +154,24 @@ WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan) {
 
   // Per target: its tiled layers' least compute, the bytes they move as planned, and their local pools.
   std::map<int, TargetWork> work;
-  std::vector<std::optional<LayerShape>> shapeAt(g.nodes.size());
+  std::vector<LayerWork> layerAt(g.nodes.size());
   for (const OffloadedLayer& L : plan.offloaded) {
     const Node& node = g.nodes[static_cast<size_t>(L.step)];
     const Target& target = board.targets[static_cast<size_t>(L.target)];
-    shapeAt[static_cast<size_t>(L.step)] = layerShapeOf(g, node).shape;
-    const std::optional<LayerShape>& s = shapeAt[static_cast<size_t>(L.step)];
+    LayerWork& layer = layerAt[static_cast<size_t>(L.step)];
+    layer.shape = layerShapeOf(g, node).shape;
+    const std::optional<LayerShape>& s = layer.shape;
     if (!s) continue;
     TargetWork& t = work[L.target];
-    for (const TileDesc& tile : scheduleTiles(*s, s->rows, s->channels, 1, true).tiles) t.compute += tileComputeCycles(target, *s, tile);
+    layer.oneTileCompute = oneTileComputeCycles(target, *s);
+    t.compute += layer.oneTileCompute;
     const TileSchedule schedule = offloadedSchedule(*s, L);
     for (size_t i = 0; i < schedule.tiles.size(); ++i) {
       const TileDesc& tile = schedule.tiles[i];
       // A shared input (tile/SharedInput.h) moves once per row block: core 0's row blocks count it.
       const bool xMoves = tile.loadX && (schedule.sharedLoaders <= 0 || i < schedule.chunkStart[1]);
+      layer.plannedBytes[0] += xMoves ? tile.x.bytes() : 0;
+      layer.plannedBytes[1] += tile.loadW ? tile.w.bytes() : 0;
       w.dmaBytesPlanned += (xMoves ? tile.x.bytes() : 0) + (tile.loadW ? tile.w.bytes() : 0) + (tile.storeY ? tile.y.bytes() : 0);
     }
     // Weights loaded once and shared: the cores' first weight tiles, one block, move once.
@@ -149,13 +187,16 @@ WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan) {
   const ViewGroups groups(g);
   auto targetOf = [&](int step) { return step >= 0 && static_cast<size_t>(step) < plan.nodeTargets.size() ? plan.nodeTargets[static_cast<size_t>(step)] : -1; };
   auto staysLocal = [&](TensorId t, int target) {
+    // A matrix engine writes every output to main memory (mvout) and keeps no activation resident (ResidentTensors.h
+    // picks cores-mode targets only): what one of its layers makes is stored once and loaded once.
+    if (board.targets[static_cast<size_t>(target)].engineDim > 0) return false;
     const ViewGroups::Uses u = groups.uses(t);
     if (u.graphInput || u.graphOutput || targetOf(groups.producer(t)) != target) return false;
     if (std::any_of(u.readers.begin(), u.readers.end(), [&](int r) { return targetOf(r) != target; })) return false;
     return g.tensor(groups.root(t)).byteSize() <= work.at(target).localCapacity;
   };
   for (const OffloadedLayer& L : plan.offloaded) {
-    const std::optional<LayerShape>& s = shapeAt[static_cast<size_t>(L.step)];
+    const std::optional<LayerShape>& s = layerAt[static_cast<size_t>(L.step)].shape;
     if (!s) continue;
     TargetWork& t = work[L.target];
     std::vector<TensorId> reads;
@@ -194,9 +235,8 @@ WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan) {
       add(fmt::format("'{}' engine store (mvout)", target.name), "dma", index, stores);
       continue;
     }
-    // A CPU streams on one core (CpuStreaming.h); an accelerator's layers may use all of its cores.
-    const int cores = target.kind == TargetKind::Cpu ? 1 : std::max(1, target.cores);
-    const int queues = cores * std::max(1, target.dmaChannels);
+    const int cores = computeUnits(target);
+    const int queues = loadQueues(target);
     add(cores == 1 ? fmt::format("'{}' core", target.name) : fmt::format("'{}' each of {} cores", target.name, cores), "compute", index,
         ceilDiv(t.compute, static_cast<uint64_t>(cores)));
     add(queues == 1 ? fmt::format("'{}' DMA channel", target.name) : fmt::format("'{}' DMA (each of {} channels)", target.name, queues), "dma",
@@ -204,20 +244,21 @@ WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan) {
   }
   if (w.units.empty()) add("cpu", "cpu", -1, 0);
   countRunsAndFloor(g, plan, w);
-  for (const UnitBound& u : w.units)
+  addDependencyBound(g, plan, groups, layerAt, w);
+  for (const UnitBound& u : w.units) {
     if (u.cycles > w.bound || w.boundUnit.empty()) {
       w.bound = u.cycles;
       w.boundUnit = u.unit;
     }
+    w.boundWithFloor = std::max(w.boundWithFloor, u.cycles + (u.kind == "dma" ? 0 : w.fillDrainFloor));
+  }
   return w;
 }
 
 namespace {
 
 void countRunsAndFloor(const Graph& g, const ProgramPlan& plan, WholeModelCycles& w) {
-  auto setup = [&](const OffloadedLayer& L) {
-    return static_cast<uint64_t>(std::ceil(plan.board.targets[static_cast<size_t>(L.target)].dmaSetupCycles));
-  };
+  auto setup = [&](const OffloadedLayer& L) { return setupCycles(plan.board.targets[static_cast<size_t>(L.target)]); };
   const OffloadedLayer* last = nullptr;  // the last layer of the current run
   auto endRun = [&] {
     if (last != nullptr && !last->direct[2]) w.fillDrainFloor += setup(*last);
@@ -238,6 +279,63 @@ void countRunsAndFloor(const Graph& g, const ProgramPlan& plan, WholeModelCycles
     last = L;
   }
   endRun();
+}
+
+void addDependencyBound(const Graph& g, const ProgramPlan& plan, const ViewGroups& groups, const std::vector<LayerWork>& layerAt,
+                        WholeModelCycles& w) {
+  auto targetOf = [&](const OffloadedLayer& L) -> const Target& { return plan.board.targets[static_cast<size_t>(L.target)]; };
+  // The layer's last output tile is stored after its last compute, before the host goes on (fence or join), unless
+  // it is written in place.
+  auto drainOf = [&](const OffloadedLayer* L) { return L != nullptr && !L->direct[2] ? setupCycles(targetOf(*L)) : 0; };
+  int previous = -1;                           // the previous step that runs code
+  const OffloadedLayer* previousLayer = nullptr;  // that step, when it is an offloaded layer
+  for (size_t step = 0; step < g.nodes.size(); ++step) {
+    const OffloadedLayer* L = plan.offloadedAt(static_cast<int>(step));
+    DependencyStep d;
+    d.step = static_cast<int>(step);
+    if (L == nullptr) {
+      d.compute = cpuStepCycles(g, plan, step);
+      if (d.compute == 0) continue;  // a view or constant step runs no code: the steps around it meet through it
+      d.fill = drainOf(previousLayer);
+      d.cycles = d.fill + d.compute;
+    } else {
+      const Target& target = targetOf(*L);
+      const LayerWork& layer = layerAt[step];
+      d.offloaded = true;
+      if (layer.shape) {
+        // x, and w when a layer makes it: the bytes the step before made (the graph's inputs before the first step that
+        // runs code) and this layer receives by DMA. Its loads start after that step's last compute (the host starts
+        // this layer after it; an engine's input handover issues the first one right after that compute).
+        const std::vector<TensorId>& inputs = layer.shape->call.inputs;
+        for (size_t op = 0; op < 2 && op < inputs.size(); ++op) {
+          const TensorId in = inputs[op];
+          if (in == kNoTensor || L->direct[op] || g.tensor(in).isConstant()) continue;
+          if (op == 1 && isPoolTileKernel(layer.shape->kernel)) continue;
+          const TensorId root = groups.root(in);
+          const bool madeBefore = previous >= 0 ? groups.producer(in) == previous : groups.uses(root).graphInput;
+          if (!madeBefore) continue;
+          // At most what the tiles load as planned: a strided layer's tiles may skip rows of its input.
+          d.inputBytes += std::min<uint64_t>(g.tensor(root).byteSize(), layer.plannedBytes[op]);
+        }
+        d.compute = ceilDiv(layer.oneTileCompute, static_cast<uint64_t>(computeUnits(target)));
+      }
+      // Every tile reads part of x (and of a w a layer made), so the first compute waits for one such transfer; the
+      // store of the layer before ends before this layer computes. They may run side by side: one setup.
+      d.fill = std::max(d.inputBytes > 0 ? setupCycles(target) : 0, drainOf(previousLayer));
+      if (d.inputBytes > 0) {
+        const double bytesPerCycle = target.dmaBytesPerCycle > 0 ? target.dmaBytesPerCycle : 1.0;
+        d.load = setupCycles(target) +
+                 static_cast<uint64_t>(std::ceil(static_cast<double>(d.inputBytes) / (bytesPerCycle * loadQueues(target))));
+      }
+      d.cycles = std::max(d.fill + d.compute, d.load);
+    }
+    w.dependencyBound += d.cycles;
+    w.dependencySteps.push_back(d);
+    previous = static_cast<int>(step);
+    previousLayer = L;
+  }
+  w.finalDrain = drainOf(previousLayer);
+  w.dependencyBound += w.finalDrain;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // host simulator charges it) and the whole-model bound, the least busy time of the busiest unit (docs/accelerators.md).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,9 +29,30 @@ struct MinimumDmaBytes {
   uint64_t graphInputs = 0;   ///< graph inputs read by tiled layers, loaded once
   uint64_t graphOutputs = 0;  ///< graph outputs made by tiled layers, stored once
   /// Activations that cross between a tiled layer and a layer on another target (stored by one, loaded by the other),
-  /// or that do not fit the local pools of their target (stored once and loaded once).
+  /// or that do not fit the local pools of their target or that a matrix engine makes (stored once and loaded once).
   uint64_t activations = 0;
   uint64_t total() const { return weights + graphInputs + graphOutputs + activations; }
+};
+
+/// One step's part of the dependency bound (WholeModelCycles::dependencyBound): a lower bound on the time from the
+/// end of the previous code-running step's last compute to the end of this step's last compute (a CPU step: its end).
+struct DependencyStep {
+  int step = -1;
+  bool offloaded = false;   ///< an offloaded layer (else a CPU step that runs code)
+  /// The bytes of the layer's inputs (x, and w when made by a layer) that the previous code-running step made (the
+  /// graph's inputs before the first), received by DMA (not used in place); each at most what its tiles load as planned.
+  uint64_t inputBytes = 0;
+  /// A layer: one DMA setup before its first compute when it receives such bytes or the layer before it stores its
+  /// output by DMA (that store ends before this layer computes); 0 else. A CPU step: the drain of the offloaded layer
+  /// before it (one DMA setup when that layer's output is stored by DMA).
+  uint64_t fill = 0;
+  /// A layer: its compute as one tile divided evenly over its target's compute units (the compute bound's per-layer
+  /// term); a CPU step: its cycles (cpuStepCycles).
+  uint64_t compute = 0;
+  /// A layer: one setup + inputBytes over every DMA queue that can load (an engine's load queue, every core's every
+  /// channel), 0 without inputBytes.
+  uint64_t load = 0;
+  uint64_t cycles = 0;      ///< a layer: max(fill + compute, load); a CPU step: fill + compute
 };
 
 struct WholeModelCycles {
@@ -51,11 +73,26 @@ struct WholeModelCycles {
   /// used in place nor loaded by an earlier layer), and one after its last compute when its last layer's output is
   /// stored (not used in place). Each is the target's dma_setup_cycles (rounded up), the least any transfer takes.
   uint64_t fillDrainFloor = 0;
+  /// The dependency bound (docs/accelerators.md, "Dependency bound"): the host runs the steps one after another, so
+  /// the run takes at least the sum over the steps that run code of DependencyStep::cycles, plus finalDrain.
+  uint64_t dependencyBound = 0;
+  std::vector<DependencyStep> dependencySteps;  ///< the steps that run code, in program order
+  /// One DMA setup after the program's last step when that is an offloaded layer whose output is stored by DMA.
+  uint64_t finalDrain = 0;
+  /// The bound with the fill and drain floor where the two add up to a lower bound: the maximum over units of a
+  /// compute unit's cycles plus fillDrainFloor (nothing computes while a run fills or drains) and a DMA unit's cycles
+  /// alone (the floor's transfers are on its queues, already in its cycles). bound + fillDrainFloor exceeds it, and
+  /// may exceed the run, when a DMA unit sets the bound.
+  uint64_t boundWithFloor = 0;
+  /// The best lower bound the compiler knows: max(boundWithFloor, dependencyBound).
+  uint64_t bestBound() const { return std::max(boundWithFloor, dependencyBound); }
   double ratio() const { return bound > 0 ? static_cast<double>(estimate) / static_cast<double>(bound) : 0.0; }
   /// estimate / (bound + fillDrainFloor): the measure proposed beside `ratio` (docs/accelerators.md).
   double ratioToBoundAndFloor() const {
     return bound + fillDrainFloor > 0 ? static_cast<double>(estimate) / static_cast<double>(bound + fillDrainFloor) : 0.0;
   }
+  /// estimate / bestBound().
+  double ratioToBestBound() const { return bestBound() > 0 ? static_cast<double>(estimate) / static_cast<double>(bestBound()) : 0.0; }
 };
 
 /// Cycles the host simulator charges step `step` when a CPU runs it untiled: cpuLayerCycles of the node on its
@@ -69,8 +106,9 @@ uint64_t cpuStepCycles(const Graph& g, const ProgramPlan& plan, size_t step);
 /// direction of the MinimumDmaBytes (setup + ceil(bytes / dma_bytes_per_cycle)), on an engine's load queue (loads) and
 /// store queue (stores), on cores divided evenly over every core's channels (ceil). An activation stays local (moves
 /// nothing) when it is no graph input or output, its producer and every reader (through views) run on the same
-/// target, and its bytes fit the largest scratch pool of that target's tiled layers. Each unit's bound adds cpuCycles.
-/// Also the runs of offloaded layers and their fill and drain floor (WholeModelCycles::fillDrainFloor).
+/// target, that target is no matrix engine (its outputs go to main memory: mvout) and its bytes fit the largest scratch
+/// pool of that target's tiled layers. Each unit's bound adds cpuCycles. Also the runs of offloaded layers and their
+/// fill and drain floor (WholeModelCycles::fillDrainFloor), and the dependency bound (WholeModelCycles::dependencyBound).
 WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan);
 
 }  // namespace stowage

@@ -1,7 +1,9 @@
 // The whole-model estimate and bound (tile/WholeModelCycles.h): the bound's terms on small models worked out by hand
 // (engine compute of each layer as one tile, one transfer per weight and per graph input and output, an activation
-// between two layers of one target staying local, one that goes through the CPU moving out and in) and the host
-// simulator's whole-model cycles equal to the compiler's estimate on zoo models on every example accelerator board.
+// between two engine layers moving out and in once, one that goes through the CPU moving out and in), the dependency
+// bound's steps by hand (an engine chain whose second load outlasts its compute, a CPU layer between, a resident input
+// on cores) and under the estimate on a zoo model, and the host simulator's whole-model cycles equal to the
+// compiler's estimate on zoo models on every example accelerator board.
 #include "ReleaseOnly.h"
 #include <gtest/gtest.h>
 
@@ -72,27 +74,180 @@ TEST(WholeModelCycles, EngineBoundByHand) {
   const UnitBound* execute = unitNamed(w, "'gemmini' engine execute");
   ASSERT_NE(execute, nullptr);
   EXPECT_EQ(execute->offloadedCycles, 2u * 4u * 17u + 1u * 2u * 17u);
-  // Loads: x, w1, w2 once each (h stays in the scratchpad); stores: y once.
+  // Loads: x, w1, w2 once each and h once; stores: h and y once each. The engine writes every output to main memory
+  // (mvout) and keeps no activation resident, so h goes out once and comes back in once.
   const UnitBound* load = unitNamed(w, "'gemmini' engine load (mvin)");
   ASSERT_NE(load, nullptr);
-  EXPECT_EQ(load->offloadedCycles, gemminiTransfer(64 * 4) + gemminiTransfer(32 * 64 * 4) + gemminiTransfer(16 * 32 * 4));
+  EXPECT_EQ(load->offloadedCycles,
+            gemminiTransfer(64 * 4) + gemminiTransfer(32 * 64 * 4) + gemminiTransfer(16 * 32 * 4) + gemminiTransfer(32 * 4));
   const UnitBound* store = unitNamed(w, "'gemmini' engine store (mvout)");
   ASSERT_NE(store, nullptr);
-  EXPECT_EQ(store->offloadedCycles, gemminiTransfer(16 * 4));
+  EXPECT_EQ(store->offloadedCycles, gemminiTransfer(32 * 4) + gemminiTransfer(16 * 4));
   EXPECT_EQ(w.bound, load->cycles);
   EXPECT_EQ(w.boundUnit, "'gemmini' engine load (mvin)");
   EXPECT_EQ(w.dmaBytesMinimum.weights, (32u * 64u + 16u * 32u) * 4u);
   EXPECT_EQ(w.dmaBytesMinimum.graphInputs, 64u * 4u);
   EXPECT_EQ(w.dmaBytesMinimum.graphOutputs, 16u * 4u);
-  EXPECT_EQ(w.dmaBytesMinimum.activations, 0u);
-  // The engine keeps no activation between layers: h goes out and comes back in.
-  EXPECT_GE(w.dmaBytesPlanned, w.dmaBytesMinimum.total() + 2u * 32u * 4u);
+  EXPECT_EQ(w.dmaBytesMinimum.activations, 2u * 32u * 4u);
+  EXPECT_GE(w.dmaBytesPlanned, w.dmaBytesMinimum.total());
   EXPECT_GE(w.estimate, w.bound);
   // One run of two engine layers: x arrives before the first computes, y leaves after the last (100-cycle setups).
   EXPECT_EQ(w.offloadedRuns, 1u);
   EXPECT_EQ(w.fillDrainFloor, 200u);
-  EXPECT_GE(w.estimate, w.bound + w.fillDrainFloor);
   EXPECT_DOUBLE_EQ(w.ratioToBoundAndFloor(), static_cast<double>(w.estimate) / static_cast<double>(w.bound + 200));
+  // The load queue sets the bound and x's load, the fill, is one of its loads: the floor adds to the compute unit
+  // only (the execute unit + 200 is less than the loads), so the bound with the floor is the loads'.
+  EXPECT_EQ(w.boundWithFloor, w.bound);
+  EXPECT_GE(w.estimate, w.boundWithFloor);
+  // The dependency bound: fc1 waits for x (one setup), then computes 2 * 4 * 17; fc2 waits for h (fc1's last store and
+  // its own load side by side: one setup), then computes 1 * 2 * 17; y's store drains. Each load is shorter than the
+  // setup and compute after it. Here the weights' loads make the max-over-units bound the larger one.
+  ASSERT_EQ(w.dependencySteps.size(), 2u);
+  EXPECT_EQ(w.dependencySteps[0].inputBytes, 64u * 4u);
+  EXPECT_EQ(w.dependencySteps[0].load, gemminiTransfer(64 * 4));
+  EXPECT_EQ(w.dependencySteps[0].cycles, 100u + 2u * 4u * 17u);
+  EXPECT_EQ(w.dependencySteps[1].inputBytes, 32u * 4u);
+  EXPECT_EQ(w.dependencySteps[1].cycles, 100u + 1u * 2u * 17u);
+  EXPECT_EQ(w.finalDrain, 100u);
+  EXPECT_EQ(w.dependencyBound, 100u + 2u * 4u * 17u + 100u + 1u * 2u * 17u + 100u);
+  EXPECT_EQ(w.bestBound(), w.bound);
+  EXPECT_GE(w.estimate, w.dependencyBound);
+}
+
+/// x[rows,16] -> fc1 (Gemm, w1 [wide,16]) -> h[rows,wide] -> fc2 (Gemm, w2 [16,wide]) -> y[rows,16]: fc1 computes a
+/// large h from a small x, fc2 computes little from that large h.
+Graph wideThenNarrow(int64_t rows, int64_t wide) {
+  Graph g;
+  g.name = "wide_then_narrow";
+  const TensorId x = testing::addInput(g, "x", {rows, 16});
+  const TensorId w1 = testing::addConstant(g, "fc1.w", {wide, 16}, weights(static_cast<size_t>(wide * 16)));
+  const TensorId w2 = testing::addConstant(g, "fc2.w", {16, wide}, weights(static_cast<size_t>(16 * wide)));
+  const TensorId h = testing::addTensor(g, "h", {rows, wide});
+  const TensorId y = testing::addTensor(g, "y", {rows, 16});
+  Attributes ga;
+  ga.set("transB", int64_t{1});
+  testing::addNode(g, "fc1", OpKind::Gemm, {x, w1}, h, ga);
+  testing::addNode(g, "fc2", OpKind::Gemm, {h, w2}, y, ga);
+  g.outputs = {y};
+  return g;
+}
+
+TEST(WholeModelCycles, DependencyBoundOfAnEngineChainByHand) {
+  // gemmini-like, 256 x 16 -> 256 x 256 -> 256 x 16. The max-over-units bound lets h's 256 KiB load overlap fc1's
+  // compute; but fc2 may load h only after fc1 has finished, and its compute is a quarter of that load.
+  const Board board = testing::exampleBoard("gemmini-like");
+  auto r = compileGraphOnBoard(wideThenNarrow(256, 256), board, testing::quickPlannerOptions());
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  ASSERT_EQ(r->plan.offloaded.size(), 2u);
+  const WholeModelCycles w = wholeModelCycles(r->graph, r->plan);
+  // fc1: x (16 KiB) arrives in 100 + 1024 cycles; its compute, ceil(256 / 16) * ceil(16 / 16) * (256 + 16), is longer.
+  ASSERT_EQ(w.dependencySteps.size(), 2u);
+  const DependencyStep& fc1 = w.dependencySteps[0];
+  EXPECT_EQ(fc1.step, 0);
+  EXPECT_EQ(fc1.inputBytes, 256u * 16u * 4u);
+  EXPECT_EQ(fc1.fill, 100u);
+  EXPECT_EQ(fc1.compute, 16u * 1u * 272u);
+  EXPECT_EQ(fc1.load, gemminiTransfer(256 * 16 * 4));
+  EXPECT_EQ(fc1.cycles, 100u + 16u * 272u);
+  // fc2: h (256 KiB) on the one load queue, 100 + 16384 cycles, longer than one setup + 1 * 16 * 272 of compute.
+  const DependencyStep& fc2 = w.dependencySteps[1];
+  EXPECT_EQ(fc2.inputBytes, 256u * 256u * 4u);
+  EXPECT_EQ(fc2.fill, 100u);
+  EXPECT_EQ(fc2.compute, 16u * 272u);
+  EXPECT_EQ(fc2.load, gemminiTransfer(256 * 256 * 4));
+  EXPECT_EQ(fc2.cycles, fc2.load);
+  EXPECT_EQ(w.finalDrain, 100u);  // y's last store
+  const uint64_t byHand = (100 + 16 * 272) + gemminiTransfer(256 * 256 * 4) + 100;
+  EXPECT_EQ(w.dependencyBound, byHand);
+  // The units: loads x, w1, h, w2 (19,856 cycles) set the bound; with the floor (200) still below the dependency bound.
+  const uint64_t loads = gemminiTransfer(256 * 16 * 4) + gemminiTransfer(256 * 16 * 4) + gemminiTransfer(256 * 256 * 4) +
+                         gemminiTransfer(16 * 256 * 4);
+  EXPECT_EQ(w.bound, loads);
+  EXPECT_EQ(w.fillDrainFloor, 200u);
+  EXPECT_EQ(w.boundWithFloor, w.bound);  // a DMA unit: its own transfers are the fill and the drain
+  EXPECT_GT(w.dependencyBound, w.bound + w.fillDrainFloor);
+  EXPECT_EQ(w.bestBound(), byHand);
+  EXPECT_DOUBLE_EQ(w.ratioToBestBound(), static_cast<double>(w.estimate) / static_cast<double>(byHand));
+  EXPECT_GE(w.estimate, w.dependencyBound);
+}
+
+TEST(WholeModelCycles, DependencyBoundWithACpuLayerBetween) {
+  // gemmini-like, --no-fuse: fc1 -> relu (CPU) -> fc2. The relu starts after fc1's last store (one setup) and fc2
+  // loads the relu's output after the relu.
+  const Board board = testing::exampleBoard("gemmini-like");
+  CompileOptions o = testing::quickPlannerOptions();
+  o.fuse = false;
+  auto r = compileGraphOnBoard(twoLayerNet(true), board, o);
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  ASSERT_EQ(r->plan.offloaded.size(), 2u);
+  const WholeModelCycles w = wholeModelCycles(r->graph, r->plan);
+  const uint64_t relu = cpuLayerCycles(r->graph, r->graph.nodes[1], r->plan, r->plan.nodeTargets[1]);
+  ASSERT_EQ(w.dependencySteps.size(), 3u);
+  EXPECT_EQ(w.dependencySteps[0].cycles, 100u + 2u * 4u * 17u);
+  const DependencyStep& cpu = w.dependencySteps[1];
+  EXPECT_FALSE(cpu.offloaded);
+  EXPECT_EQ(cpu.step, 1);
+  EXPECT_EQ(cpu.fill, 100u);  // fc1's drain
+  EXPECT_EQ(cpu.compute, relu);
+  EXPECT_EQ(cpu.cycles, 100u + relu);
+  const DependencyStep& fc2 = w.dependencySteps[2];
+  EXPECT_EQ(fc2.inputBytes, 32u * 4u);  // r, made by the relu
+  EXPECT_EQ(fc2.fill, 100u);
+  EXPECT_EQ(fc2.load, gemminiTransfer(32 * 4));
+  EXPECT_EQ(fc2.cycles, 100u + 1u * 2u * 17u);
+  EXPECT_EQ(w.dependencyBound, (100u + 2u * 4u * 17u) + (100u + relu) + (100u + 1u * 2u * 17u) + 100u);
+  EXPECT_GE(w.estimate, w.dependencyBound);
+}
+
+TEST(WholeModelCycles, DependencyBoundOfAResidentInputHasNoFill) {
+  // hexagon-vtcm: h stays in VTCM, written and read in place, so fc2 neither waits for a load nor for fc1's store:
+  // its part is its compute over the 4 cores alone.
+  const Board board = testing::exampleBoard("hexagon-vtcm");
+  auto r = compileGraphOnBoard(twoLayerNet(false), board, testing::quickPlannerOptions());
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  ASSERT_EQ(r->plan.offloaded.size(), 2u);
+  ASSERT_TRUE(r->plan.offloaded[0].direct[2]) << "h written in place";
+  ASSERT_TRUE(r->plan.offloaded[1].direct[0]) << "h read in place";
+  const Target& hvx = r->plan.board.targets[static_cast<size_t>(r->plan.offloaded[0].target)];
+  const WholeModelCycles w = wholeModelCycles(r->graph, r->plan);
+  ASSERT_EQ(w.dependencySteps.size(), 2u);
+  const uint64_t cores = static_cast<uint64_t>(hvx.cores), setup = static_cast<uint64_t>(std::ceil(hvx.dmaSetupCycles));
+  const DependencyStep& fc1 = w.dependencySteps[0];
+  EXPECT_EQ(fc1.inputBytes, 64u * 4u);
+  EXPECT_EQ(fc1.fill, setup);
+  EXPECT_EQ(fc1.compute, (coreComputeCycles(hvx.macsPerCycle, 32 * 64) + cores - 1) / cores);
+  const DependencyStep& fc2 = w.dependencySteps[1];
+  EXPECT_EQ(fc2.inputBytes, 0u);
+  EXPECT_EQ(fc2.fill, 0u);
+  EXPECT_EQ(fc2.load, 0u);
+  EXPECT_EQ(fc2.cycles, (coreComputeCycles(hvx.macsPerCycle, 16 * 32) + cores - 1) / cores);
+  EXPECT_EQ(w.finalDrain, r->plan.offloaded[1].direct[2] ? 0u : setup);
+  EXPECT_EQ(w.dependencyBound, fc1.cycles + fc2.cycles + w.finalDrain);
+  EXPECT_GE(w.estimate, w.dependencyBound);
+}
+
+TEST(WholeModelCycles, EstimateIsAtLeastTheDependencyBound) {
+  // The zoo autoencoder on the four example accelerator boards: the compiler's estimate (the simulator's total) never
+  // undercuts the dependency bound, which its steps make more than their compute alone.
+  const Graph g = testing::foldedZooGraph("autoencoder");
+  for (const char* boardName : {"gemmini-like", "hexagon-vtcm", "dsp-cluster4", "gap8-cluster"}) {
+    auto r = compileGraphOnBoard(g, testing::exampleBoard(boardName), testing::quickPlannerOptions());
+    ASSERT_TRUE(r.ok()) << r.error().render();
+    const WholeModelCycles w = wholeModelCycles(r->graph, r->plan);
+    ASSERT_FALSE(r->plan.offloaded.empty()) << boardName;
+    uint64_t sum = w.finalDrain, fills = 0;
+    for (const DependencyStep& d : w.dependencySteps) {
+      sum += d.cycles;
+      fills += d.fill;
+      EXPECT_GE(d.cycles, d.fill + d.compute) << boardName << " step " << d.step;
+      EXPECT_GE(d.cycles, d.load) << boardName << " step " << d.step;
+    }
+    EXPECT_EQ(w.dependencyBound, sum) << boardName;
+    EXPECT_GT(fills, 0u) << boardName;
+    EXPECT_GE(w.estimate, w.dependencyBound) << boardName;
+    EXPECT_GE(w.estimate, w.boundWithFloor) << boardName;
+    EXPECT_EQ(w.bestBound(), std::max(w.boundWithFloor, w.dependencyBound)) << boardName;
+  }
 }
 
 TEST(WholeModelCycles, InTheSummaryAndReportJson) {
@@ -117,12 +272,25 @@ TEST(WholeModelCycles, InTheSummaryAndReportJson) {
   EXPECT_EQ(wm["units"][1]["cycles"].get<uint64_t>(), w.bound);
   EXPECT_EQ(wm["dma_bytes"].get<uint64_t>(), w.dmaBytesPlanned);
   EXPECT_EQ(wm["dma_bytes_minimum"]["total"].get<uint64_t>(), w.dmaBytesMinimum.total());
-  EXPECT_EQ(wm["dma_bytes_minimum"]["activations"].get<uint64_t>(), 0u);
+  EXPECT_EQ(wm["dma_bytes_minimum"]["activations"].get<uint64_t>(), 2u * 32u * 4u);  // h out and back in
   EXPECT_EQ(wm["offloaded_runs"].get<uint64_t>(), 1u);
   EXPECT_EQ(wm["fill_drain_floor_cycles"].get<uint64_t>(), w.fillDrainFloor);
   EXPECT_DOUBLE_EQ(wm["ratio_to_bound_and_floor"].get<double>(), w.ratioToBoundAndFloor());
   EXPECT_NE(summary.find(fmt::format("  fill and drain floor: {} cycles over 1 run(s) of offloaded layers", w.fillDrainFloor)), std::string::npos)
       << summary;
+  EXPECT_NE(summary.find(fmt::format("  dependency bound: {} cycles (each step waits for the step before it", w.dependencyBound)), std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find(fmt::format("; best bound {} cycles, ratio {:.3f}\n", w.bestBound(), w.ratioToBestBound())), std::string::npos)
+      << summary;
+  EXPECT_EQ(wm["dependency_bound_cycles"].get<uint64_t>(), w.dependencyBound);
+  EXPECT_EQ(wm["bound_with_floor_cycles"].get<uint64_t>(), w.boundWithFloor);
+  EXPECT_EQ(wm["best_bound_cycles"].get<uint64_t>(), w.bestBound());
+  EXPECT_DOUBLE_EQ(wm["ratio_to_best_bound"].get<double>(), w.ratioToBestBound());
+  ASSERT_EQ(wm["dependency_steps"].size(), w.dependencySteps.size());
+  EXPECT_EQ(wm["dependency_steps"][1]["step"].get<int>(), w.dependencySteps[1].step);
+  EXPECT_EQ(wm["dependency_steps"][1]["layer"].get<std::string>(), "fc2");
+  EXPECT_EQ(wm["dependency_steps"][1]["cycles"].get<uint64_t>(), w.dependencySteps[1].cycles);
+  EXPECT_EQ(wm["final_drain_cycles"].get<uint64_t>(), w.finalDrain);
 }
 
 TEST(WholeModelCycles, CpuLayersAddToEveryUnitAndTheirActivationsMove) {
