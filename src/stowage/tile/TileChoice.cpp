@@ -41,8 +41,8 @@ std::vector<int64_t> tileSizes(int64_t extent, int64_t step, int64_t prefer) {
 /// The row tiles the search tries for `s` on up to `cores` cores: every size tileSizes gives, or for a pointwise
 /// convolution whose rows are pixels (LayerShape::imageRowPixels) whole image rows (as without that view) and, where
 /// the image rows do not split evenly over the cores, the blocks that split its pixels evenly into one or two tiles
-/// per core (an engine: 2 or 3 tiles), which cut image rows. A search over every pixel count would multiply the tile
-/// search's time by the row width (MobileNetV2 224 on hexagon-vtcm: 7 s -> 36 s).
+/// per core (an engine: 2 or 3 tiles), which cut image rows (tried on every core only). A search over every pixel
+/// count would multiply the tile search's time by the row width (MobileNetV2 224 on hexagon-vtcm: 7 s -> 36 s).
 std::vector<int64_t> rowTileSizes(const LayerShape& s, int cores) {
   if (s.imageRowPixels <= 1) return tileSizes(s.rows, 1, 0);
   std::set<int64_t> v;
@@ -183,6 +183,8 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
   for (int cores : coreCounts)
   for (int64_t tn : tileSizes(s.channels, s.channelStep, engine ? target.engineDim : 0)) {
     for (int64_t th : rowTileSizes(s, engine ? 1 : target.cores)) {
+      // Blocks that cut image rows are there to share the pixels evenly over every core (rowTileSizes).
+      if (s.imageRowPixels > 1 && th % s.imageRowPixels != 0 && !engine && cores != target.cores) continue;
       // With one row block or one channel block both orders are the same.
       if (order == TileOrder::RowsOuter && (th >= s.rows || tn >= s.channels)) continue;
       // One row block of several channel blocks: the cores may still share it, the whole input loaded once.
