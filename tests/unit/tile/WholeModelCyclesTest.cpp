@@ -60,6 +60,13 @@ const UnitBound* unitNamed(const WholeModelCycles& w, const std::string& unit) {
 /// One transfer of `bytes` on gemmini-like: 100 cycles of setup, 16 bytes per cycle.
 uint64_t gemminiTransfer(uint64_t bytes) { return 100 + (bytes + 15) / 16; }
 
+/// twoLayerNet with its Relu kept apart (--no-fuse), so that it runs on the CPU between the two layers, on gemmini-like.
+Result<CompileResult> compileTwoLayersAroundACpuRelu() {
+  CompileOptions o = testing::quickPlannerOptions();
+  o.fuse = false;
+  return compileGraphOnBoard(twoLayerNet(true), testing::exampleBoard("gemmini-like"), o);
+}
+
 TEST(WholeModelCycles, EngineBoundByHand) {
   // gemmini-like: a 16 x 16 engine, DMA 16 bytes per cycle after 100 cycles of setup, a 256 KiB scratchpad.
   const Board board = testing::exampleBoard("gemmini-like");
@@ -174,10 +181,7 @@ TEST(WholeModelCycles, DependencyBoundOfAnEngineChainByHand) {
 TEST(WholeModelCycles, DependencyBoundWithACpuLayerBetween) {
   // gemmini-like, --no-fuse: fc1 -> relu (CPU) -> fc2. The relu starts after fc1's last store (one setup) and fc2
   // loads the relu's output after the relu.
-  const Board board = testing::exampleBoard("gemmini-like");
-  CompileOptions o = testing::quickPlannerOptions();
-  o.fuse = false;
-  auto r = compileGraphOnBoard(twoLayerNet(true), board, o);
+  auto r = compileTwoLayersAroundACpuRelu();
   ASSERT_TRUE(r.ok()) << r.error().render();
   ASSERT_EQ(r->plan.offloaded.size(), 2u);
   const WholeModelCycles w = wholeModelCycles(r->graph, r->plan);
@@ -296,10 +300,7 @@ TEST(WholeModelCycles, InTheSummaryAndReportJson) {
 TEST(WholeModelCycles, CpuLayersAddToEveryUnitAndTheirActivationsMove) {
   // A Relu kept apart (--no-fuse) runs on the CPU between the two layers: h goes out to it and its output r comes
   // back in, and its cycles add to every unit's bound.
-  const Board board = testing::exampleBoard("gemmini-like");
-  CompileOptions o = testing::quickPlannerOptions();
-  o.fuse = false;
-  auto r = compileGraphOnBoard(twoLayerNet(true), board, o);
+  auto r = compileTwoLayersAroundACpuRelu();
   ASSERT_TRUE(r.ok()) << r.error().render();
   ASSERT_EQ(r->plan.offloaded.size(), 2u);
   const WholeModelCycles w = wholeModelCycles(r->graph, r->plan);
