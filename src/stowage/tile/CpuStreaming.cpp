@@ -49,8 +49,13 @@ std::optional<TileChoice> chooseCpuTiles(const Board& budget, int cpu, const Lay
     c.cost = estimateLayer(target, s, c.schedule, doubleBuffer);
     splitWeightsWhenFaster(target, s, c);
   };
+  // A pointwise convolution whose rows are pixels (tile/TileGeometry.h PointwiseRows) streams in whole image rows, as
+  // other layers do: one core has no pixels to share out.
+  const int64_t rowUnit = std::max<int64_t>(1, s.imageRowPixels);
+  std::vector<int64_t> rowTiles = distinctTileSizes(s.rows / rowUnit, 1);
+  for (int64_t& th : rowTiles) th *= rowUnit;
   for (int64_t tn : distinctTileSizes(s.channels, s.channelStep))
-    for (int64_t th : distinctTileSizes(s.rows, 1)) {
+    for (int64_t th : rowTiles) {
       const TileBytes bytes = tileBytes(s, th, tn);
       ScratchNeed need;
       need.bytes[0] = bytes.x;

@@ -183,8 +183,12 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
   for (int cores : coreCounts)
   for (int64_t tn : tileSizes(s.channels, s.channelStep, engine ? target.engineDim : 0)) {
     for (int64_t th : rowTileSizes(s, engine ? 1 : target.cores)) {
-      // Blocks that cut image rows are there to share the pixels evenly over every core (rowTileSizes).
-      if (s.imageRowPixels > 1 && th % s.imageRowPixels != 0 && !engine && cores != target.cores) continue;
+      // Blocks that cut image rows are there to share the pixels evenly over every core (rowTileSizes) where the
+      // input or output is used in place, so that channel blocks (not contiguous in NHWC) cannot be: without an operand
+      // in place a channel split loads and stores by 2-D copies and shares the cores as well.
+      if (s.imageRowPixels > 1 && th % s.imageRowPixels != 0 &&
+          ((!engine && cores != target.cores) || !(resident.resident.direct[0] || resident.resident.direct[2])))
+        continue;
       // With one row block or one channel block both orders are the same.
       if (order == TileOrder::RowsOuter && (th >= s.rows || tn >= s.channels)) continue;
       // One row block of several channel blocks: the cores may still share it, the whole input loaded once.
