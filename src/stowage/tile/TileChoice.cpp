@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "stowage/tile/RaggedRowBlocks.h"
@@ -178,6 +179,7 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
   RaggedShortlist shortlist(kRaggedShortlist);
   std::vector<std::pair<uint64_t, TileChoice>> raggedBases;  // (floor, uniform tiling without its schedule)
   RaggedShortlist observedShortlist(observer ? kObservedRaggedShortlist : 0);
+  std::map<std::pair<int64_t, int64_t>, TileBytes> bytesOfSize;  // tileBytes by (row tile, channel tile)
   for (const OperandBuffers& buffers : buffering)
   for (TileOrder order : {TileOrder::ChannelsOuter, TileOrder::RowsOuter})
   for (int cores : coreCounts)
@@ -203,7 +205,10 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
       slower = slower || (best && storesAtLeast > best->cost.total);
       if (slower && !observer) continue;
       const bool db = buffers.all();
-      const TileBytes bytes = tileBytes(s, th, tn);
+      // The same sizes come round once per buffering, order and core count: their bytes are measured once.
+      auto [sized, fresh] = bytesOfSize.try_emplace({th, tn});
+      if (fresh) sized->second = tileBytes(s, th, tn);
+      const TileBytes bytes = sized->second;
       std::optional<std::optional<TileSchedule>> sharedTiles;  // scheduleSharedInput's tiles, once built
       // `loaders` 0: each core loads its own input tiles; else the cores share one input buffer that `loaders` of them
       // fill (tile/SharedInput.h).
