@@ -44,21 +44,13 @@ std::string wholeModelText(const WholeModelCycles& w) {
                        "nothing overlaps); bound + floor {} cycles, ratio {:.3f}\n",
                        w.fillDrainFloor, w.offloadedRuns, w.bound + w.fillDrainFloor, w.ratioToBoundAndFloor());
   if (w.offloadedRuns > 0) {
-    // The dependency bound's sum split into its parts: compute, the setups before a step computes and after the
-    // last, and what loads add beyond the setup and compute of their step.
-    uint64_t compute = 0, cpu = 0, setups = w.finalDrain, loadsBeyond = 0;
-    size_t loadBound = 0;
-    for (const DependencyStep& d : w.dependencySteps) {
-      (d.offloaded ? compute : cpu) += d.compute;
-      setups += d.fill;
-      loadsBeyond += d.cycles - d.fill - d.compute;
-      loadBound += d.cycles > d.fill + d.compute ? 1 : 0;
-    }
+    const DependencyParts parts = dependencyParts(w);
     out += fmt::format("  dependency bound: {} cycles (each step waits for the step before it: a layer's input made by the step "
                        "before is loaded after it ends; per step max(setup + compute, load), over {} step(s): offloaded compute {}, "
                        "CPU layers {}, setups before and after {}, loads beyond setup + compute {} in {} step(s)); best bound {} "
                        "cycles, ratio {:.3f}\n",
-                       w.dependencyBound, w.dependencySteps.size(), compute, cpu, setups, loadsBeyond, loadBound, w.bestBound(),
+                       w.dependencyBound, w.dependencySteps.size(), parts.offloadedCompute, parts.cpuCycles, parts.setups,
+                       parts.loadsBeyond, parts.loadBoundSteps, w.bestBound(),
                        w.ratioToBestBound());
   }
   for (const UnitBound& u : w.units)

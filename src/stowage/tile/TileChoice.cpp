@@ -39,19 +39,19 @@ std::vector<int64_t> tileSizes(int64_t extent, int64_t step, int64_t prefer) {
   return {v.rbegin(), v.rend()};  // largest first
 }
 
-/// The row tiles the search tries for `s` on up to `cores` cores: every size tileSizes gives, or for a pointwise
-/// convolution whose rows are pixels (LayerShape::imageRowPixels) whole image rows (as without that view) and, where
-/// the image rows do not split evenly over the cores, the blocks that split its pixels evenly into one or two tiles
-/// per core (an engine: 2 or 3 tiles), which cut image rows (tried on every core only). A search over every pixel
-/// count would multiply the tile search's time by the row width (MobileNetV2 224 on hexagon-vtcm: 7 s -> 36 s).
-std::vector<int64_t> rowTileSizes(const LayerShape& s, int cores) {
+/// The row tiles the search tries for `s` on `cores` cores: every size tileSizes gives, or for a pointwise convolution
+/// whose rows are pixels (LayerShape::imageRowPixels) whole image rows (as without that view) and, with
+/// `pixelBlocks`, where the image rows do not split evenly over the cores, the blocks that split its pixels evenly
+/// into one or two tiles per core, which cut image rows. A search over every pixel count took MobileNetV2 224 on
+/// hexagon-vtcm about 4 times as long (36 s, ragged variants in pixels included).
+std::vector<int64_t> rowTileSizes(const LayerShape& s, int cores, bool pixelBlocks) {
   if (s.imageRowPixels <= 1) return tileSizes(s.rows, 1, 0);
   std::set<int64_t> v;
   const int64_t w = s.imageRowPixels, imageRows = s.rows / w;
   for (int64_t r : tileSizes(imageRows, 1, 0)) v.insert(r * w);
-  const std::vector<int64_t> blocks = cores > 1 ? std::vector<int64_t>{cores, 2 * cores} : std::vector<int64_t>{2, 3};
-  for (int64_t k : blocks)
-    if (k <= s.rows && imageRows % k != 0) v.insert((s.rows + k - 1) / k);
+  if (pixelBlocks)
+    for (int64_t k : {int64_t{cores}, int64_t{2} * cores})
+      if (k <= s.rows && imageRows % k != 0) v.insert((s.rows + k - 1) / k);
   return {v.rbegin(), v.rend()};  // largest first
 }
 
@@ -184,13 +184,11 @@ std::optional<TileChoice> chooseTiles(const Board& board, int targetIndex, const
   for (TileOrder order : {TileOrder::ChannelsOuter, TileOrder::RowsOuter})
   for (int cores : coreCounts)
   for (int64_t tn : tileSizes(s.channels, s.channelStep, engine ? target.engineDim : 0)) {
-    for (int64_t th : rowTileSizes(s, engine ? 1 : target.cores)) {
-      // Blocks that cut image rows are there to share the pixels evenly over every core (rowTileSizes) where the
-      // input or output is used in place, so that channel blocks (not contiguous in NHWC) cannot be: without an operand
-      // in place a channel split loads and stores by 2-D copies and shares the cores as well.
-      if (s.imageRowPixels > 1 && th % s.imageRowPixels != 0 &&
-          ((!engine && cores != target.cores) || !(resident.resident.direct[0] || resident.resident.direct[2])))
-        continue;
+    // Blocks that cut image rows share the pixels evenly over every core (cores mode) where the input or output is
+    // used in place, so that channel blocks (not contiguous in NHWC) cannot be: without an operand in place a channel
+    // split moves its tiles by 2-D copies and shares the cores as well.
+    const bool pixelBlocks = !engine && cores == target.cores && (resident.resident.direct[0] || resident.resident.direct[2]);
+    for (int64_t th : rowTileSizes(s, cores, pixelBlocks)) {
       // With one row block or one channel block both orders are the same.
       if (order == TileOrder::RowsOuter && (th >= s.rows || tn >= s.channels)) continue;
       // One row block of several channel blocks: the cores may still share it, the whole input loaded once.

@@ -531,14 +531,15 @@ TileBytes tileBytes(const LayerShape& s, int64_t rowTile, int64_t channelTile) {
   // reads 2 input rows and the second 3 (the first and the middle block alone, as sampled before, are the same
   // block there: found by the random differential runs of issue 27). So every start is tried near the edges, where
   // the padding clips the window, and one in the middle.
-  // A pointwise convolution in pixels (PointwiseRows::Pixels) reads no padding and no row twice: every block of
-  // rowTile pixels is the same size, the first one the largest.
+  // Where each output row reads its own input row (matrix and element-wise rows; windows of one row, stride 1, no
+  // padding, such as a pointwise convolution, in pixels or not) every block of rowTile rows is the same size and the
+  // first block, the largest, is enough.
+  const ConvDims d = windowDims(s);
+  const bool rowForRow = !isWindowLayer(s) || (d.kh == 1 && d.sh == 1 && d.padTop == 0 && d.oh == d.h);
   std::vector<int64_t> starts;
   const int64_t edge = 64;
   for (int64_t r0 = 0; r0 < s.rows; ++r0)
-    if (r0 == 0 || (s.imageRowPixels == 0 && (r0 < edge || r0 >= s.rows - rowTile - edge || r0 == (s.rows - rowTile) / 2)))
-      starts.push_back(r0);
-  const ConvDims d = windowDims(s);
+    if (r0 == 0 || (!rowForRow && (r0 < edge || r0 >= s.rows - rowTile - edge || r0 == (s.rows - rowTile) / 2))) starts.push_back(r0);
   for (int64_t r0 : starts) {
     const TileDesc t = makeTile(s, d, 0, r0, std::min(rowTile, s.rows - r0), 0, channelTile);
     b.x = std::max(b.x, t.x.bytes());

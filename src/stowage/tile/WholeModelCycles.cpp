@@ -131,6 +131,19 @@ void addDependencyBound(const Graph& g, const ProgramPlan& plan, const ViewGroup
 
 }  // namespace
 
+DependencyParts dependencyParts(const WholeModelCycles& w) {
+  DependencyParts p;
+  p.setups = w.finalDrain;
+  for (const DependencyStep& d : w.dependencySteps) {
+    (d.offloaded ? p.offloadedCompute : p.cpuCycles) += d.compute;
+    p.setups += d.fill;
+    p.waitingSteps += d.fill > 0 ? 1 : 0;
+    p.loadsBeyond += d.cycles - d.fill - d.compute;  // cycles >= fill + compute
+    p.loadBoundSteps += d.cycles > d.fill + d.compute ? 1 : 0;
+  }
+  return p;
+}
+
 uint64_t cpuStepCycles(const Graph& g, const ProgramPlan& plan, size_t step) {
   if (step >= g.nodes.size() || step >= plan.nodeTargets.size() || plan.offloadedAt(static_cast<int>(step)) != nullptr) return 0;
   const Node& n = g.nodes[step];

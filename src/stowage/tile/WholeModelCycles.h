@@ -95,6 +95,16 @@ struct WholeModelCycles {
   double ratioToBestBound() const { return bestBound() > 0 ? static_cast<double>(estimate) / static_cast<double>(bestBound()) : 0.0; }
 };
 
+/// The dependency bound's sum split into its parts (the summary line and bench/accel print them).
+struct DependencyParts {
+  uint64_t offloadedCompute = 0, cpuCycles = 0;
+  uint64_t setups = 0;        ///< every step's fill and the final drain
+  size_t waitingSteps = 0;    ///< steps with a fill
+  uint64_t loadsBeyond = 0;   ///< what loads add beyond the setup and compute of their step
+  size_t loadBoundSteps = 0;  ///< steps whose load is longer than their setup and compute
+};
+DependencyParts dependencyParts(const WholeModelCycles& w);
+
 /// Cycles the host simulator charges step `step` when a CPU runs it untiled: cpuLayerCycles of the node on its
 /// target (0 for a node that emits no kernel call, an offloaded step or a step past the plan's targets).
 uint64_t cpuStepCycles(const Graph& g, const ProgramPlan& plan, size_t step);
