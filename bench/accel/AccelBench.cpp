@@ -221,10 +221,9 @@ Result<std::vector<LayerRow>> measure(const ModelCase& m, const Board& board, bo
     // Transfers moved across layers (weight prefetch) are in neither layer's bounds: no span has to contain them.
     const CrossLayerWeights cross = crossLayerTransfers(compiled.graph, compiled.plan.board, compiled.plan.offloaded, i);
     r.bounds = offloadedLayerBounds(compiled.graph, compiled.plan.board, compiled.plan.offloaded, i);
-    // The floor's pipeline terms take the layer's own transfers (the next layer's it loads does not precede its compute).
+    // The floor's pipeline terms take the layer's own transfers (the later layers' it loads do not precede its compute).
     CrossLayerWeights own = cross;
-    own.issueNext.clear();
-    own.issueSecond.clear();
+    own.issueLater.clear();
     r.floor = fillDrainFloor(target, *shape.shape, layerBounds(target, *shape.shape, offloadedSchedule(*shape.shape, l), own),
                              directOperandsOf(l), l.weightsPrefetchedCores > 0);
     r.estimate = l.totalCycles;

@@ -637,21 +637,14 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const LoweredP
       }
       STOWAGE_ASSIGN_OR_RETURN(std::string y, writer.pointer(lowered[0].output, true));
       operands.push_back(y);
-      // The weights of the next layer on the target, when this layer's cores load its first weight tiles.
-      std::string nextWeights;
-      if (off->prefetchNext >= 0) {
-        const std::vector<KernelCall>& nextLowered = program.layers[static_cast<size_t>(off->prefetchNext)].calls;
-        if (nextLowered.size() != 1 || nextLowered[0].inputs.size() < 2)
+      // The weights of each later layer on the target whose first weight tiles this layer's cores load.
+      std::vector<std::string> laterWeights;
+      for (const WeightPrefetchTo& to : off->prefetches) {
+        const std::vector<KernelCall>& laterLowered = program.layers[static_cast<size_t>(to.step)].calls;
+        if (laterLowered.size() != 1 || laterLowered[0].inputs.size() < 2)
           return makeError(fmt::format("node '{}'", n.name), "prefetches the weights of a layer with no weights (an internal tiler error)");
-        STOWAGE_ASSIGN_OR_RETURN(nextWeights, writer.pointer(nextLowered[0].inputs[1], true));
-      }
-      // And of the second later layer whose first weight tiles they also load.
-      std::string secondWeights;
-      if (off->prefetchSecond >= 0) {
-        const std::vector<KernelCall>& secondLowered = program.layers[static_cast<size_t>(off->prefetchSecond)].calls;
-        if (secondLowered.size() != 1 || secondLowered[0].inputs.size() < 2)
-          return makeError(fmt::format("node '{}'", n.name), "prefetches the weights of a layer with no weights (an internal tiler error)");
-        STOWAGE_ASSIGN_OR_RETURN(secondWeights, writer.pointer(secondLowered[0].inputs[1], true));
+        STOWAGE_ASSIGN_OR_RETURN(std::string w, writer.pointer(laterLowered[0].inputs[1], true));
+        laterWeights.push_back(std::move(w));
       }
       // And the input of the next engine layer, when this layer loads its first input tile (tile/InputHandover.h).
       std::string nextInput;
@@ -661,9 +654,8 @@ Result<GeneratedC> emitC(const Graph& g, const ProgramPlan& plan, const LoweredP
           return makeError(fmt::format("node '{}'", n.name), "hands over the input of a layer with no input (an internal tiler error)");
         STOWAGE_ASSIGN_OR_RETURN(nextInput, writer.pointer(handLowered[0].inputs[0], true));
       }
-      STOWAGE_ASSIGN_OR_RETURN(TiledLayerCode tiled, emitTiledLayer(g, plan, *off, syms, operands, nextWeights,
-                                                                        layer.boardKernels.empty() ? nullptr : layer.boardKernels[0], secondWeights,
-                                                                        nextInput));
+      STOWAGE_ASSIGN_OR_RETURN(TiledLayerCode tiled, emitTiledLayer(g, plan, *off, syms, operands, laterWeights,
+                                                                        layer.boardKernels.empty() ? nullptr : layer.boardKernels[0], nextInput));
       if (tiled.boardKernel) boardCalls.push_back(boardKernelCall(g, plan.board, static_cast<int>(step), off->target, *tiled.boardKernel));
       params += tiled.definitions;
       calls += tiled.statements;

@@ -245,8 +245,10 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
                     " * loaded; its first output channel and row; its compute cycles under the cost model; its kernel parameters). */\n";
   std::set<std::string> done;
   bool cores = false;
+  size_t laterLayers = 1;  // the most later layers whose first weight tiles one layer's cores load
   for (const OffloadedLayer& l : plan.offloaded) {
     cores = cores || l.mode == "cores";
+    if (l.mode == "cores") laterLayers = std::max(laterLayers, l.prefetches.size());
     const TileKernel k = tileKernelOfIntrinsic(l.kernel).value_or(TileKernel::QConv2d);
     const std::string type = descType(syms, k);
     if (!done.insert(type).second) continue;
@@ -261,10 +263,9 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
                        "typedef struct {{\n  const uint8_t* x;\n  const uint8_t* w;\n"
                        "  const void* side[{}]; /* bias, multipliers, scales, zero points: read in main memory */\n"
                        "  uint8_t* y;\n  const {}_workspaces* ws; /* tile buffers in pools the application passes */\n"
-                       "  const uint8_t* next_w; /* the next layer's weights, whose first tiles this layer's cores load (or NULL) */\n"
-                       "  const uint8_t* second_w; /* a second later layer's weights, whose first tiles they also load (or NULL) */\n"
+                       "  const uint8_t* later_w[{}]; /* later layers' weights, whose first tiles this layer's cores load (or NULL) */\n"
                        "}} {}_tile_args;\n",
-                       kMaxSideOperands, p, p);
+                       kMaxSideOperands, p, laterLayers, p);
   // The simulator's view of the board.
   out += fmt::format("\n#if defined(STOWAGE_HOST_SIM)\n/* Describes the board to the host simulator; {}_run calls it first. */\nstatic void {}_sim_setup(void) {{\n", p, p);
   for (size_t t = 0; t < plan.board.targets.size(); ++t) {
@@ -294,8 +295,8 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
 }
 
 Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, const OffloadedLayer& layer, const CSymbols& syms,
-                                      const std::vector<std::string>& callOperands, const std::string& nextWeights,
-                                      const KernelOverride* boardKernel, const std::string& secondWeights, const std::string& nextInput) {
+                                      const std::vector<std::string>& callOperands, const std::vector<std::string>& laterWeights,
+                                      const KernelOverride* boardKernel, const std::string& nextInput) {
   const Node& node = g.nodes[static_cast<size_t>(layer.step)];
   const LayerShapeResult shape = layerShapeOf(g, node);
   if (!shape.shape) return makeError(fmt::format("node '{}'", node.name), "was offloaded but cannot be tiled: " + shape.whyNot);
@@ -399,23 +400,23 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                        localPointer(plan, syms, h1, layer.coreStride[op], core));
   };
 
-  // The next layer on the target whose first weight tiles this layer loads (tile/WeightPrefetch.h).
-  const OffloadedLayer* next = layer.prefetchNext >= 0 ? plan.offloadedAt(layer.prefetchNext) : nullptr;
-  if (layer.prefetchNext >= 0 && (next == nullptr || next->weightsPrefetchedCores <= 0 || next->mode != layer.mode || nextWeights.empty()))
-    return makeError(fmt::format("node '{}'", node.name), "prefetches the weights of a layer that does not expect them (an internal tiler error)");
-  // Its first weight copy per core it expects from this layer (rows 0: none).
-  std::vector<TileCopy> nextFirstW;
-  if (next != nullptr) {
-    const Node& nextNode = g.nodes[static_cast<size_t>(next->step)];
-    const LayerShapeResult nextShape = layerShapeOf(g, nextNode);
-    if (!nextShape.shape) return makeError(fmt::format("node '{}'", nextNode.name), "was offloaded but cannot be tiled: " + nextShape.whyNot);
-    nextFirstW = firstWeightCopies(offloadedSchedule(*nextShape.shape, *next), next->weightsPrefetchedCores);
+  // The later layers on the target whose first weight tiles this layer loads (tile/WeightPrefetch.h), in issue order,
+  // and the first weight copy per core each expects from this layer (rows 0: none).
+  if (laterWeights.size() != layer.prefetches.size() || (engine && layer.prefetches.size() > 1))
+    return makeError(fmt::format("node '{}'", node.name), "prefetches weights that no later layer expects (an internal tiler error)");
+  std::vector<const OffloadedLayer*> later;
+  std::vector<std::vector<TileCopy>> laterFirstW;
+  for (const WeightPrefetchTo& to : layer.prefetches) {
+    const OffloadedLayer* l = plan.offloadedAt(to.step);
+    if (l == nullptr || l->weightsPrefetchedCores <= 0 || l->mode != layer.mode || laterWeights[later.size()].empty())
+      return makeError(fmt::format("node '{}'", node.name), "prefetches the weights of a layer that does not expect them (an internal tiler error)");
+    const Node& laterNode = g.nodes[static_cast<size_t>(l->step)];
+    const LayerShapeResult laterShape = layerShapeOf(g, laterNode);
+    if (!laterShape.shape) return makeError(fmt::format("node '{}'", laterNode.name), "was offloaded but cannot be tiled: " + laterShape.whyNot);
+    later.push_back(l);
+    laterFirstW.push_back(firstWeightCopies(offloadedSchedule(*laterShape.shape, *l), l->weightsPrefetchedCores));
   }
-  // The second later layer whose first weight tiles this layer's cores load, on the other channel (cores mode).
-  const OffloadedLayer* second = layer.prefetchSecond >= 0 ? plan.offloadedAt(layer.prefetchSecond) : nullptr;
-  if (layer.prefetchSecond >= 0 && (next == nullptr || second == nullptr || second->weightsPrefetchedCores <= 0 || second->mode != layer.mode ||
-                                    layer.mode != "cores" || secondWeights.empty()))
-    return makeError(fmt::format("node '{}'", node.name), "prefetches the weights of a second layer that does not expect them (an internal tiler error)");
+  const OffloadedLayer* next = later.empty() ? nullptr : later.front();
 
   if (engine) {
     const IntrinsicSpec mvin = target.intrinsic("mvin"), mvout = target.intrinsic("mvout"), fence = target.intrinsic("fence");
@@ -471,11 +472,12 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
       if (!handShape.shape) return makeError(fmt::format("node '{}'", node.name), "hands over the input of a layer that cannot be tiled");
       handX = handedInputCopy(offloadedSchedule(*handShape.shape, *handTo));
     }
-    const std::string nextWeightLoad = next == nullptr || nextFirstW.front().rows == 0 ? std::string()
+    const std::string nextWeightLoad = next == nullptr || laterFirstW.front().front().rows == 0 ? std::string()
         : fmt::format("/* the first weight block of step {} ('{}') */\n{};\n", next->step, commentText(g.nodes[static_cast<size_t>(next->step)].name),
-                      callOf(mvin, {{"dram", fmt::format("(const uint8_t*)(const void*)({}) + {}u", nextWeights, nextFirstW.front().offset)},
-                                    {"local", localPointer(plan, syms, next->buffers[1][0], 0, "")}, {"rows", fmt::format("{}u", nextFirstW.front().rows)},
-                                    {"row_bytes", fmt::format("{}u", nextFirstW.front().rowBytes)}, {"dram_stride", fmt::format("{}u", nextFirstW.front().stride)}}));
+                      callOf(mvin, {{"dram", fmt::format("(const uint8_t*)(const void*)({}) + {}u", laterWeights.front(), laterFirstW.front().front().offset)},
+                                    {"local", localPointer(plan, syms, next->buffers[1][0], 0, "")}, {"rows", fmt::format("{}u", laterFirstW.front().front().rows)},
+                                    {"row_bytes", fmt::format("{}u", laterFirstW.front().front().rowBytes)},
+                                    {"dram_stride", fmt::format("{}u", laterFirstW.front().front().stride)}}));
     if (handTo != nullptr)
       c += fmt::format("    if (t + 1u == {}u) {{\n", sched.tiles.size()) + indentText(nextWeightLoad, 6) + "      " + callOf(fence, {}) + ";\n    }\n";
     c += "    " +
@@ -570,9 +572,9 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
     return out;
   };
   auto wait = [&](const std::string& ticket) { return callOf(dmaWait, {{"ticket", ticket}}); };
-  // A later layer's first weight tiles (tile/WeightPrefetch.h): core c loads its core c's on channel
-  // layer.prefetchChannel during its last tile here; that layer waits for the ticket instead of loading them.
-  // `name` is the function's suffix and the copy table's ("next", "second"), `weights` the tile args' field.
+  // A later layer's first weight tiles (tile/WeightPrefetch.h): core c loads its core c's on `channel` during its
+  // last tile here; that layer waits for the ticket instead of loading them. `name` is the function's suffix and the
+  // copy table's ("later0", "later1", ..), `weights` the tile args' field.
   auto loadLaterWeights = [&](const OffloadedLayer& later, const std::vector<TileCopy>& firstW, int channel, const std::string& name,
                               const std::string& weights) {
     const Node& laterNode = g.nodes[static_cast<size_t>(later.step)];
@@ -618,19 +620,13 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
                                        {"src_stride", "nw[3]"}}));
     return true;
   };
-  if (next != nullptr && !loadLaterWeights(*next, nextFirstW, layer.prefetchChannel, "next", "next_w"))
-    return makeError(fmt::format("node '{}'", node.name), "loads weights once for a layer whose first weight tiles make no one transfer (an internal tiler error)");
-  if (second != nullptr) {
-    const LayerShapeResult secondShape = layerShapeOf(g, g.nodes[static_cast<size_t>(second->step)]);
-    if (!secondShape.shape)
-      return makeError(fmt::format("node '{}'", g.nodes[static_cast<size_t>(second->step)].name), "was offloaded but cannot be tiled: " + secondShape.whyNot);
-    if (!loadLaterWeights(*second, firstWeightCopies(offloadedSchedule(*secondShape.shape, *second), second->weightsPrefetchedCores),
-                          1 - layer.prefetchChannel, "second", "second_w"))
+  // Each in issue order (CostModel's issueLater).
+  std::string loadLater;
+  for (size_t k = 0; k < later.size(); ++k) {
+    if (!loadLaterWeights(*later[k], laterFirstW[k], layer.prefetches[k].channel, fmt::format("later{}", k), fmt::format("later_w[{}]", k)))
       return makeError(fmt::format("node '{}'", node.name), "loads weights once for a layer whose first weight tiles make no one transfer (an internal tiler error)");
+    loadLater += fmt::format("{}_load_later{}(a, ws, core); ", base, k);
   }
-  // Both in this order (CostModel's issueNext, then issueSecond).
-  const std::string loadLater = fmt::format("{}{}", next != nullptr ? fmt::format("{}_load_next(a, ws, core); ", base) : std::string(),
-                                            second != nullptr ? fmt::format("{}_load_second(a, ws, core); ", base) : std::string());
   d += fmt::format("static void {}_core(void* arg) {{\n", base);
   d += fmt::format("  const {}_tile_args* const a = (const {}_tile_args*)arg;\n", p, p);
   d += fmt::format("  const {}_workspaces* const ws = a->ws;\n", p);
@@ -707,8 +703,7 @@ Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, c
   for (size_t i = 0; i < kMaxSideOperands; ++i)
     c += fmt::format("  a.side[{}] = {};\n", i, 2 + i + 1 < operands.size() ? operands[2 + i] : std::string("NULL"));
   c += fmt::format("  a.y = (uint8_t*)(void*)({});\n  a.ws = ws;\n", operands.back());
-  c += fmt::format("  a.next_w = {};\n", next != nullptr ? fmt::format("(const uint8_t*)(const void*)({})", nextWeights) : std::string("NULL"));
-  c += fmt::format("  a.second_w = {};\n", second != nullptr ? fmt::format("(const uint8_t*)(const void*)({})", secondWeights) : std::string("NULL"));
+  for (size_t k = 0; k < laterWeights.size(); ++k) c += fmt::format("  a.later_w[{}] = (const uint8_t*)(const void*)({});\n", k, laterWeights[k]);
   // A CPU streaming a layer through its own fast pool runs it on the calling core: no stowage_run_on_cores.
   if (target.kind == TargetKind::Cpu && layer.cores == 1)
     c += fmt::format("  {}_core(&a);\n}}\n", base);

@@ -23,16 +23,15 @@ struct TiledLayerCode {
 };
 
 /// `operands` are C expressions for the layer call's tensors in kernel order (x, w, bias, multiplier, shift, y
-/// for int8; x, w, bias, y for conv; a, b, c, y for gemm), "NULL" for absent ones. `nextWeights` is the C expression of
-/// the weights of the layer at `layer.prefetchNext`, whose first tiles this layer's cores load (tile/WeightPrefetch.h).
-/// `boardKernel`: the board's kernel the cores call on each tile in place of the portable one (kernel lowering's
-/// choice, lower/LowerProgram.h), or null. `secondWeights`: the same for the layer at `layer.prefetchSecond`.
-/// `nextInput`: the C expression of the input of the layer at `layer.handsInputTo`, whose first input tile this layer
-/// loads after a fence that follows its last compute (engine mode, tile/InputHandover.h).
+/// for int8; x, w, bias, y for conv; a, b, c, y for gemm), "NULL" for absent ones. `laterWeights`: the C expression
+/// of the weights of each layer of `layer.prefetches` (same order), whose first tiles this layer's cores load
+/// (tile/WeightPrefetch.h). `boardKernel`: the board's kernel the cores call on each tile in place of the portable one
+/// (kernel lowering's choice, lower/LowerProgram.h), or null. `nextInput`: the C expression of the input of the layer
+/// at `layer.handsInputTo`, whose first input tile this layer loads after a fence that follows its last compute
+/// (engine mode, tile/InputHandover.h).
 Result<TiledLayerCode> emitTiledLayer(const Graph& g, const ProgramPlan& plan, const OffloadedLayer& layer, const CSymbols& syms,
-                                      const std::vector<std::string>& operands, const std::string& nextWeights = "",
-                                      const KernelOverride* boardKernel = nullptr, const std::string& secondWeights = "",
-                                      const std::string& nextInput = "");
+                                      const std::vector<std::string>& operands, const std::vector<std::string>& laterWeights = {},
+                                      const KernelOverride* boardKernel = nullptr, const std::string& nextInput = "");
 
 /// File-scope C every tiled program needs: descriptor types of the kernels used, the argument struct of
 /// cores-mode functions and, under STOWAGE_HOST_SIM, <name>_sim_setup describing targets, DMA and fixed pools.

@@ -114,6 +114,19 @@ struct ResidentTensor {
   TensorId viewOf = kNoTensor;
 };
 
+/// A later layer whose first weight tiles an offloaded layer's cores load during their last tile (weight prefetch
+/// across layers, tile/WeightPrefetch.h).
+struct WeightPrefetchTo {
+  int step = -1;  ///< the later layer's node step
+  /// Cores mode: the DMA channel the issuing cores load them on (0, the input channel, or 1, the weight and store
+  /// channel, on targets with two).
+  int channel = 0;
+  /// Per issuing core: cycles of that transfer still in flight when the issuing layer ends (0: done before; the two
+  /// layers may have layers in between).
+  std::vector<uint64_t> inFlight;
+  bool operator==(const WeightPrefetchTo&) const = default;
+};
+
 /// One layer the tiler (tile/) offloaded: where it runs, its tiles and the cost model's estimate. The C
 /// emitter rebuilds the tile table from it (tile/TileGeometry.h); the reports print it.
 struct OffloadedLayer {
@@ -142,18 +155,12 @@ struct OffloadedLayer {
   /// x, w, y used in place where the tensor lives (a pool the target's cores reach directly: no tile buffer, no
   /// DMA; tile/ResidentTensors.h)
   bool direct[3] = {false, false, false};
-  /// Weight prefetch across layers (tile/WeightPrefetch.h): the step of the next layer on this target whose first
-  /// weight tiles this layer's cores load during their last tile (-1: none; in cores mode other layers may run in
-  /// between, their input transfers queued behind it: inputChannelBusy), and how many of this layer's cores found their first weight tile loaded by an earlier layer on
-  /// the target (0: it loads them itself).
-  int prefetchNext = -1;
-  /// Cores mode: the DMA channel this layer's cores load prefetchNext's first weight tiles on (0, the input channel,
-  /// or 1, the weight and store channel, on targets with two).
-  int prefetchChannel = 0;
-  /// Cores mode with two DMA channels: a second later layer on this target whose first weight tiles this layer's
-  /// cores also load during their last tile, on the other channel (1 - prefetchChannel), right after prefetchNext's
-  /// (-1: none; set only with prefetchNext). One receiver per channel.
-  int prefetchSecond = -1;
+  /// Weight prefetch across layers (tile/WeightPrefetch.h): the later layers on this target whose first weight tiles
+  /// this layer's cores load during their last tile, in the order they issue them (empty: none; in cores mode other
+  /// layers may run in between, their input transfers queued behind them: inputChannelBusy; engine mode: at most
+  /// one, the layer before's last mvin), and how many of this layer's cores found their first weight tile loaded by
+  /// an earlier layer on the target (0: it loads them itself).
+  std::vector<WeightPrefetchTo> prefetches;
   int weightsPrefetchedCores = 0;
   /// Engine mode, input handover (tile/InputHandover.h): the step of the next layer (the very next step, on this
   /// engine) whose first input tile this layer loads after its last compute, while its last output tile is stored
@@ -167,11 +174,6 @@ struct OffloadedLayer {
   int weightsOnceCore = -1;
   /// Per prefetched core: cycles after this layer starts that its first weight tile arrives (0: before it starts).
   std::vector<uint64_t> weightsReady;
-  /// Per core issuing the layer at `prefetchNext`'s first weight tile: cycles of that transfer still in flight
-  /// when this layer ends (0: done before). The two layers may have layers in between.
-  std::vector<uint64_t> nextWeightsInFlight;
-  /// The same for prefetchSecond's.
-  std::vector<uint64_t> secondWeightsInFlight;
   /// Cores mode, per core: cycles from this layer's start during which its input DMA channel still carries weight
   /// transfers earlier layers issued (for this layer, or for a later one passing over it); empty: none.
   std::vector<uint64_t> inputChannelBusy;

@@ -157,9 +157,14 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
       t["weights_prefetched_cores"] = o->weightsPrefetchedCores;
       // Weights loaded once: the issuing layer's core that loaded every core's first weight tile in one transfer.
       t["weights_once_core"] = o->weightsOnceCore >= 0 && o->weightsPrefetchedCores > 0 ? json(o->weightsOnceCore) : json(nullptr);
-      t["prefetches_weights_of"] = o->prefetchNext >= 0 ? json(g.nodes[static_cast<size_t>(o->prefetchNext)].name) : json(nullptr);
-      t["prefetch_channel"] = o->prefetchNext >= 0 ? json(o->prefetchChannel) : json(nullptr);
-      t["prefetches_second_weights_of"] = o->prefetchSecond >= 0 ? json(g.nodes[static_cast<size_t>(o->prefetchSecond)].name) : json(nullptr);
+      // Every later layer in issue order (`prefetches`); the first two also as before (first and second receiver).
+      json later = json::array();
+      for (const WeightPrefetchTo& to : o->prefetches) later.push_back({{"node", g.nodes[static_cast<size_t>(to.step)].name}, {"channel", to.channel}});
+      const auto laterName = [&](size_t k) { return k < o->prefetches.size() ? json(g.nodes[static_cast<size_t>(o->prefetches[k].step)].name) : json(nullptr); };
+      t["prefetches_weights_of"] = laterName(0);
+      t["prefetch_channel"] = o->prefetches.empty() ? json(nullptr) : json(o->prefetches[0].channel);
+      t["prefetches_second_weights_of"] = laterName(1);
+      t["prefetches"] = std::move(later);
       // Input handover (engine mode): the node whose first input tile this layer loads beside its last store (null:
       // none), and whether this layer's first input tile was loaded so by the layer before.
       t["hands_input_to"] = o->handsInputTo >= 0 ? json(g.nodes[static_cast<size_t>(o->handsInputTo)].name) : json(nullptr);

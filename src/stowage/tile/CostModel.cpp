@@ -74,14 +74,11 @@ LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSch
       if (t.storeY) stores += dmaCycles(target, t.y);
     }
     if (engine) loads += cross.issueInput;
-    if (c < cross.issueNext.size()) {
-      const uint64_t rest = c < cross.nextInFlight.size() ? cross.nextInFlight[c] : 0;
-      (twoChannels && cross.issueChannel == 1 ? stores : loads) += cross.issueNext[c] - std::min(cross.issueNext[c], rest);
-    }
-    if (twoChannels && c < cross.issueSecond.size()) {  // on the other channel
-      const uint64_t rest = c < cross.secondInFlight.size() ? cross.secondInFlight[c] : 0;
-      (cross.issueChannel == 1 ? loads : stores) += cross.issueSecond[c] - std::min(cross.issueSecond[c], rest);
-    }
+    for (const LaterWeights& later : cross.issueLater)
+      if (c < later.cycles.size()) {
+        const uint64_t rest = c < later.inFlight.size() ? later.inFlight[c] : 0;
+        (twoChannels && later.channel == 1 ? stores : loads) += later.cycles[c] - std::min(later.cycles[c], rest);
+      }
     // What earlier layers' transfers still occupy delays only this layer's own transfers on that channel, which
     // queue behind it (a transfer passing over a layer that uses the channel for nothing may outlast it); the
     // prefetched first weight tile is waited for, so its arrival bounds the layer whichever channel brought it.
@@ -128,9 +125,16 @@ void CoreQueues::issue(uint64_t at, uint64_t cycles, int channel, uint64_t& read
 }
 
 void CoreQueues::issueLaterWeights(size_t c, uint64_t at, const CrossLayerWeights& cross, LayerCost& cost) {
-  if (c < cross.issueNext.size() && cross.issueNext[c] > 0) issue(at, cross.issueNext[c], cross.issueChannel, cost.nextReady[c]);
-  if (weightsOnStoreChannel && c < cross.issueSecond.size() && cross.issueSecond[c] > 0)
-    issue(at, cross.issueSecond[c], 1 - cross.issueChannel, cost.secondReady[c]);
+  for (size_t k = 0; k < cross.issueLater.size(); ++k) {
+    const LaterWeights& later = cross.issueLater[k];
+    if (c < later.cycles.size() && later.cycles[c] > 0) issue(at, later.cycles[c], later.channel, cost.laterReady[k][c]);
+  }
+}
+
+std::vector<std::vector<uint64_t>> laterReadySlots(const CrossLayerWeights& cross) {
+  std::vector<std::vector<uint64_t>> out;
+  for (const LaterWeights& later : cross.issueLater) out.emplace_back(later.cycles.size(), 0);
+  return out;
 }
 
 LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, const OperandBuffers& buffers,
@@ -139,8 +143,7 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
   LayerCost cost;
   const bool engine = target.engineDim > 0;
   const size_t chunks = schedule.chunkStart.size() - 1;
-  if (!cross.issueNext.empty()) cost.nextReady.assign(cross.issueNext.size(), 0);
-  if (!cross.issueSecond.empty()) cost.secondReady.assign(cross.issueSecond.size(), 0);
+  cost.laterReady = laterReadySlots(cross);
   for (size_t c = 0; c < chunks; ++c) {
     const size_t first = schedule.chunkStart[c], end = schedule.chunkStart[c + 1];
     uint64_t compute = 0;
@@ -159,7 +162,7 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
     const bool prefetched = static_cast<int>(c) < cross.prefetchedCores;
     // The next layer's first weight tile for this core: on the input channel (the store channel's when there is
     // one channel), after this core's own loads; the core does not wait for it. Then the second later layer's.
-    auto issueNext = [&](uint64_t at) { queues.issueLaterWeights(c, at, cross, cost); };
+    auto issueLater = [&](uint64_t at) { queues.issueLaterWeights(c, at, cross, cost); };
     uint64_t ownLoads = 0;  // the input channel's end without the next layer's transfer
     // A prefetched first weight tile still in flight keeps the input channel (the layer before's) busy.
     // Transfers earlier layers issued (this layer's prefetched first weight tile, or one for a later layer) keep
@@ -167,7 +170,7 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
     if (!engine && c < cross.inputBusy.size()) loadFree = std::max(loadFree, cross.inputBusy[c]);
     if (sharedChannel) storeFree = loadFree;
     if (weightsOnStoreChannel && c < cross.weightBusy.size()) storeFree = std::max(storeFree, cross.weightBusy[c]);
-    if (first == end) issueNext(0);
+    if (first == end) issueLater(0);
     // Loads of tile i's operands with two halves (`doubled`) or with one (!doubled).
     auto issueLoads = [&](size_t i, uint64_t at, bool doubled) {
       const TileDesc& t = schedule.tiles[i];
@@ -208,7 +211,7 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
       if (i + 1 < end) issueLoads(i + 1, engine ? 0 : now, true);
       if (i + 1 == end) {
         ownLoads = queues.ownInputEnd;
-        issueNext(now);
+        issueLater(now);
       }
       const uint64_t cyc = tileComputeCycles(target, s, t);
       compute += cyc;

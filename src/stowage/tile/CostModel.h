@@ -25,37 +25,37 @@ struct LayerCost {
   uint64_t compute = 0;  ///< busiest core (engine: all tiles)
   uint64_t dma = 0;      ///< busiest core's transfers
   uint64_t total = 0;    ///< pipelined estimate
-  /// Per core: when the next layer's first weight tile it loads (CrossLayerWeights::issueNext) has arrived,
-  /// counted from this layer's start (0 for none).
-  std::vector<uint64_t> nextReady;
-  /// The same for the second later layer's (CrossLayerWeights::issueSecond).
-  std::vector<uint64_t> secondReady;
+  /// Per later layer whose first weight tiles this layer loads (CrossLayerWeights::issueLater, same order), per core:
+  /// when its transfer has arrived, counted from this layer's start (0 for none).
+  std::vector<std::vector<uint64_t>> laterReady;
+};
+
+/// A later layer's first weight tiles that a layer's cores load during their last tile (tile/WeightPrefetch.h): core
+/// c < cycles.size() makes a transfer of cycles[c] (0: none) on `channel` (cores mode with two channels: 0 input, 1
+/// weights and stores; else the one queue), issued after the core's own loads; inFlight[c]: the part of it still in
+/// flight when the layer ends (layerBounds counts the rest).
+struct LaterWeights {
+  std::vector<uint64_t> cycles;
+  int channel = 0;
+  std::vector<uint64_t> inFlight;
+  bool operator==(const LaterWeights&) const = default;
 };
 
 /// Weight tiles moved across layers (tile/WeightPrefetch.h). The first `prefetchedCores` cores find their first
 /// weight tile loaded by an earlier layer on the target: it arrives `firstReady[c]` cycles after this layer starts
-/// (0: already there); the channel it comes on is busy until then (inputBusy or weightBusy say so). Core c < issueNext.size() loads the next
-/// layer's first weight tile for that layer's core c, a transfer of issueNext[c] cycles (0: none), on its input
-/// channel during its last tile (engine: the load queue's last mvin; the layer's fence waits for it).
+/// (0: already there); the channel it comes on is busy until then (inputBusy or weightBusy say so). `issueLater`: the
+/// later layers' first weight tiles this layer loads during its last tile, issued in that order (engine: the load
+/// queue's last mvin; the layer's fence waits for it).
 struct CrossLayerWeights {
   int prefetchedCores = 0;
   std::vector<uint64_t> firstReady;
-  std::vector<uint64_t> issueNext;
-  /// Per core: the part of its issueNext transfer still in flight when this layer ends (layerBounds counts the rest).
-  std::vector<uint64_t> nextInFlight;
+  std::vector<LaterWeights> issueLater;
   /// Cores mode, per core: cycles from this layer's start during which its input channel still carries weight
   /// transfers earlier layers issued (for this layer or a later one): the core's own transfers there queue behind.
   std::vector<uint64_t> inputBusy;
   /// The same for channel 1 (weights and stores) on targets with two channels: its own weight loads and stores
   /// queue behind.
   std::vector<uint64_t> weightBusy;
-  /// Cores mode with two channels: the channel the issueNext transfers go on (0: input, 1: weights and stores).
-  int issueChannel = 0;
-  /// Cores mode with two channels: core c < issueSecond.size() also loads a second later layer's first weight tile
-  /// for its core c, a transfer of issueSecond[c] cycles (0: none), on the other channel (1 - issueChannel), issued
-  /// right after the issueNext one; secondInFlight as nextInFlight.
-  std::vector<uint64_t> issueSecond;
-  std::vector<uint64_t> secondInFlight;
   /// Engine mode, input handover (tile/InputHandover.h): this layer's last output store waits for a fence after its
   /// last compute, and then the next layer's first input tile, a transfer of `issueInput` cycles (0: none), runs on
   /// the load queue beside that store; `inputHandedOver`: this layer's first input tile is already there.
@@ -78,7 +78,7 @@ struct LayerBounds {
 /// channel when the layer starts (CrossLayerWeights::inputBusy, weightBusy: its prefetched first weight tile's rest,
 /// or a transfer for a later layer passing over) in front of the layer's own transfers on that channel (none: it
 /// counts nothing there, it may outlast the layer), the prefetched first tile's arrival (firstReady) as a bound of
-/// its own, and the next layer's transfer with the part done before this layer ends (issueNext - nextInFlight).
+/// its own, and the later layers' transfers with the part done before this layer ends (cycles - inFlight).
 LayerBounds layerBounds(const Target& target, const LayerShape& s, const TileSchedule& schedule, const CrossLayerWeights& cross = {});
 
 /// One core's DMA queues as the estimates run them (estimateLayer, tile/SharedInput's estimateSharedInput): when the
@@ -94,10 +94,13 @@ struct CoreQueues {
   uint64_t store(uint64_t cycles, uint64_t after);
   /// Queues a transfer of `cycles` issued at `at` on `channel`; `ready` gets its end.
   void issue(uint64_t at, uint64_t cycles, int channel, uint64_t& ready);
-  /// Core `c`'s transfers of later layers' first weight tiles, issued at `at`: cross.issueNext on cross.issueChannel
-  /// (its end to cost.nextReady[c]), then, with two channels, cross.issueSecond on the other (cost.secondReady[c]).
+  /// Core `c`'s transfers of later layers' first weight tiles, issued at `at`: each of cross.issueLater in turn, on
+  /// its channel (its end to cost.laterReady[k][c]).
   void issueLaterWeights(size_t c, uint64_t at, const CrossLayerWeights& cross, LayerCost& cost);
 };
+
+/// LayerCost::laterReady's slots for `cross.issueLater`, all 0.
+std::vector<std::vector<uint64_t>> laterReadySlots(const CrossLayerWeights& cross);
 
 /// The estimate of running `schedule` on `target`: per core chunk, loads, compute and stores as queues with the
 /// ping-pong hazards of the generated code; the layer takes as long as its slowest core.
@@ -105,7 +108,7 @@ LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSch
 /// The same per operand: a doubled operand's next load is issued before this tile's compute (into the other
 /// half), a single one's at its own tile, after the previous tile's compute (TiledLayerEmitter issues them so).
 /// With `cross`, the prefetched first weight tiles wait for nothing but their arrival and the layer loads the next
-/// layer's (their ends go to LayerCost::nextReady, not to the layer's total: the cores do not wait for them).
+/// layers' (their ends go to LayerCost::laterReady, not to the layer's total: the cores do not wait for them).
 LayerCost estimateLayer(const Target& target, const LayerShape& s, const TileSchedule& schedule, const OperandBuffers& buffers,
                         const CrossLayerWeights& cross = {});
 

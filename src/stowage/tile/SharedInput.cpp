@@ -91,7 +91,7 @@ struct CoreWalk {
   uint64_t lastStore = 0, ownLoads = 0, xEnd = 0;
   bool xPending = false;
 
-  void issueNext(uint64_t at) { q.issueLaterWeights(c, at, cross, cost); }
+  void issueLater(uint64_t at) { q.issueLaterWeights(c, at, cross, cost); }
   void oneLoad(const TileCopy& cp, int buf, uint64_t* ready, uint64_t& queue, uint64_t at) {
     ready[buf] = q.load(dmaCycles(target, cp), at, wFreed[buf], queue);
   }
@@ -124,7 +124,7 @@ struct CoreWalk {
     const TileDesc& t = schedule.tiles[j];
     if (j + 1 == end) {
       ownLoads = q.ownInputEnd;
-      issueNext(now);
+      issueLater(now);
     }
     const uint64_t cyc = tileComputeCycles(target, s, t);
     compute += cyc;
@@ -176,8 +176,7 @@ LayerCost estimateSharedInput(const Target& target, const LayerShape& s, const T
                               const CrossLayerWeights& cross) {
   LayerCost cost;
   const size_t chunks = schedule.chunkStart.size() - 1;
-  if (!cross.issueNext.empty()) cost.nextReady.assign(cross.issueNext.size(), 0);
-  if (!cross.issueSecond.empty()) cost.secondReady.assign(cross.issueSecond.size(), 0);
+  cost.laterReady = laterReadySlots(cross);
   // Every core walks the same row blocks: core 0's list of them.
   std::vector<const TileCopy*> rowBlockX;
   for (size_t i = schedule.chunkStart[0]; i < schedule.chunkStart[1]; ++i)
@@ -199,7 +198,7 @@ LayerCost estimateSharedInput(const Target& target, const LayerShape& s, const T
     if (c < cross.inputBusy.size()) w.q.loadFree = std::max(w.q.loadFree, cross.inputBusy[c]);
     if (sharedChannel) w.q.storeFree = w.q.loadFree;
     if (!sharedChannel && c < cross.weightBusy.size()) w.q.storeFree = std::max(w.q.storeFree, cross.weightBusy[c]);
-    if (w.first == w.end) w.issueNext(0);
+    if (w.first == w.end) w.issueLater(0);
     walks.push_back(w);
   }
   for (;;) {

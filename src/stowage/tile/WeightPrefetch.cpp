@@ -78,7 +78,7 @@ class LayerTimeline {
     CrossLayerWeights cross;
   };
 
-  /// Estimates every layer in program order under the current pairs (prefetchNext, weightsPrefetchedCores,
+  /// Estimates every layer in program order under the current pairs (prefetches, weightsPrefetchedCores,
   /// weightsSplit): a receiver's first weight tiles arrive when its issuer's transfers end, counted on one clock
   /// across the steps in between (their cycles: offloaded layers' estimates, other steps' stepCycles); in cores mode
   /// each core's input channel carries the transfer until then, so a layer in between starts its own input
@@ -114,13 +114,14 @@ class LayerTimeline {
       if (cores) {
         x.inputBusy = busy(0);
         x.weightBusy = busy(1);
-        x.issueChannel = L.prefetchChannel;
       }
-      constexpr size_t kNone = static_cast<size_t>(-1);
-      const size_t r = L.prefetchNext >= 0 ? indexOfStep(L.prefetchNext).value_or(kNone) : kNone;
-      if (r != kNone) x.issueNext = receiverTransfers(r);
-      const size_t r2 = cores && L.prefetchSecond >= 0 ? indexOfStep(L.prefetchSecond).value_or(kNone) : kNone;
-      if (r2 != kNone) x.issueSecond = receiverTransfers(r2);
+      // The later layers whose first weight tiles this layer loads, in issue order (the receivers' indices).
+      std::vector<size_t> receivers;
+      for (const WeightPrefetchTo& to : L.prefetches)
+        if (const auto r = indexOfStep(to.step)) {
+          receivers.push_back(*r);
+          x.issueLater.push_back({receiverTransfers(*r), cores ? to.channel : 0, {}});
+        }
       x.inputHandedOver = L.inputHandedOver;
       if (L.handsInputTo >= 0)
         if (const auto h = indexOfStep(L.handsInputTo); h && shapes_[*h])
@@ -128,18 +129,19 @@ class LayerTimeline {
       LayerCost cost = estimate(i, x);
       // Each receiver's arrival times (weights loaded once: every core's when that one transfer ends); the channel
       // a transfer went on is busy until then.
-      auto handOver = [&](size_t receiver, const std::vector<uint64_t>& ready, int channel, std::vector<uint64_t>& inFlight) {
+      for (size_t k = 0; k < receivers.size(); ++k) {
+        const size_t receiver = receivers[k];
+        const std::vector<uint64_t>& ready = cost.laterReady[k];
+        LaterWeights& later = x.issueLater[k];
         std::vector<uint64_t>& to = arrival[receiver];
         const int once = layers_[receiver].weightsOnceCore;
         for (size_t c = 0; c < ready.size(); ++c) {
           to.push_back(clock + (once >= 0 && static_cast<size_t>(once) < ready.size() ? ready[static_cast<size_t>(once)] : ready[c]));
-          inFlight.push_back(minus(ready[c], cost.total));
-          std::vector<uint64_t>& free = channelFree[{L.target, channel}];
+          later.inFlight.push_back(minus(ready[c], cost.total));
+          std::vector<uint64_t>& free = channelFree[{L.target, later.channel}];
           if (cores && c < free.size()) free[c] = std::max(free[c], clock + ready[c]);
         }
-      };
-      if (r != kNone) handOver(r, cost.nextReady, L.prefetchChannel, x.nextInFlight);
-      if (r2 != kNone) handOver(r2, cost.secondReady, 1 - L.prefetchChannel, x.secondInFlight);
+      }
       clock += cost.total;
       out[i] = {std::move(cost), std::move(x)};
     }
@@ -166,8 +168,7 @@ class LayerTimeline {
       const Entry& e = entries[i];
       recordEstimate(L, e.cost);
       L.weightsReady = e.cross.firstReady;
-      L.nextWeightsInFlight = e.cross.nextInFlight;
-      L.secondWeightsInFlight = e.cross.secondInFlight;
+      for (size_t k = 0; k < L.prefetches.size() && k < e.cross.issueLater.size(); ++k) L.prefetches[k].inFlight = e.cross.issueLater[k].inFlight;
       L.inputChannelBusy = e.cross.inputBusy;
       L.weightChannelBusy = e.cross.weightBusy;
     }
@@ -194,7 +195,7 @@ class LayerTimeline {
 /// A cores-mode layer whose cores start no transfer: input, weights (if it has any) and output used in place
 /// (tile/ResidentTensors.h).
 bool movesNoData(const OffloadedLayer& layer) {
-  return layer.direct[0] && (layer.direct[1] || layer.buffers[1][0].empty()) && layer.direct[2] && layer.prefetchNext < 0;
+  return layer.direct[0] && (layer.direct[1] || layer.buffers[1][0].empty()) && layer.direct[2] && layer.prefetches.empty();
 }
 
 }  // namespace
@@ -206,16 +207,11 @@ CrossLayerWeights crossLayerTransfers(const Graph& g, const Board& board, const 
   x.firstReady = L.weightsReady;
   x.inputBusy = L.inputChannelBusy;
   x.weightBusy = L.weightChannelBusy;
-  x.issueChannel = L.prefetchChannel;
-  const OffloadedLayer* next = L.prefetchNext >= 0 ? offloadedAtStep(offloaded, L.prefetchNext) : nullptr;
-  if (const auto shape = next ? layerShapeOf(g, g.nodes[static_cast<size_t>(next->step)]).shape : std::nullopt) {
-    x.issueNext = receiverTransferCycles(board.targets[static_cast<size_t>(next->target)], offloadedSchedule(*shape, *next), *next);
-    x.nextInFlight = L.nextWeightsInFlight;
-  }
-  const OffloadedLayer* second = L.prefetchSecond >= 0 ? offloadedAtStep(offloaded, L.prefetchSecond) : nullptr;
-  if (const auto shape = second && L.mode == "cores" ? layerShapeOf(g, g.nodes[static_cast<size_t>(second->step)]).shape : std::nullopt) {
-    x.issueSecond = receiverTransferCycles(board.targets[static_cast<size_t>(second->target)], offloadedSchedule(*shape, *second), *second);
-    x.secondInFlight = L.secondWeightsInFlight;
+  for (const WeightPrefetchTo& to : L.prefetches) {
+    const OffloadedLayer* later = offloadedAtStep(offloaded, to.step);
+    if (const auto shape = later ? layerShapeOf(g, g.nodes[static_cast<size_t>(later->step)]).shape : std::nullopt)
+      x.issueLater.push_back({receiverTransferCycles(board.targets[static_cast<size_t>(later->target)], offloadedSchedule(*shape, *later), *later),
+                              L.mode == "cores" ? to.channel : 0, to.inFlight});
   }
   x.inputHandedOver = L.inputHandedOver;
   const OffloadedLayer* handed = L.handsInputTo >= 0 ? offloadedAtStep(offloaded, L.handsInputTo) : nullptr;
@@ -351,7 +347,7 @@ class PairSearch {
       remarks.push_back(fmt::format("prefetch: {} of them by an issuing core other than the round-robin one (every issuing core tried; "
                                     "--no-every-once-core turns it off)",
                                     otherOnceCore));
-    const auto twice = std::count_if(layers_.begin(), layers_.end(), [](const OffloadedLayer& L) { return L.prefetchSecond >= 0; });
+    const auto twice = std::count_if(layers_.begin(), layers_.end(), [](const OffloadedLayer& L) { return L.prefetches.size() == 2; });
     if (twice > 0)
       remarks.push_back(fmt::format("prefetch: {} layer(s) load the first weight tiles of two later layers, one on each DMA channel", twice));
     if (overLayers > 0)
@@ -380,7 +376,8 @@ class PairSearch {
   };
   /// The pairing fields of a layer, to try a move and take it back.
   struct Fields {
-    int prefetchNext, prefetchSecond, prefetchedCores, channel, onceCore;
+    std::vector<WeightPrefetchTo> prefetches;
+    int prefetchedCores, onceCore;
     bool split;
   };
   using State = std::pair<std::vector<Fields>, std::vector<std::optional<size_t>>>;
@@ -496,38 +493,26 @@ class PairSearch {
   State save() const {
     std::vector<Fields> f;
     for (const OffloadedLayer& L : layers_)
-      f.push_back({L.prefetchNext, L.prefetchSecond, L.weightsPrefetchedCores, L.prefetchChannel, L.weightsOnceCore, L.weightsSplit});
+      f.push_back({L.prefetches, L.weightsPrefetchedCores, L.weightsOnceCore, L.weightsSplit});
     return {f, issuerOf_};
   }
 
   void restore(const State& st) {
     for (size_t i = 0; i < layers_.size(); ++i) {
-      layers_[i].prefetchNext = st.first[i].prefetchNext;
-      layers_[i].prefetchSecond = st.first[i].prefetchSecond;
+      layers_[i].prefetches = st.first[i].prefetches;
       layers_[i].weightsPrefetchedCores = st.first[i].prefetchedCores;
-      layers_[i].prefetchChannel = st.first[i].channel;
       layers_[i].weightsOnceCore = st.first[i].onceCore;
       layers_[i].weightsSplit = st.first[i].split;
     }
     issuerOf_ = st.second;
   }
 
-  /// Takes receiver k from its issuer; an issuer left with its second receiver only issues it as its first, on the
-  /// same channel.
+  /// Takes receiver k from its issuer (its other receivers keep their channels and order).
   void unpair(size_t k) {
     if (!issuerOf_[k]) return;
     OffloadedLayer& issuer = layers_[*issuerOf_[k]];
     const int step = layers_[receivers_[k].index].step;
-    if (issuer.prefetchSecond == step) {
-      issuer.prefetchSecond = -1;
-    } else if (issuer.prefetchSecond >= 0) {
-      issuer.prefetchNext = issuer.prefetchSecond;
-      issuer.prefetchChannel = 1 - issuer.prefetchChannel;
-      issuer.prefetchSecond = -1;
-    } else {
-      issuer.prefetchNext = -1;
-      issuer.prefetchChannel = 0;
-    }
+    std::erase_if(issuer.prefetches, [&](const WeightPrefetchTo& to) { return to.step == step; });
     layers_[receivers_[k].index].weightsPrefetchedCores = 0;
     layers_[receivers_[k].index].weightsOnceCore = -1;
     issuerOf_[k].reset();
@@ -536,20 +521,17 @@ class PairSearch {
   /// The channel issuer j loads receiver k's first weight tiles on (k must be one of j's receivers).
   int channelOf(size_t k, size_t j) const {
     const OffloadedLayer& issuer = layers_[j];
-    return issuer.prefetchSecond == layers_[receivers_[k].index].step ? 1 - issuer.prefetchChannel : issuer.prefetchChannel;
+    for (const WeightPrefetchTo& to : issuer.prefetches)
+      if (to.step == layers_[receivers_[k].index].step) return to.channel;
+    return 0;
   }
 
-  /// Pairs receiver k with issuer j on `channel` (no split changes; j serves no receiver on that channel, and in
-  /// engine mode or on one channel none at all); false (and unpaired) when the receiver has no first weight
-  /// transfer to move.
+  /// Pairs receiver k with issuer j on `channel`, issued after j's other receivers (no split changes; before the
+  /// stream phase j serves no receiver on that channel, and in engine mode or on one channel none at all); false
+  /// (and unpaired) when the receiver has no first weight transfer to move.
   bool pair(size_t k, size_t j, int channel) {
     const size_t i = receivers_[k].index;
-    if (layers_[j].prefetchNext >= 0) {  // its second receiver, on the other channel
-      layers_[j].prefetchSecond = layers_[i].step;
-    } else {
-      layers_[j].prefetchNext = layers_[i].step;
-      layers_[j].prefetchChannel = channel;
-    }
+    layers_[j].prefetches.push_back({layers_[i].step, channel, {}});
     layers_[i].weightsPrefetchedCores = std::min(layers_[j].cores, layers_[i].cores);
     layers_[i].weightsOnceCore = -1;
     issuerOf_[k] = j;
@@ -742,7 +724,7 @@ void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgra
 }
 
 void settlePrefetchArrivals(const Graph& g, ProgramPlan& plan) {
-  if (std::none_of(plan.offloaded.begin(), plan.offloaded.end(), [](const OffloadedLayer& L) { return L.prefetchNext >= 0 || L.handsInputTo >= 0; }))
+  if (std::none_of(plan.offloaded.begin(), plan.offloaded.end(), [](const OffloadedLayer& L) { return !L.prefetches.empty() || L.handsInputTo >= 0; }))
     return;
   LayerTimeline timeline(g, plan.board, plan.offloaded, [&](size_t step) { return cpuStepCycles(g, plan, step); });
   timeline.apply(timeline.run().first);

@@ -19,7 +19,7 @@ struct TiledProgram;
 /// Pairs layers of `tiled` run by an accelerator with an earlier layer that the same target runs in the same mode
 /// (constant weights not used in place), at most one pair per issuer and per receiver. Cores mode: core c <
 /// min(cores of both) of the issuer loads the receiver's first weight tile of core c during its last tile, on its
-/// input channel or (two channels) its weight and store channel (OffloadedLayer::prefetchChannel); the issuer is
+/// input channel or (two channels) its weight and store channel (WeightPrefetchTo::channel); the issuer is
 /// the layer before on the target or up to 3 (far issuers: 9) further back, the transfer then running across the layers in between
 /// (their own transfers on that channel queue behind it: inputChannelBusy, weightChannelBusy).
 /// Engine mode: the layer before, whose last mvin (before its fence, after its own loads) is the receiver's first

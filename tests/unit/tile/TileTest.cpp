@@ -327,7 +327,8 @@ TEST(PlanScratch, PlannerHonoursPinnedBanks) {
   bool handedOver = false;
   for (const OffloadedLayer& l : t.offloaded)
     for (const OffloadedLayer& n : t.offloaded) {
-      if (n.step == l.prefetchNext) prefetchedFrom[n.buffers[1][0]] = l.step;
+      for (const WeightPrefetchTo& to : l.prefetches)
+        if (n.step == to.step) prefetchedFrom[n.buffers[1][0]] = l.step;
       if (n.step == l.handsInputTo) {
         prefetchedFrom[n.buffers[0][0]] = l.step;
         handedOver = true;

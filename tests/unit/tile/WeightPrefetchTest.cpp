@@ -62,23 +62,24 @@ TEST(WeightPrefetch, CostModelMovesTheFirstWeightLoadToTheLayerBefore) {
   // Loading the next layer's during its last tile: the layer does not wait for it; it ends 300 cycles after that
   // core's last tile starts (its own weights: wLoad), on the input channel.
   CrossLayerWeights issuing;
-  issuing.issueNext = {300, 0};
+  issuing.issueLater = {{{300, 0}, 0, {}}};
   const LayerCost with = estimateLayer(t, s, sched, both, issuing);
   EXPECT_EQ(with.total, alone.total);
-  ASSERT_EQ(with.nextReady.size(), 2u);
-  EXPECT_EQ(with.nextReady[0], 300u);
-  EXPECT_EQ(with.nextReady[1], 0u);
+  ASSERT_EQ(with.laterReady.size(), 1u);
+  ASSERT_EQ(with.laterReady[0].size(), 2u);
+  EXPECT_EQ(with.laterReady[0][0], 300u);
+  EXPECT_EQ(with.laterReady[0][1], 0u);
   // Its bounds count the part of that transfer done within its span: all of it, or only 100 cycles when 200 are
   // still in flight as it ends (the channel 1 weight load, wLoad, is then the busier queue).
   EXPECT_EQ(layerBounds(t, s, sched, issuing).dma, 300u);
-  issuing.nextInFlight = {200, 0};
+  issuing.issueLater[0].inFlight = {200, 0};
   EXPECT_EQ(layerBounds(t, s, sched, issuing).dma, wLoad);
   // One channel: it queues behind the core's own weight load.
   t.dmaChannels = 1;
-  EXPECT_EQ(estimateLayer(t, s, sched, both, issuing).nextReady[0], wLoad + 300);
+  EXPECT_EQ(estimateLayer(t, s, sched, both, issuing).laterReady[0][0], wLoad + 300);
   // Still, the core does not wait for it: with its output in place no store queues behind it, however long it is.
   CrossLayerWeights longOne;
-  longOne.issueNext = {100000, 0};
+  longOne.issueLater = {{{100000, 0}, 0, {}}};
   EXPECT_EQ(estimateLayer(t, s, sched, both, longOne).total, estimateLayer(t, s, sched, both).total);
 
   // A matrix engine: the load queue takes the next layer's block after every load of the layer, and the layer's
@@ -90,10 +91,10 @@ TEST(WeightPrefetch, CostModelMovesTheFirstWeightLoadToTheLayerBefore) {
   const TileSchedule one = scheduleTiles(s, 5, 2, 1, true);
   const LayerCost plain = estimateLayer(e, s, one, both);
   CrossLayerWeights next;
-  next.issueNext = {100000};
+  next.issueLater = {{{100000}, 0, {}}};
   const LayerCost fenced = estimateLayer(e, s, one, both, next);
-  ASSERT_EQ(fenced.nextReady.size(), 1u);
-  EXPECT_EQ(fenced.total, fenced.nextReady[0]);
+  ASSERT_EQ(fenced.laterReady.size(), 1u);
+  EXPECT_EQ(fenced.total, fenced.laterReady[0][0]);
   EXPECT_GT(fenced.total, 100000u);
   EXPECT_EQ(layerBounds(e, s, one, next).loads, layerBounds(e, s, one).loads + 100000);
   CrossLayerWeights got;
@@ -129,8 +130,8 @@ void expectResNet8HandsWeightsOver(const std::string& boardName, int minPrefetch
   const ProgramPlan& plan = r->plan;
   int prefetched = 0;
   for (const OffloadedLayer& l : plan.offloaded) {
-    if (l.prefetchNext >= 0) {
-      const OffloadedLayer* next = layerAt(plan, l.prefetchNext);
+    for (const WeightPrefetchTo& to : l.prefetches) {
+      const OffloadedLayer* next = layerAt(plan, to.step);
       ASSERT_NE(next, nullptr);
       EXPECT_GT(next->step, l.step);
       EXPECT_EQ(next->target, l.target);
@@ -144,7 +145,8 @@ void expectResNet8HandsWeightsOver(const std::string& boardName, int minPrefetch
     EXPECT_TRUE(r->graph.tensor(n.inputs[1]).isConstant()) << n.name;
     int before = -1;
     for (const OffloadedLayer& p : plan.offloaded)
-      if (p.prefetchNext == l.step || p.prefetchSecond == l.step) before = p.step;  // (an issuer may serve two)
+      for (const WeightPrefetchTo& to : p.prefetches)
+        if (to.step == l.step) before = p.step;  // (an issuer may serve several)
     ASSERT_GE(before, 0) << n.name;
     const int buffer = plan.scratchOf(l.buffers[1][0]);
     ASSERT_GE(buffer, 0);
@@ -167,7 +169,7 @@ void expectResNet8HandsWeightsOver(const std::string& boardName, int minPrefetch
   auto without = compileOnExampleBoard(g, boardName, own);
   ASSERT_TRUE(without.ok()) << without.error().render();
   for (const OffloadedLayer& l : without->plan.offloaded) {
-    EXPECT_EQ(l.prefetchNext, -1);
+    EXPECT_TRUE(l.prefetches.empty());
     EXPECT_EQ(l.weightsPrefetchedCores, 0);
   }
   HostSimReport simWithout;
@@ -183,7 +185,7 @@ void expectResNet8HandsWeightsOver(const std::string& boardName, int minPrefetch
 TEST(WeightPrefetch, ResNet8OnHexagonHandsWeightsOverBetweenHvxLayers) {
   STOWAGE_RELEASE_BUILD_ONLY("whole models through the tile simulator, 10-50 s under ASan");
   // Each core loads the next layer's during its last tile; the next layer waits for the ticket of the layer before.
-  expectResNet8HandsWeightsOver("hexagon-vtcm", 6, {"_load_next(a, ws, core)", "_wpre[core] : "});
+  expectResNet8HandsWeightsOver("hexagon-vtcm", 6, {"_load_later0(a, ws, core)", "_wpre[core] : "});
 }
 
 TEST(WeightPrefetch, ResNet8OnGemminiHandsWeightsOverBetweenEngineLayers) {
@@ -215,22 +217,21 @@ TEST(WeightPrefetch, CostModelQueuesInputLoadsBehindATransferPassingOver) {
   EXPECT_EQ(layerBounds(t, s, inPlace, over).loads, 0u) << "nor bounds it: the transfer may outlast the layer";
   // The next layer's first weights it loads itself queue behind it too.
   CrossLayerWeights issuing = over;
-  issuing.issueNext = {300, 300};
+  issuing.issueLater = {{{300, 300}, 0, {}}};
   const LayerCost issued = estimateLayer(t, s, inPlace, both, issuing);
-  ASSERT_EQ(issued.nextReady.size(), 2u);
-  EXPECT_EQ(issued.nextReady[0], 800u);
-  EXPECT_EQ(issued.nextReady[1], 300u);
+  ASSERT_EQ(issued.laterReady.size(), 1u);
+  EXPECT_EQ(issued.laterReady[0][0], 800u);
+  EXPECT_EQ(issued.laterReady[0][1], 300u);
   // On channel 1 (weights and stores) instead: behind what that channel still carries, and the layer's own weight
   // loads and stores there queue behind it in turn.
   CrossLayerWeights onWeights;
-  onWeights.issueNext = {300, 300};
-  onWeights.issueChannel = 1;
+  onWeights.issueLater = {{{300, 300}, 1, {}}};
   onWeights.weightBusy = {0, 200};
   const LayerCost second = estimateLayer(t, s, inPlace, both, onWeights);
   const uint64_t wLoad = 100 + (2 * 18 * 4) / 4;
-  ASSERT_EQ(second.nextReady.size(), 2u);
-  EXPECT_EQ(second.nextReady[0], wLoad + 300) << "after core 0's own weight load";
-  EXPECT_EQ(second.nextReady[1], 200 + wLoad + 300);
+  ASSERT_EQ(second.laterReady.size(), 1u);
+  EXPECT_EQ(second.laterReady[0][0], wLoad + 300) << "after core 0's own weight load";
+  EXPECT_EQ(second.laterReady[0][1], 200 + wLoad + 300);
   EXPECT_EQ(second.total, 200 + estimateLayer(t, s, inPlace, both).total) << "core 1's weights wait for the channel";
   EXPECT_EQ(layerBounds(t, s, inPlace, onWeights).stores, 200 + wLoad + 300);
 }
@@ -250,14 +251,15 @@ TEST(WeightPrefetch, HexagonIssuesWeightsAcrossTheLayersInBetween) {
   for (size_t i = 0; i < plan.offloaded.size(); ++i) {
     const OffloadedLayer& issuer = plan.offloaded[i];
     queued += std::any_of(issuer.inputChannelBusy.begin(), issuer.inputChannelBusy.end(), [](uint64_t c) { return c > 0; });
-    if (issuer.prefetchNext < 0) continue;
+    if (issuer.prefetches.empty()) continue;
+    const int receiver = issuer.prefetches.front().step;
     bool movingBetween = false;
-    for (size_t k = i + 1; k < plan.offloaded.size() && plan.offloaded[k].step < issuer.prefetchNext; ++k) {
+    for (size_t k = i + 1; k < plan.offloaded.size() && plan.offloaded[k].step < receiver; ++k) {
       const OffloadedLayer& mid = plan.offloaded[k];
       movingBetween = movingBetween || !(mid.direct[0] && mid.direct[1] && mid.direct[2]);
       // The weight buffer lives across the layers in between.
       for (const PlacedBuffer& b : plan.buffers)
-        if (b.role == BufferRole::Scratch && b.name == plan.offloadedAt(issuer.prefetchNext)->buffers[1][0]) {
+        if (b.role == BufferRole::Scratch && b.name == plan.offloadedAt(receiver)->buffers[1][0]) {
           EXPECT_LE(b.firstStep, issuer.step) << b.name;
         }
     }
@@ -268,7 +270,8 @@ TEST(WeightPrefetch, HexagonIssuesWeightsAcrossTheLayersInBetween) {
   // Two channels: some transfers go on channel 1 (weights and stores), which the layers with their operands in
   // place leave idle, so two layers' weights travel at once.
   int onChannel1 = 0;
-  for (const OffloadedLayer& l : plan.offloaded) onChannel1 += l.prefetchNext >= 0 && l.prefetchChannel == 1;
+  for (const OffloadedLayer& l : plan.offloaded)
+    for (const WeightPrefetchTo& to : l.prefetches) onChannel1 += to.channel == 1;
   EXPECT_GT(onChannel1, 0);
   EXPECT_NE(r->code.source.text.find("_wpre[core] = stowage_dma_start(1, "), std::string::npos);
   bool remark = false;
@@ -303,10 +306,9 @@ TEST(WeightPrefetch, MobileNetOnHexagonInterleavesTheTransfersOverBothChannels) 
     const OffloadedLayer& l = plan.offloaded[i];
     const Node& n = r->graph.nodes[static_cast<size_t>(l.step)];
     const bool pointwise = n.name.find("pointwise") != std::string::npos;
-    for (const OffloadedLayer& issuer : plan.offloaded) {  // (an issuer's second receiver is on its other channel)
-      if (issuer.prefetchNext == l.step && pointwise) ++channels[issuer.prefetchChannel];
-      if (issuer.prefetchSecond == l.step && pointwise) ++channels[1 - issuer.prefetchChannel];
-    }
+    for (const OffloadedLayer& issuer : plan.offloaded)
+      for (const WeightPrefetchTo& to : issuer.prefetches)
+        if (to.step == l.step && pointwise) ++channels[to.channel];
     bool late = false;
     for (int b = 7; b <= 11; ++b) late = late || n.name == "block" + std::to_string(b) + ".pointwise.conv";
     if (!late) continue;
@@ -350,8 +352,8 @@ TEST(WeightPrefetch, SearchKeepsTheBestOfSeveralStarts) {
 
 TEST(WeightPrefetch, CostModelIssuesASecondLayersWeightsOnTheOtherChannel) {
   // Two channels per core, operands in place: the layer's own weight load is on channel 1. The next layer's first
-  // weight tile goes on channel 0 (issueNext), a second later layer's on channel 1 (issueSecond), after the own load
-  // there; neither holds the layer up, and each counts on its own channel's bound.
+  // weight tile goes on channel 0, a second later layer's on channel 1 (issueLater), after the own load there; neither
+  // holds the layer up, and each counts on its own channel's bound.
   const LayerShape s = testing::smallConvLayer();
   const Target t = testing::smallCoresTarget();
   TileSchedule inPlace = scheduleTiles(s, 5, 2, 2, true);
@@ -362,29 +364,31 @@ TEST(WeightPrefetch, CostModelIssuesASecondLayersWeightsOnTheOtherChannel) {
   const uint64_t wLoad = 100 + (2 * 18 * 4) / 4;
   const LayerCost alone = estimateLayer(t, s, inPlace, both);
   CrossLayerWeights two;
-  two.issueNext = {300, 300};
-  two.issueSecond = {400, 0};
+  two.issueLater = {{{300, 300}, 0, {}}, {{400, 0}, 1, {}}};
   const LayerCost issued = estimateLayer(t, s, inPlace, both, two);
-  ASSERT_EQ(issued.nextReady.size(), 2u);
-  ASSERT_EQ(issued.secondReady.size(), 2u);
-  EXPECT_EQ(issued.nextReady[0], 300u) << "on the idle input channel";
-  EXPECT_EQ(issued.secondReady[0], wLoad + 400) << "behind core 0's own weight load on channel 1";
-  EXPECT_EQ(issued.secondReady[1], 0u) << "core 1 has none to load";
+  ASSERT_EQ(issued.laterReady.size(), 2u);
+  ASSERT_EQ(issued.laterReady[1].size(), 2u);
+  EXPECT_EQ(issued.laterReady[0][0], 300u) << "on the idle input channel";
+  EXPECT_EQ(issued.laterReady[1][0], wLoad + 400) << "behind core 0's own weight load on channel 1";
+  EXPECT_EQ(issued.laterReady[1][1], 0u) << "core 1 has none to load";
   EXPECT_EQ(issued.total, alone.total) << "the cores do not wait for either";
   const LayerBounds bounds = layerBounds(t, s, inPlace, two);
   EXPECT_EQ(bounds.loads, 300u);
   EXPECT_EQ(bounds.stores, wLoad + 400);
   // Swapped channels: the next layer's on channel 1, the second's on channel 0.
-  two.issueChannel = 1;
+  two.issueLater[0].channel = 1;
+  two.issueLater[1].channel = 0;
   const LayerCost swapped = estimateLayer(t, s, inPlace, both, two);
-  EXPECT_EQ(swapped.nextReady[0], wLoad + 300);
-  EXPECT_EQ(swapped.secondReady[0], 400u);
-  // With one channel per core there is no other channel: the second is not issued.
+  EXPECT_EQ(swapped.laterReady[0][0], wLoad + 300);
+  EXPECT_EQ(swapped.laterReady[1][0], 400u);
+  // With one channel per core both queue on it, in their order, behind the core's own weight load; the layer waits
+  // for neither (its output is in place: no store queues behind them).
   Target one = t;
   one.dmaChannels = 1;
-  CrossLayerWeights single;
-  single.issueSecond = {400, 400};
-  EXPECT_EQ(estimateLayer(one, s, inPlace, both, single).total, estimateLayer(one, s, inPlace, both).total);
+  const LayerCost single = estimateLayer(one, s, inPlace, both, two);
+  EXPECT_EQ(single.laterReady[0][0], wLoad + 300);
+  EXPECT_EQ(single.laterReady[1][0], wLoad + 300 + 400);
+  EXPECT_EQ(single.total, estimateLayer(one, s, inPlace, both).total);
 }
 
 TEST(WeightPrefetch, HexagonLayersLoadTheWeightsOfTwoLaterLayers) {
@@ -401,10 +405,9 @@ TEST(WeightPrefetch, HexagonLayersLoadTheWeightsOfTwoLaterLayers) {
   const ProgramPlan& plan = r->plan;
   int twice = 0;
   for (const OffloadedLayer& issuer : plan.offloaded) {
-    if (issuer.prefetchSecond < 0) continue;
+    if (issuer.prefetches.size() < 2) continue;
     ++twice;
-    EXPECT_GE(issuer.prefetchNext, 0);
-    const OffloadedLayer* second = plan.offloadedAt(issuer.prefetchSecond);
+    const OffloadedLayer* second = plan.offloadedAt(issuer.prefetches[1].step);
     ASSERT_NE(second, nullptr);
     EXPECT_GT(second->weightsPrefetchedCores, 0);
     EXPECT_GT(second->step, issuer.step);
@@ -415,7 +418,7 @@ TEST(WeightPrefetch, HexagonLayersLoadTheWeightsOfTwoLaterLayers) {
       }
   }
   EXPECT_GT(twice, 0);
-  EXPECT_NE(r->code.source.text.find("_load_second(a, ws, core)"), std::string::npos);
+  EXPECT_NE(r->code.source.text.find("_load_later1(a, ws, core)"), std::string::npos);
   bool remark = false;
   for (const std::string& s : plan.remarks) remark = remark || s.find("the first weight tiles of two later layers") != std::string::npos;
   EXPECT_TRUE(remark);
@@ -522,8 +525,7 @@ TEST(WeightPrefetch, AutoencoderOnHexagonLoadsWeightsFromFarIssuers) {
   ASSERT_TRUE(r.ok()) << r.error().render();
   int farthest = 0;
   for (const OffloadedLayer& l : r->plan.offloaded) {
-    if (l.prefetchNext >= 0) farthest = std::max(farthest, l.prefetchNext - l.step);
-    if (l.prefetchSecond >= 0) farthest = std::max(farthest, l.prefetchSecond - l.step);
+    for (const WeightPrefetchTo& to : l.prefetches) farthest = std::max(farthest, to.step - l.step);
   }
   EXPECT_GT(farthest, 4) << "every layer of the autoencoder is offloaded: steps apart are layers apart";
   bool remark = false;
@@ -533,7 +535,8 @@ TEST(WeightPrefetch, AutoencoderOnHexagonLoadsWeightsFromFarIssuers) {
   near.farWeightPrefetch = false;
   auto without = compileOnExampleBoard(g, "hexagon-vtcm", near);
   ASSERT_TRUE(without.ok()) << without.error().render();
-  for (const OffloadedLayer& l : without->plan.offloaded) EXPECT_LE(std::max(l.prefetchNext, l.prefetchSecond) - l.step, 4);
+  for (const OffloadedLayer& l : without->plan.offloaded)
+    for (const WeightPrefetchTo& to : l.prefetches) EXPECT_LE(to.step - l.step, 4);
   testing::expectFasterThanWithoutAndAsTheCpu(g, o, *r, *without);
 }
 

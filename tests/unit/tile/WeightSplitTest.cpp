@@ -132,8 +132,8 @@ TEST(WeightSplit, PrefetchIssuerDropsItsSplitWhereThePairIsFasterSo) {
   ASSERT_TRUE(before && issuer);
   EXPECT_TRUE(before->weightsSplit) << "chosen on its own";
   // encoder1.fc issues a later layer's first weights (the search picks which: encoder3.fc now, across encoder2.fc).
-  ASSERT_GE(issuer->prefetchNext, 0);
-  const OffloadedLayer* next = r->plan.offloadedAt(issuer->prefetchNext);
+  ASSERT_FALSE(issuer->prefetches.empty());
+  const OffloadedLayer* next = r->plan.offloadedAt(issuer->prefetches.front().step);
   ASSERT_NE(next, nullptr);
   const std::string nextName = r->graph.nodes[static_cast<size_t>(next->step)].name;
   EXPECT_FALSE(issuer->weightsSplit) << "the pair is faster with the issuer's weights on one channel";
