@@ -43,6 +43,7 @@ struct CompileOptions {
   bool weightsOnce = true;                     ///< `--no-weights-once`: every core's first weight tile is a transfer of its own
   bool farWeightPrefetch = true;               ///< `--no-far-weight-prefetch`: a prefetch's issuer at most 4 layers back
   bool everyOnceCore = true;                   ///< `--no-every-once-core`: weights loaded once by the round-robin issuing core only
+  bool weightStream = true;                    ///< `--no-weight-stream`: an issuer loads the weights of at most one later layer per channel
   bool sharedInput = true;                     ///< `--no-shared-input`: every core loads its own input tiles (tile/SharedInput.h)
   bool sharedWholeInput = true;                ///< `--no-shared-whole-input`: only row blocks outer share their input
   bool handInputs = true;                      ///< `--no-input-handover`: each engine layer loads its own first input tile

@@ -154,6 +154,7 @@ Result<CompileResult> compileGraphOnBoard(Graph graph, const Board& boardIn, con
                                 .weightsOnce = options.weightsOnce,
                                 .farWeightPrefetch = options.farWeightPrefetch,
                                 .everyOnceCore = options.everyOnceCore,
+                                .weightStream = options.weightStream,
                                 .budget = &budget,
                                 .sharedInput = options.sharedInput,
                                 .sharedWholeInput = options.sharedWholeInput,

@@ -257,7 +257,8 @@ TiledProgram tileWithResidents(const Graph& g, const Board& board, const TileOpt
 TiledProgram tileAcrossLayers(const Graph& g, const Board& board, const TileOptions& options, TileSearches& searches) {
   TiledProgram tiled = tileWithResidents(g, board, options, searches);
   if (options.prefetchWeights) {
-    const WeightPrefetchOptions prefetch{.weightsOnce = options.weightsOnce, .farIssuers = options.farWeightPrefetch, .everyOnceCore = options.everyOnceCore};
+    const WeightPrefetchOptions prefetch{.weightsOnce = options.weightsOnce, .farIssuers = options.farWeightPrefetch, .everyOnceCore = options.everyOnceCore,
+                                        .weightStream = options.weightStream};
     prefetchWeightsAcrossLayers(g, board, tiled, prefetch, options.budget);
   }
   if (options.handInputs) handInputsAcrossLayers(g, board, tiled, options.budget);

@@ -26,6 +26,9 @@ struct TileOptions {
   bool farWeightPrefetch = true;
   /// Weights loaded once are tried with every issuing core, not only the round-robin one (`--no-every-once-core`).
   bool everyOnceCore = true;
+  /// Where the layers mostly wait for DMA, an issuer may load the first weight tiles of any number of later layers
+  /// (the weight stream, tile/WeightPrefetch.h; `--no-weight-stream`).
+  bool weightStream = true;
   /// What each pool can still hold beside the buffers that can only live there (plan/PoolBudget.h): tiles, residents
   /// and prefetched weight buffers stay within it. Null: the pools' whole sizes.
   const PoolBudget* budget = nullptr;

@@ -8,6 +8,7 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <tuple>
 
@@ -234,7 +235,7 @@ class PairSearch {
  public:
   PairSearch(const Graph& g, const Board& board, TiledProgram& tiled, const WeightPrefetchOptions& options, const PoolBudget* budget)
       : g_(g), board_(board), tiled_(tiled), layers_(tiled.offloaded), timeline_(g, board, tiled.offloaded, [](size_t) { return uint64_t{0}; }),
-        weightsOnce_(options.weightsOnce), everyOnceCore_(options.everyOnceCore), budget_(budget),
+        weightsOnce_(options.weightsOnce), everyOnceCore_(options.everyOnceCore), stream_(options.weightStream), budget_(budget),
         lookBack_(options.farIssuers ? kFarIssuerLookBack : kNearIssuerLookBack) {
     countLiveBytes();
     findReceivers();
@@ -299,6 +300,21 @@ class PairSearch {
       extended_ = true;
       localSearch();
     }
+    // The weight stream: where the cores-mode layers mostly wait for transfers (weightStreamWorthTrying), an issuer
+    // may load the first weight tiles of any number of later layers, one after the other on each channel, so the run's
+    // early layers keep every core's channels busy with the weights of the layers after them. Searched from no pairs
+    // (its greedy first round gives each receiver the best issuer, channel and issuing core with the transfers before
+    // it already queued) and from the pairs found; the fastest result stays.
+    if (stream_ && weightStreamWorthTrying()) {
+      streamMoves_ = true;
+      const State found = save();
+      const uint64_t foundTotal = current_;
+      const auto start = streamStart(none);
+      restore(found);
+      current_ = foundTotal;
+      localSearch();
+      searchFromStarts(std::vector{start});
+    }
   }
 
   /// Writes the chosen pairs: the receivers' weight buffers live from their issuers' steps, every layer gets its
@@ -347,9 +363,21 @@ class PairSearch {
       remarks.push_back(fmt::format("prefetch: {} of them by an issuing core other than the round-robin one (every issuing core tried; "
                                     "--no-every-once-core turns it off)",
                                     otherOnceCore));
-    const auto twice = std::count_if(layers_.begin(), layers_.end(), [](const OffloadedLayer& L) { return L.prefetches.size() == 2; });
+    // Two later layers one on each channel (the pairs), or more, or two on one channel (the weight stream).
+    const auto onEachChannel = [](const OffloadedLayer& L) { return L.prefetches.size() == 2 && L.prefetches[0].channel != L.prefetches[1].channel; };
+    const auto twice = std::count_if(layers_.begin(), layers_.end(), onEachChannel);
     if (twice > 0)
       remarks.push_back(fmt::format("prefetch: {} layer(s) load the first weight tiles of two later layers, one on each DMA channel", twice));
+    int streaming = 0, streamed = 0;
+    for (const OffloadedLayer& L : layers_)
+      if (L.prefetches.size() > 1 && !onEachChannel(L)) {
+        ++streaming;
+        streamed += static_cast<int>(L.prefetches.size());
+      }
+    if (streaming > 0)
+      remarks.push_back(fmt::format("prefetch: weight stream: {} layer(s) load the first weight tiles of {} later layers, queued on their cores' "
+                                    "channels (the layers mostly wait for DMA; --no-weight-stream turns it off)",
+                                    streaming, streamed));
     if (overLayers > 0)
       remarks.push_back(fmt::format("prefetch: {} of them from a layer further back, the transfer running across the layers in between "
                                     "({} over layers that move data of their own, queued behind it)",
@@ -564,12 +592,93 @@ class PairSearch {
     return std::nullopt;
   }
 
+  /// Whether the weight stream may pay: under the current pairs the cores-mode layers spend more than half their
+  /// estimated cycles beyond their compute (waiting for transfers). Elsewhere (compute-bound programs such as
+  /// MobileNetV2 on hexagon-vtcm) the phase would only cost compile time.
+  bool weightStreamWorthTrying() {
+    const auto entries = timeline_.run().first;
+    uint64_t total = 0, compute = 0;
+    for (size_t i = 0; i < layers_.size(); ++i)
+      if (layers_[i].mode == "cores" && timeline_.shape(i)) {
+        total += entries[i].cost.total;
+        compute += std::min(entries[i].cost.compute, entries[i].cost.total);
+      }
+    return total > 0 && (total - compute) * 2 > total;
+  }
+
+  /// The weight stream's start: every cores-mode receiver paired with its farthest candidate issuer whose buffer fits
+  /// (the run's first layer, where the run is short), so all their transfers queue from that layer on. A receiver
+  /// whose one transfer for all cores (weights loaded once) takes at most the target's mean queue time - all the
+  /// receivers' least transfer cycles over its cores x channels - gets it (one setup, one queue), else each core
+  /// loads its own (a large tensor in pieces over the cores); receivers in program order (the order they are needed)
+  /// each take the channel and issuing core that make the program fastest given those before.
+  std::pair<uint64_t, State> streamStart(const State& none) {
+    restore(none);
+    struct Choice {
+      size_t issuer = 0;
+      bool once = false;
+    };
+    std::vector<std::optional<Choice>> choice(receivers_.size());
+    std::map<int, uint64_t> work;  // by target: the receivers' least transfer cycles, summed
+    for (size_t k = 0; k < receivers_.size(); ++k) {
+      const size_t i = receivers_[k].index;
+      if (layers_[i].mode != "cores") continue;
+      const auto& candidates = receivers_[k].candidates;
+      for (size_t c = candidates.size(); c-- > 0 && !choice[k];)
+        if (firstBlockedStep(k, candidates[c], {k}) < 0 && pair(k, candidates[c], 0)) choice[k] = Choice{candidates[c], false};
+      if (!choice[k]) continue;
+      const std::vector<uint64_t> own = timeline_.receiverTransfers(i);
+      uint64_t least = std::accumulate(own.begin(), own.end(), uint64_t{0});
+      if (const std::vector<int> cores = onceCores(k); !cores.empty()) {
+        layers_[i].weightsOnceCore = cores.front();
+        const std::vector<uint64_t> one = timeline_.receiverTransfers(i);
+        least = std::min(least, *std::max_element(one.begin(), one.end()));
+      }
+      work[layers_[i].target] += least;
+      unpair(k);
+    }
+    for (size_t k = 0; k < receivers_.size(); ++k) {
+      if (!choice[k]) continue;
+      const size_t i = receivers_[k].index;
+      const Target& target = board_.targets[static_cast<size_t>(layers_[i].target)];
+      const uint64_t meanQueue = work[layers_[i].target] / static_cast<uint64_t>(std::max(1, target.cores * std::max(1, target.dmaChannels)));
+      pair(k, choice[k]->issuer, 0);
+      std::vector<int> onceOptions = onceCores(k);
+      if (!onceOptions.empty()) {
+        layers_[i].weightsOnceCore = onceOptions.front();
+        const std::vector<uint64_t> one = timeline_.receiverTransfers(i);
+        if (*std::max_element(one.begin(), one.end()) > meanQueue) onceOptions.clear();
+      }
+      unpair(k);
+      // Each issuing core onceCores offers for the one transfer (every one with everyOnceCore), or none.
+      std::vector<int> cores = onceOptions;
+      if (cores.empty()) cores.push_back(-1);
+      std::optional<State> best;
+      uint64_t bestTotal = 0;
+      for (int channel : twoChannels(i) ? std::vector<int>{0, 1} : std::vector<int>{0})
+        for (int once : cores) {
+          pair(k, choice[k]->issuer, channel);
+          layers_[i].weightsOnceCore = once;
+          const uint64_t total = timeline_.run().second;
+          if (!best || total < bestTotal) {
+            best = save();
+            bestTotal = total;
+          }
+          unpair(k);
+        }
+      restore(*best);
+    }
+    return {timeline_.run().second, save()};
+  }
+
   /// The receivers issuer j serves on `channel` or, where an issuer serves one receiver only (engine mode, one
   /// channel, or before the search's second-receiver moves), on any: a pair of j on that channel takes them from j.
   std::vector<size_t> receiversInTheWay(size_t j, int channel) const {
     std::vector<size_t> out;
     for (size_t o = 0; o < receivers_.size(); ++o)
-      if (issuerOf_[o] == j && (!secondReceivers_ || !twoChannels(j) || channelOf(o, j) == channel)) out.push_back(o);
+      if (issuerOf_[o] == j && !(streamMoves_ && layers_[j].mode == "cores") &&
+          (!secondReceivers_ || !twoChannels(j) || channelOf(o, j) == channel))
+        out.push_back(o);
     return out;
   }
 
@@ -706,8 +815,10 @@ class PairSearch {
   std::vector<std::string> blockedBy_;           ///< by receiver: why a candidate was left out (for the remark)
   uint64_t current_ = 0;                         ///< the estimated total under the current pairs
   bool secondReceivers_ = false;                 ///< an issuer may serve a receiver on each of its two channels
+  bool streamMoves_ = false;                     ///< cores mode: an issuer may serve any number of receivers (the weight stream)
   bool weightsOnce_ = true;                      ///< pairs may load a receiver's first weight tiles once for all its cores
   bool everyOnceCore_ = true;                    ///< those pairs are tried with every issuing core, not only k mod cores
+  bool stream_ = true;                           ///< the weight stream phase runs (WeightPrefetchOptions::weightStream)
   bool onceMoves_ = false;                       ///< the search tries those pairs (its last phases)
   bool extended_ = false;                        ///< the last phase: far issuers and every once core (search())
   const PoolBudget* budget_ = nullptr;           ///< what can only live in each pool, or null
