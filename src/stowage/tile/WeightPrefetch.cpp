@@ -309,11 +309,11 @@ class PairSearch {
       streamMoves_ = true;
       const State found = save();
       const uint64_t foundTotal = current_;
-      const auto start = streamStart(none);
+      const auto starts = streamStarts(none);
       restore(found);
       current_ = foundTotal;
       localSearch();
-      searchFromStarts(std::vector{start});
+      searchFromStarts(starts);
     }
   }
 
@@ -606,69 +606,75 @@ class PairSearch {
     return total > 0 && (total - compute) * 2 > total;
   }
 
-  /// The weight stream's start: every cores-mode receiver paired with its farthest candidate issuer whose buffer fits
-  /// (the run's first layer, where the run is short), so all their transfers queue from that layer on. A receiver
-  /// whose one transfer for all cores (weights loaded once) takes at most the target's mean queue time - all the
-  /// receivers' least transfer cycles over its cores x channels - gets it (one setup, one queue), else each core
-  /// loads its own (a large tensor in pieces over the cores); receivers in program order (the order they are needed)
-  /// each take the channel and issuing core that make the program fastest given those before.
-  std::pair<uint64_t, State> streamStart(const State& none) {
+  /// The weight stream's starts: every cores-mode receiver paired with its farthest candidate issuer whose buffer fits
+  /// beside those paired before it (the run's first layer, where the run is short), so all their transfers queue from
+  /// that layer on. A receiver whose one transfer for all cores (weights loaded once) takes at most the target's mean
+  /// queue time - all the receivers' least transfer cycles over its cores x channels - gets it (one setup, one
+  /// queue), else each core loads its own (a large tensor in pieces over the cores). The receivers are paired, and so
+  /// queued, in one of two orders: program order (the order they are needed) or largest transfer first (the longest
+  /// queue work placed first); each takes the channel and issuing core that make the program fastest given those
+  /// before it. Returns both starts (total cycles, state).
+  std::vector<std::pair<uint64_t, State>> streamStarts(const State& none) {
     restore(none);
-    struct Choice {
-      size_t issuer = 0;
-      bool once = false;
-    };
-    std::vector<std::optional<Choice>> choice(receivers_.size());
+    std::vector<size_t> streamed;                // receivers in cores mode with a candidate
+    std::vector<uint64_t> ownCycles(receivers_.size(), 0), onceCycles(receivers_.size(), 0);
     std::map<int, uint64_t> work;  // by target: the receivers' least transfer cycles, summed
     for (size_t k = 0; k < receivers_.size(); ++k) {
       const size_t i = receivers_[k].index;
-      if (layers_[i].mode != "cores") continue;
-      const auto& candidates = receivers_[k].candidates;
-      for (size_t c = candidates.size(); c-- > 0 && !choice[k];)
-        if (firstBlockedStep(k, candidates[c], {k}) < 0 && pair(k, candidates[c], 0)) choice[k] = Choice{candidates[c], false};
-      if (!choice[k]) continue;
+      if (layers_[i].mode != "cores" || !pair(k, receivers_[k].candidates.back(), 0)) continue;
+      streamed.push_back(k);
       const std::vector<uint64_t> own = timeline_.receiverTransfers(i);
-      uint64_t least = std::accumulate(own.begin(), own.end(), uint64_t{0});
+      ownCycles[k] = std::accumulate(own.begin(), own.end(), uint64_t{0});
       if (const std::vector<int> cores = onceCores(k); !cores.empty()) {
         layers_[i].weightsOnceCore = cores.front();
         const std::vector<uint64_t> one = timeline_.receiverTransfers(i);
-        least = std::min(least, *std::max_element(one.begin(), one.end()));
+        onceCycles[k] = *std::max_element(one.begin(), one.end());
       }
-      work[layers_[i].target] += least;
+      work[layers_[i].target] += onceCycles[k] > 0 ? std::min(ownCycles[k], onceCycles[k]) : ownCycles[k];
       unpair(k);
     }
-    for (size_t k = 0; k < receivers_.size(); ++k) {
-      if (!choice[k]) continue;
-      const size_t i = receivers_[k].index;
-      const Target& target = board_.targets[static_cast<size_t>(layers_[i].target)];
-      const uint64_t meanQueue = work[layers_[i].target] / static_cast<uint64_t>(std::max(1, target.cores * std::max(1, target.dmaChannels)));
-      pair(k, choice[k]->issuer, 0);
-      std::vector<int> onceOptions = onceCores(k);
-      if (!onceOptions.empty()) {
-        layers_[i].weightsOnceCore = onceOptions.front();
-        const std::vector<uint64_t> one = timeline_.receiverTransfers(i);
-        if (*std::max_element(one.begin(), one.end()) > meanQueue) onceOptions.clear();
-      }
-      unpair(k);
-      // Each issuing core onceCores offers for the one transfer (every one with everyOnceCore), or none.
-      std::vector<int> cores = onceOptions;
-      if (cores.empty()) cores.push_back(-1);
-      std::optional<State> best;
-      uint64_t bestTotal = 0;
-      for (int channel : twoChannels(i) ? std::vector<int>{0, 1} : std::vector<int>{0})
-        for (int once : cores) {
-          pair(k, choice[k]->issuer, channel);
-          layers_[i].weightsOnceCore = once;
-          const uint64_t total = timeline_.run().second;
-          if (!best || total < bestTotal) {
-            best = save();
-            bestTotal = total;
-          }
+    std::vector<size_t> largestFirst = streamed;
+    std::stable_sort(largestFirst.begin(), largestFirst.end(), [&](size_t a, size_t b) {
+      return std::max(ownCycles[a], onceCycles[a]) > std::max(ownCycles[b], onceCycles[b]);
+    });
+    std::vector<std::pair<uint64_t, State>> starts;
+    for (const std::vector<size_t>* order : {&streamed, &largestFirst}) {
+      restore(none);
+      for (size_t k : *order) {
+        const size_t i = receivers_[k].index;
+        const auto& candidates = receivers_[k].candidates;
+        std::optional<size_t> issuer;
+        for (size_t c = candidates.size(); c-- > 0 && !issuer;)
+          if (firstBlockedStep(k, candidates[c], {k}) < 0) issuer = candidates[c];
+        if (!issuer) continue;
+        const Target& target = board_.targets[static_cast<size_t>(layers_[i].target)];
+        const uint64_t meanQueue = work[layers_[i].target] / static_cast<uint64_t>(std::max(1, target.cores * std::max(1, target.dmaChannels)));
+        // Each issuing core onceCores offers for the one transfer (every one with everyOnceCore), or none.
+        std::vector<int> cores;
+        if (onceCycles[k] > 0 && onceCycles[k] <= meanQueue && pair(k, *issuer, 0)) {
+          cores = onceCores(k);
           unpair(k);
         }
-      restore(*best);
+        if (cores.empty()) cores.push_back(-1);
+        std::optional<State> best;
+        uint64_t bestTotal = 0;
+        for (int channel : twoChannels(i) ? std::vector<int>{0, 1} : std::vector<int>{0})
+          for (int once : cores) {
+            const State before = save();
+            if (!pair(k, *issuer, channel)) continue;
+            layers_[i].weightsOnceCore = once;
+            const uint64_t total = timeline_.run().second;
+            if (!best || total < bestTotal) {
+              best = save();
+              bestTotal = total;
+            }
+            restore(before);
+          }
+        if (best) restore(*best);
+      }
+      starts.emplace_back(timeline_.run().second, save());
     }
-    return {timeline_.run().second, save()};
+    return starts;
   }
 
   /// The receivers issuer j serves on `channel` or, where an issuer serves one receiver only (engine mode, one
