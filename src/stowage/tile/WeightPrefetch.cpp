@@ -44,17 +44,17 @@ class LayerTimeline {
   /// `stepCycles(step)`: the cycles of a step that is not an offloaded layer (CPU steps; 0 before planning).
   LayerTimeline(const Graph& g, const Board& board, std::vector<OffloadedLayer>& layers, std::function<uint64_t(size_t)> stepCycles)
       : g_(g), board_(board), layers_(layers), stepCycles_(std::move(stepCycles)), shapes_(layers.size()), schedules_(layers.size()),
-        estimated_(layers.size()) {
+        estimated_(layers.size()), crosses_(layers.size()), arrival_(layers.size()), stepIndex_(g.nodes.size(), kNoLayer) {
     for (size_t i = 0; i < layers.size(); ++i) {
       shapes_[i] = layerShapeOf(g, g.nodes[static_cast<size_t>(layers[i].step)]).shape;
-      indexOf_[layers[i].step] = i;
+      if (layers[i].step >= 0 && static_cast<size_t>(layers[i].step) < stepIndex_.size()) stepIndex_[static_cast<size_t>(layers[i].step)] = i;
     }
   }
 
   const std::optional<LayerShape>& shape(size_t i) const { return shapes_[i]; }
   std::optional<size_t> indexOfStep(int step) const {
-    const auto it = indexOf_.find(step);
-    return it == indexOf_.end() ? std::nullopt : std::optional<size_t>(it->second);
+    if (step < 0 || static_cast<size_t>(step) >= stepIndex_.size() || stepIndex_[static_cast<size_t>(step)] == kNoLayer) return std::nullopt;
+    return stepIndex_[static_cast<size_t>(step)];
   }
 
   /// Layer i's schedule with its current weightsSplit.
@@ -68,9 +68,15 @@ class LayerTimeline {
   std::vector<uint64_t> firstWeightTransfers(size_t i, int n) {
     return firstWeightTransferCycles(board_.targets[static_cast<size_t>(layers_[i].target)], schedule(i), n);
   }
-  /// The issuing cores' transfers of receiver i's first weight tiles (receiverTransferCycles).
-  std::vector<uint64_t> receiverTransfers(size_t i) {
-    return receiverTransferCycles(board_.targets[static_cast<size_t>(layers_[i].target)], schedule(i), layers_[i]);
+  /// The issuing cores' transfers of receiver i's first weight tiles (receiverTransferCycles), computed once per
+  /// (receiver, weight split, prefetched cores, once core): the search asks for them in every run.
+  const std::vector<uint64_t>& receiverTransfers(size_t i) {
+    const OffloadedLayer& L = layers_[i];
+    const auto key = std::make_tuple(i, L.weightsSplit, L.weightsPrefetchedCores, L.weightsOnceCore);
+    auto it = transfers_.find(key);
+    if (it == transfers_.end())
+      it = transfers_.emplace(key, receiverTransferCycles(board_.targets[static_cast<size_t>(L.target)], schedule(i), L)).first;
+    return it->second;
   }
 
   /// What one layer gets from the run: its estimate and the cross-layer times it was estimated with.
@@ -86,72 +92,101 @@ class LayerTimeline {
   /// transfers behind it. Returns the entries by layer index and the clock at the end.
   std::pair<std::vector<Entry>, uint64_t> run() {
     std::vector<Entry> out(layers_.size());
-    std::map<size_t, std::vector<uint64_t>> arrival;       // by receiver index, per core: absolute time
-    std::map<std::pair<int, int>, std::vector<uint64_t>> channelFree;  // by (target, channel), per core: absolute time
+    const uint64_t clock = runInto(&out);
+    return {std::move(out), clock};
+  }
+  /// The clock at the end of run() alone (what the search compares), without copying the entries out.
+  uint64_t total() { return runInto(nullptr); }
+
+ private:
+  uint64_t runInto(std::vector<Entry>* out) {
+    for (std::vector<uint64_t>& a : arrival_) a.clear();  // by receiver index, per core: absolute time
+    for (std::vector<uint64_t>& f : channelFree_) std::fill(f.begin(), f.end(), 0);  // by (target, channel), per core
     uint64_t clock = 0;
     for (size_t step = 0; step < g_.nodes.size(); ++step) {
-      const auto idx = indexOfStep(static_cast<int>(step));
-      if (!idx || !shapes_[*idx]) {
-        clock += idx ? layers_[*idx].totalCycles : stepCycles_(step);
+      const size_t i = stepIndex_[step];
+      if (i == kNoLayer || !shapes_[i]) {
+        clock += i != kNoLayer ? layers_[i].totalCycles : stepCycles_(step);
         continue;
       }
-      const size_t i = *idx;
       const OffloadedLayer& L = layers_[i];
       const bool cores = L.mode == "cores";
-      CrossLayerWeights x;
+      CrossLayerWeights& x = crosses_[i];
       x.prefetchedCores = L.weightsPrefetchedCores;
-      const auto a = arrival.find(i);
+      x.firstReady.clear();
+      const std::vector<uint64_t>& a = arrival_[i];
       for (int c = 0; c < L.weightsPrefetchedCores; ++c)
-        x.firstReady.push_back(a != arrival.end() && static_cast<size_t>(c) < a->second.size() ? minus(a->second[static_cast<size_t>(c)], clock) : 0);
+        x.firstReady.push_back(static_cast<size_t>(c) < a.size() ? minus(a[static_cast<size_t>(c)], clock) : 0);
       // Per core, how long each channel still carries transfers earlier layers issued (empty: none).
-      auto busy = [&](int channel) {
-        std::vector<uint64_t>& free = channelFree[{L.target, channel}];
+      auto busy = [&](int channel, std::vector<uint64_t>& b) {
+        std::vector<uint64_t>& free = channelFree(L.target, channel);
         free.resize(std::max(free.size(), static_cast<size_t>(std::max(1, L.cores))), 0);
-        std::vector<uint64_t> b;
-        for (int c = 0; c < L.cores; ++c) b.push_back(minus(free[static_cast<size_t>(c)], clock));
-        if (std::all_of(b.begin(), b.end(), [](uint64_t v) { return v == 0; })) b.clear();
-        return b;
+        b.clear();
+        bool any = false;
+        for (int c = 0; c < L.cores; ++c) {
+          b.push_back(minus(free[static_cast<size_t>(c)], clock));
+          any = any || b.back() > 0;
+        }
+        if (!any) b.clear();
       };
+      x.inputBusy.clear();
+      x.weightBusy.clear();
       if (cores) {
-        x.inputBusy = busy(0);
-        x.weightBusy = busy(1);
+        busy(0, x.inputBusy);
+        busy(1, x.weightBusy);
       }
       // The later layers whose first weight tiles this layer loads, in issue order (the receivers' indices).
-      std::vector<size_t> receivers;
+      std::vector<size_t>& receivers = laterIndices_;
+      receivers.clear();
+      x.issueLater.resize(L.prefetches.size());
+      size_t n = 0;
       for (const WeightPrefetchTo& to : L.prefetches)
         if (const auto r = indexOfStep(to.step)) {
           receivers.push_back(*r);
-          x.issueLater.push_back({receiverTransfers(*r), cores ? to.channel : 0, {}});
+          LaterWeights& later = x.issueLater[n++];
+          later.cycles = receiverTransfers(*r);
+          later.channel = cores ? to.channel : 0;
+          later.inFlight.clear();
         }
+      x.issueLater.resize(n);
       x.inputHandedOver = L.inputHandedOver;
+      x.issueInput = 0;
       if (L.handsInputTo >= 0)
         if (const auto h = indexOfStep(L.handsInputTo); h && shapes_[*h])
           x.issueInput = dmaCycles(board_.targets[static_cast<size_t>(layers_[*h].target)], handedInputCopy(schedule(*h)));
-      LayerCost cost = estimate(i, x);
+      const LayerCost& cost = estimate(i, x);
       // Each receiver's arrival times (weights loaded once: every core's when that one transfer ends); the channel
       // a transfer went on is busy until then.
       for (size_t k = 0; k < receivers.size(); ++k) {
         const size_t receiver = receivers[k];
         const std::vector<uint64_t>& ready = cost.laterReady[k];
         LaterWeights& later = x.issueLater[k];
-        std::vector<uint64_t>& to = arrival[receiver];
+        std::vector<uint64_t>& to = arrival_[receiver];
         const int once = layers_[receiver].weightsOnceCore;
+        std::vector<uint64_t>& free = channelFree(L.target, later.channel);
         for (size_t c = 0; c < ready.size(); ++c) {
           to.push_back(clock + (once >= 0 && static_cast<size_t>(once) < ready.size() ? ready[static_cast<size_t>(once)] : ready[c]));
           later.inFlight.push_back(minus(ready[c], cost.total));
-          std::vector<uint64_t>& free = channelFree[{L.target, later.channel}];
           if (cores && c < free.size()) free[c] = std::max(free[c], clock + ready[c]);
         }
       }
       clock += cost.total;
-      out[i] = {std::move(cost), std::move(x)};
+      if (out) (*out)[i] = {cost, x};
     }
-    return {std::move(out), clock};
+    return clock;
   }
 
+  /// The per-core free times of a target's DMA channel (0 or 1) during runInto.
+  std::vector<uint64_t>& channelFree(int target, int channel) {
+    const size_t slot = static_cast<size_t>(target) * 2 + static_cast<size_t>(channel == 1 ? 1 : 0);
+    if (slot >= channelFree_.size()) channelFree_.resize(slot + 1);
+    return channelFree_[slot];
+  }
+
+ public:
   /// Layer i's estimate under `x`: the search runs the program again for each pair it tries, and most layers see the
   /// same cross-layer times as in the run before (their cost is then the one that run computed).
-  LayerCost estimate(size_t i, const CrossLayerWeights& x) {
+  const LayerCost& estimate(size_t i, const CrossLayerWeights& x) {
     const OffloadedLayer& L = layers_[i];
     std::optional<Estimated>& last = estimated_[i];
     if (!last || last->weightsSplit != L.weightsSplit || last->buffers != operandBuffersOf(L) || last->cross != x) {
@@ -190,7 +225,13 @@ class LayerTimeline {
     LayerCost cost;
   };
   std::vector<std::optional<Estimated>> estimated_;
-  std::map<int, size_t> indexOf_;
+  static constexpr size_t kNoLayer = static_cast<size_t>(-1);
+  std::vector<CrossLayerWeights> crosses_;              ///< runInto's cross-layer times per layer (kept: their capacity)
+  std::vector<std::vector<uint64_t>> arrival_;          ///< runInto's arrival times per receiver and core
+  std::vector<std::vector<uint64_t>> channelFree_;      ///< runInto's channel free times per (target, channel) and core
+  std::vector<size_t> laterIndices_;                    ///< runInto's receivers of the layer it estimates
+  std::vector<size_t> stepIndex_;                       ///< per node step, the layer's index (kNoLayer: none)
+  std::map<std::tuple<size_t, bool, int, int>, std::vector<uint64_t>> transfers_;  ///< receiverTransfers' results
 };
 
 /// A cores-mode layer whose cores start no transfer: input, weights (if it has any) and output used in place
@@ -267,7 +308,7 @@ class PairSearch {
 
   void search() {
     const State none = save();
-    const uint64_t noneTotal = timeline_.run().second;
+    const uint64_t noneTotal = timeline_.total();
     const auto starts = regularStarts(none, noneTotal);
     restore(none);
     current_ = noneTotal;
@@ -663,7 +704,7 @@ class PairSearch {
             const State before = save();
             if (!pair(k, *issuer, channel)) continue;
             layers_[i].weightsOnceCore = once;
-            const uint64_t total = timeline_.run().second;
+            const uint64_t total = timeline_.total();
             if (!best || total < bestTotal) {
               best = save();
               bestTotal = total;
@@ -672,7 +713,7 @@ class PairSearch {
           }
         if (best) restore(*best);
       }
-      starts.emplace_back(timeline_.run().second, save());
+      starts.emplace_back(timeline_.total(), save());
     }
     return starts;
   }
@@ -704,7 +745,7 @@ class PairSearch {
         std::optional<State> best;
         uint64_t bestTotal = current_;
         auto consider = [&] {
-          const uint64_t total = timeline_.run().second;
+          const uint64_t total = timeline_.total();
           if (total < bestTotal) {
             bestTotal = total;
             best = save();
@@ -798,7 +839,7 @@ class PairSearch {
               if (pattern >= 8 && oneMax * 4 > ownMax * 5) layers_[rc.index].weightsOnceCore = -1;
             }
         }
-        const uint64_t total = paired ? timeline_.run().second : noneTotal;
+        const uint64_t total = paired ? timeline_.total() : noneTotal;
         if (total < noneTotal) starts.emplace_back(total, save());
       }
     std::stable_sort(starts.begin(), starts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
