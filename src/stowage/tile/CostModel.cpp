@@ -20,13 +20,6 @@ uint64_t coreComputeCycles(double macsPerCycle, int64_t macs) {
   return static_cast<uint64_t>(std::ceil(static_cast<double>(macs) / std::max(1e-9, macsPerCycle)));
 }
 
-uint64_t dmaCycles(const Target& target, const TileCopy& copy) {
-  if (copy.bytes() == 0) return 0;
-  const double bpc = target.dmaBytesPerCycle > 0 ? target.dmaBytesPerCycle : 1.0;
-  return static_cast<uint64_t>(std::ceil(target.dmaSetupCycles)) +
-         static_cast<uint64_t>(std::ceil(static_cast<double>(copy.bytes()) / bpc));
-}
-
 uint64_t tileComputeCycles(const Target& target, const LayerShape& s, const TileDesc& t) {
   if (target.engineDim > 0) {
     // Grouped convolutions run group by group (ceil((N / groups) / dim) blocks each), as the simulator counts

@@ -3,6 +3,7 @@
 // loads, compute and stores overlapped the way the generated code issues them.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -15,8 +16,14 @@ namespace stowage {
 uint64_t engineComputeCycles(int dim, int64_t m, int64_t n, int64_t k);
 /// Compute on one core: ceil(macs / macs_per_cycle).
 uint64_t coreComputeCycles(double macsPerCycle, int64_t macs);
-/// One DMA transfer: setup_cycles + ceil(bytes / bytes_per_cycle) (0 for no bytes).
-uint64_t dmaCycles(const Target& target, const TileCopy& copy);
+/// One DMA transfer: setup_cycles + ceil(bytes / bytes_per_cycle) (0 for no bytes). Inline: the tile search asks for
+/// it for every copy of every candidate tiling.
+inline uint64_t dmaCycles(const Target& target, const TileCopy& copy) {
+  const size_t bytes = copy.bytes();
+  if (bytes == 0) return 0;
+  const double bpc = target.dmaBytesPerCycle > 0 ? target.dmaBytesPerCycle : 1.0;
+  return static_cast<uint64_t>(std::ceil(target.dmaSetupCycles)) + static_cast<uint64_t>(std::ceil(static_cast<double>(bytes) / bpc));
+}
 
 /// Cycles of one tile's compute on `target` (engine when it has one, else one core).
 uint64_t tileComputeCycles(const Target& target, const LayerShape& s, const TileDesc& t);
