@@ -258,7 +258,7 @@ Result<ModelCycles> measureModel(const ModelCase& m, const Board& board, bool fu
 
 /// A whole model against its bound: the simulator's cycles and DMA bytes, the compiler's estimate and bound.
 struct WholeModelRow {
-  uint64_t simulated = 0, simulatedCpu = 0, simulatedDmaBytes = 0;
+  uint64_t simulated = 0, simulatedCpu = 0, simulatedDmaBytes = 0, simulatedDmaTransfers = 0;
   WholeModelCycles compiler;
   /// The CPU layers plus, over the offloaded layers as tiled, the busiest core's (engine's) compute (layerBounds), and
   /// plus each layer's max(compute, DMA) bound: what running the layers one after another with these tiles costs at
@@ -282,6 +282,9 @@ struct WholeModelRow {
   std::vector<std::pair<std::string, uint64_t>> waiting;
   /// The bound is set by a matrix engine's unit: its layers' outputs go to main memory (mvout) and come back (mvin).
   bool engineBound = false;
+  /// Cores mode, the bound set by a DMA unit: that target's setup cycles per transfer and its queues (cores x
+  /// channels), which share the transfers' setups.
+  uint64_t setupCycles = 0, queues = 0;
   double ratio() const { return compiler.bound > 0 ? static_cast<double>(simulated) / static_cast<double>(compiler.bound) : 0.0; }
 };
 
@@ -291,8 +294,12 @@ void explainOverBound(const CompileResult& compiled, WholeModelRow& r) {
   const ProgramPlan& plan = compiled.plan;
   for (const UnitBound& u : r.compiler.units) {
     if (u.kind == "compute" || u.kind == "cpu") r.computeBound = std::max(r.computeBound, u.cycles);
-    if (u.unit == r.compiler.boundUnit && u.target >= 0)
-      r.engineBound = plan.board.targets[static_cast<size_t>(u.target)].engineDim > 0;
+    if (u.unit == r.compiler.boundUnit && u.target >= 0) {
+      const Target& t = plan.board.targets[static_cast<size_t>(u.target)];
+      r.engineBound = t.engineDim > 0;
+      r.setupCycles = static_cast<uint64_t>(std::ceil(t.dmaSetupCycles));
+      r.queues = static_cast<uint64_t>(std::max(1, t.cores) * std::max(1, t.dmaChannels));
+    }
   }
   r.runs = r.compiler.offloadedRuns;
   r.fillDrainFloor = r.compiler.fillDrainFloor;
@@ -324,6 +331,7 @@ Result<WholeModelRow> measureWholeModel(const ModelCase& m, const Board& board, 
   r.simulated = simulated.sim.totalCycles();
   if (r.simulated == 0) return makeError(m.label, "the simulator printed no total");
   r.simulatedDmaBytes = simulated.sim.dmaBytes();
+  r.simulatedDmaTransfers = simulated.sim.dmaTransfers();
   const std::set<std::string> offloaded = offloadedNames(compiled);
   for (const auto& span : simulated.sim.layerSpans())
     if (offloaded.count(span.first) == 0) r.simulatedCpu += span.second;
@@ -381,11 +389,20 @@ std::string whyOverBoundAlone(const WholeModelRow& r) {
   };
   if (r.compiler.boundUnit.find("DMA") != std::string::npos || r.compiler.boundUnit.find("(mv") != std::string::npos) {
     // The fill and the drain are transfers on the very queues that set the bound: no reason of their own here.
+    const std::string setups =
+        r.queues == 0 ? std::string()
+                                       : fmt::format(": {} simulated transfers x {} setup cycles over {} queues = {} cycles of setup per queue", num(r.simulatedDmaTransfers),
+                                                     num(r.setupCycles), r.queues, num(r.simulatedDmaTransfers * r.setupCycles / r.queues));
+    if (r.engineBound)
+      return "DMA-bound on the engine's queues: each layer's loads start after the fence that ends the layer before, which loads only "
+             "its first weight block early (the weight stream is for cores mode), and its outputs go to main memory and come back "
+             "(waiting longest: " + (r.waiting.empty() ? std::string("-") : r.waiting.front().first + " " + num(r.waiting.front().second)) +
+             "; docs/accelerators.md)";
     return "DMA-bound: the bound counts one transfer (one DMA setup) per tensor, shared evenly over every channel; the schedule "
-           "moves a layer's weights as several transfers (one per core, or per piece a prefetch moves), each paying a setup, the "
-           "run's first weights start moving only with the run, and a layer cannot load before the layer that frees its buffer "
-           "(waiting longest: " + (r.waiting.empty() ? std::string("-") : r.waiting.front().first + " " + num(r.waiting.front().second)) +
-           "); packing every weight of the run over the channels from its start is not built (docs/accelerators.md)";
+           "moves the first layer's weights, each core's input and output part and the large tensors as one transfer per core or per "
+           "channel, each paying a setup" + setups + "; the weight stream queues the later layers' weights from the run's first layer, "
+           "but nothing can load before the run starts and the last store follows the last compute (waiting longest: " +
+           (r.waiting.empty() ? std::string("-") : r.waiting.front().first + " " + num(r.waiting.front().second)) + "; docs/accelerators.md)";
   }
   if (r.fewerCoresLoss * 2 >= over)
     return fmt::format("per-core tiles do not fit the scratch pool for every core: {} run on fewer cores ({} cycles of compute the "
