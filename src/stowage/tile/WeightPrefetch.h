@@ -17,7 +17,9 @@ namespace stowage {
 struct TiledProgram;
 
 /// Pairs layers of `tiled` run by an accelerator with an earlier layer that the same target runs in the same mode
-/// (constant weights not used in place), at most one pair per issuer and per receiver. Cores mode: core c <
+/// (constant weights not used in place): one issuer per receiver; one receiver per issuer, or in cores mode one per
+/// channel (two later layers) or, in the weight stream's phase, any number, issued in the order of the issuer's
+/// OffloadedLayer::prefetches. Cores mode: core c <
 /// min(cores of both) of the issuer loads the receiver's first weight tile of core c during its last tile, on its
 /// input channel or (two channels) its weight and store channel (WeightPrefetchTo::channel); the issuer is
 /// the layer before on the target or up to 3 (far issuers: 9) further back, the transfer then running across the layers in between
@@ -31,7 +33,8 @@ struct TiledProgram;
 /// in turn the fastest of no pair or a pair with each candidate (taken from the receiver it served), on each channel,
 /// with or without each layer's weight split, while the total improves (at most 4 rounds); run from no pairs and from
 /// the 3 fastest regular starts that beat no pairs (every receiver paired with the candidate d back, d = 1..4, its
-/// channel by a fixed pattern), the fastest result kept.
+/// channel by a fixed pattern), the fastest result kept; then the later phases of WeightPrefetchOptions (two later
+/// layers, weights loaded once, far issuers and every once core, the weight stream), each kept only where faster.
 /// With `budget`, the bytes that can only live in a pool (plan/PoolBudget.h) count as live there too: an early buffer
 /// that does not fit beside them is left out, and the remark names them.
 struct WeightPrefetchOptions {
