@@ -263,7 +263,7 @@ std::string tiledProgramPrelude(const ProgramPlan& plan, const CSymbols& syms) {
                        "typedef struct {{\n  const uint8_t* x;\n  const uint8_t* w;\n"
                        "  const void* side[{}]; /* bias, multipliers, scales, zero points: read in main memory */\n"
                        "  uint8_t* y;\n  const {}_workspaces* ws; /* tile buffers in pools the application passes */\n"
-                       "  const uint8_t* later_w[{}]; /* later layers' weights, whose first tiles this layer's cores load (or NULL) */\n"
+                       "  const uint8_t* later_w[{}]; /* the weights of the later layers whose first tiles this layer's cores load, in order (set for those only) */\n"
                        "}} {}_tile_args;\n",
                        kMaxSideOperands, p, laterLayers, p);
   // The simulator's view of the board.
