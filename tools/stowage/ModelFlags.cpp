@@ -81,7 +81,7 @@ void addBoardFlags(CLI::App* sub, CompileOptions& options) {
                 "such as fully connected ones streaming their weights, then start their transfers earlier); for comparison");
   sub->add_flag("--no-weight-stream{false}", options.weightStream,
                 "An issuing layer loads the first weight tiles of at most one later layer per DMA channel: by default, where "
-                "the offloaded layers mostly wait for transfers and the cost model finds the whole model faster, a layer may "
+                "a run of offloaded layers mostly waits for transfers and the cost model finds the whole model faster, a layer may "
                 "load those of any number of later layers, queued on every core's channels (the weight stream); for comparison");
   sub->add_flag("--no-every-once-core{false}", options.everyOnceCore,
                 "First weight tiles loaded once for all cores are loaded by issuing core k mod cores for the k-th receiver: "

@@ -341,16 +341,15 @@ class PairSearch {
       extended_ = true;
       localSearch();
     }
-    // The weight stream: where the cores-mode layers mostly wait for transfers (weightStreamWorthTrying), an issuer
-    // may load the first weight tiles of any number of later layers, one after the other on each channel, so the run's
-    // early layers keep every core's channels busy with the weights of the layers after them. Searched from no pairs
-    // (its greedy first round gives each receiver the best issuer, channel and issuing core with the transfers before
-    // it already queued) and from the pairs found; the fastest result stays.
-    if (stream_ && weightStreamWorthTrying()) {
+    // The weight stream: for the receivers that mostly wait for transfers under the pairs found (markStreamed), an
+    // issuer may load the first weight tiles of any number of later layers, one after the other on each channel, so
+    // a run's early layers keep every core's channels busy with the weights of the layers after them. Searched from
+    // the pairs found and from the stream's starts (streamStarts); the fastest result stays.
+    if (stream_ && markStreamed()) {
       streamMoves_ = true;
       const State found = save();
       const uint64_t foundTotal = current_;
-      const auto starts = streamStarts(none);
+      const auto starts = streamStarts(found);
       restore(found);
       current_ = foundTotal;
       localSearch();
@@ -633,18 +632,42 @@ class PairSearch {
     return std::nullopt;
   }
 
-  /// Whether the weight stream may pay: under the current pairs the cores-mode layers spend more than half their
-  /// estimated cycles beyond their compute (waiting for transfers). Elsewhere (compute-bound programs such as
-  /// MobileNetV2 on hexagon-vtcm) the phase would only cost compile time.
-  bool weightStreamWorthTrying() {
+  /// Marks the receivers the weight stream moves (streamed_): those of the runs whose cores-mode layers, under the
+  /// current pairs, spend more than half their estimated cycles beyond their compute (waiting for transfers); true when
+  /// there is one. A run is a maximal sequence of layers on one target that no CPU step running code separates (the
+  /// receivers of a run share its channels, so the stream reorders them all). Elsewhere (MobileNetV2 on hexagon-vtcm,
+  /// compute-bound) the pairs stay as found and the phase costs no compile time.
+  bool markStreamed() {
     const auto entries = timeline_.run().first;
-    uint64_t total = 0, compute = 0;
+    std::vector<size_t> runOf(layers_.size(), 0);
+    size_t run = 0;
+    int lastTarget = -1;
+    for (size_t step = 0; step < g_.nodes.size(); ++step) {
+      const auto i = timeline_.indexOfStep(static_cast<int>(step));
+      if (!i) {
+        const auto lowered = lowerNode(g_, g_.nodes[step]);
+        if (lowered.ok() && !lowered->empty()) ++run;  // a CPU step that runs code ends the run
+        continue;
+      }
+      if (layers_[*i].target != lastTarget) ++run;
+      lastTarget = layers_[*i].target;
+      runOf[*i] = run;
+    }
+    std::map<size_t, std::pair<uint64_t, uint64_t>> cycles;  // by run: total, compute of its cores-mode layers
     for (size_t i = 0; i < layers_.size(); ++i)
       if (layers_[i].mode == "cores" && timeline_.shape(i)) {
-        total += entries[i].cost.total;
-        compute += std::min(entries[i].cost.compute, entries[i].cost.total);
+        cycles[runOf[i]].first += entries[i].cost.total;
+        cycles[runOf[i]].second += std::min(entries[i].cost.compute, entries[i].cost.total);
       }
-    return total > 0 && (total - compute) * 2 > total;
+    streamed_.assign(receivers_.size(), false);
+    bool any = false;
+    for (size_t k = 0; k < receivers_.size(); ++k) {
+      const size_t i = receivers_[k].index;
+      const auto [total, compute] = cycles[runOf[i]];
+      streamed_[k] = layers_[i].mode == "cores" && total > 2 * compute;
+      any = any || streamed_[k];
+    }
+    return any;
   }
 
   /// The weight stream's starts: every cores-mode receiver paired with its farthest candidate issuer whose buffer fits
@@ -655,14 +678,18 @@ class PairSearch {
   /// queued, in one of two orders: program order (the order they are needed) or largest transfer first (the longest
   /// queue work placed first); each takes the channel and issuing core that make the program fastest given those
   /// before it. Returns both starts (total cycles, state).
-  std::vector<std::pair<uint64_t, State>> streamStarts(const State& none) {
-    restore(none);
-    std::vector<size_t> streamed;                // receivers in cores mode with a candidate
+  std::vector<std::pair<uint64_t, State>> streamStarts(const State& found) {
+    // The streamed receivers start unpaired; the others keep the pairs found.
+    restore(found);
+    for (size_t k = 0; k < receivers_.size(); ++k)
+      if (streamed_[k]) unpair(k);
+    const State none = save();
+    std::vector<size_t> streamed;                // streamed receivers with a candidate
     std::vector<uint64_t> ownCycles(receivers_.size(), 0), onceCycles(receivers_.size(), 0);
     std::map<int, uint64_t> work;  // by target: the receivers' least transfer cycles, summed
     for (size_t k = 0; k < receivers_.size(); ++k) {
       const size_t i = receivers_[k].index;
-      if (layers_[i].mode != "cores" || !pair(k, receivers_[k].candidates.back(), 0)) continue;
+      if (!streamed_[k] || !pair(k, receivers_[k].candidates.back(), 0)) continue;
       streamed.push_back(k);
       const std::vector<uint64_t> own = timeline_.receiverTransfers(i);
       ownCycles[k] = std::accumulate(own.begin(), own.end(), uint64_t{0});
@@ -740,6 +767,7 @@ class PairSearch {
     for (int round = 0; round < 4; ++round) {
       bool improved = false;
       for (size_t k = 0; k < receivers_.size(); ++k) {
+        if (streamMoves_ && !streamed_[k]) continue;  // the weight stream moves only the receivers that wait
         const size_t i = receivers_[k].index;
         const State before = save();
         std::optional<State> best;
@@ -863,6 +891,7 @@ class PairSearch {
   uint64_t current_ = 0;                         ///< the estimated total under the current pairs
   bool secondReceivers_ = false;                 ///< an issuer may serve a receiver on each of its two channels
   bool streamMoves_ = false;                     ///< cores mode: an issuer may serve any number of receivers (the weight stream)
+  std::vector<bool> streamed_;                   ///< by receiver: moved by the weight stream (markStreamed)
   bool weightsOnce_ = true;                      ///< pairs may load a receiver's first weight tiles once for all its cores
   bool everyOnceCore_ = true;                    ///< those pairs are tried with every issuing core, not only k mod cores
   bool stream_ = true;                           ///< the weight stream phase runs (WeightPrefetchOptions::weightStream)

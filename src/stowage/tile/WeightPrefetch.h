@@ -48,10 +48,10 @@ struct WeightPrefetchOptions {
   /// Weights loaded once are also tried with every other issuing core (its channels may be free where the round-robin
   /// core's carry its own loads).
   bool everyOnceCore = true;
-  /// The weight stream: where the cores-mode layers mostly wait for transfers (their estimated cycles beyond compute
-  /// are more than half of their cycles under the pairs found), a last search lets an issuer load the first weight
-  /// tiles of any number of later layers, issued one after the other on its cores' channels; kept only where the
-  /// program gets faster.
+  /// The weight stream: for the receivers of the runs (layers on one target between CPU steps) whose cores-mode layers
+  /// mostly wait for transfers (their estimated cycles beyond compute are more than half of their cycles under the
+  /// pairs found), a last search lets an issuer load the first weight tiles of any number of later layers, issued one
+  /// after the other on its cores' channels; kept only where the program gets faster.
   bool weightStream = true;
 };
 void prefetchWeightsAcrossLayers(const Graph& g, const Board& board, TiledProgram& tiled, const WeightPrefetchOptions& options = {},
