@@ -8,14 +8,30 @@
 
 namespace stowage {
 
-std::string offloadText(const OffloadedLayer* l) {
+namespace {
+
+/// Who loaded `l`'s first weight tiles: "the layer before" (the previous layer on its target), else "step N 'name'".
+std::string weightIssuerText(const Graph& g, const ProgramPlan& plan, const OffloadedLayer& l) {
+  const OffloadedLayer* before = nullptr;  // the previous layer on l's target
+  for (const OffloadedLayer& o : plan.offloaded)
+    if (o.target == l.target && o.step < l.step && (before == nullptr || o.step > before->step)) before = &o;
+  for (const OffloadedLayer& o : plan.offloaded)
+    for (const WeightPrefetchTo& to : o.prefetches)
+      if (to.step == l.step && &o != before) return fmt::format("step {} '{}'", o.step, g.nodes[static_cast<size_t>(o.step)].name);
+  return "the layer before";
+}
+
+}  // namespace
+
+std::string offloadText(const Graph& g, const ProgramPlan& plan, const OffloadedLayer* l) {
   if (l == nullptr) return "";
+  const std::string issuer = l->weightsPrefetchedCores > 0 ? weightIssuerText(g, plan, *l) : "";
   return fmt::format("{}{}, {} tile{} of {} {} x {} channels, {}, est. {} cycles (compute {}, DMA {})", l->mode,
                      l->cores > 1 ? fmt::format(" x{} cores", l->cores) : "", l->tiles, l->tiles == 1 ? "" : "s", l->rowTile,
                      l->rowsArePixels ? "pixels" : "rows",
                      l->channelTile, tilingText(*l) + (l->weightsPrefetchedCores > 0
-                                             ? l->weightsOnceCore >= 0 ? ", first weights loaded once for all cores by the layer before"
-                                                                       : ", first weights loaded by the layer before"
+                                             ? l->weightsOnceCore >= 0 ? ", first weights loaded once for all cores by " + issuer
+                                                                       : ", first weights loaded by " + issuer
                                              : "") + (l->inputHandedOver ? ", first input loaded by the layer before" : ""),
                      l->totalCycles, l->computeCycles,
                      l->dmaCycles);
@@ -28,7 +44,7 @@ std::string offloadSummary(const Graph& g, const ProgramPlan& plan) {
   for (const OffloadedLayer& l : plan.offloaded) {
     const Node& n = g.nodes[static_cast<size_t>(l.step)];
     out += fmt::format("  step {} '{}' ({}) on '{}': {}\n", l.step, n.name, opName(n.op), plan.board.targets[static_cast<size_t>(l.target)].name,
-                       offloadText(&l));
+                       offloadText(g, plan, &l));
     total += l.totalCycles;
   }
   out += fmt::format("  estimated cycles of the offloaded layers: {}\n", total);

@@ -11,8 +11,9 @@
 namespace stowage {
 
 /// "engine, 12 tiles of 4 rows x 16 channels, double-buffered, est. 1234 cycles (compute 1000, DMA 800)"; ""
-/// for nullptr (a CPU step).
-std::string offloadText(const OffloadedLayer* layer);
+/// for nullptr (a CPU step). First weights loaded by an earlier layer name it ("by the layer before", or "by step 0
+/// 'encoder1.fc'" when other layers of the target run in between: far issuers, the weight stream).
+std::string offloadText(const Graph& g, const ProgramPlan& plan, const OffloadedLayer* layer);
 
 /// The text summary's table of offloaded layers followed by wholeModelText ("" when none).
 std::string offloadSummary(const Graph& g, const ProgramPlan& plan);

@@ -138,7 +138,7 @@ std::string buildReportHtml(const Graph& g, const ProgramPlan& plan, const Repor
     h += fmt::format("<tr class=\"layer\" data-step=\"{}\"><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td>",
                      step, step, esc(n.name), opName(n.op),
                      esc(board.targets.empty() ? "cpu" : board.targets[static_cast<size_t>(targets.targetOf[step])].name), macCount(g, n));
-    h += "<td class=\"l\">" + esc(offloadText(plan.offloadedAt(static_cast<int>(step)))) + "</td>";
+    h += "<td class=\"l\">" + esc(offloadText(g, plan, plan.offloadedAt(static_cast<int>(step)))) + "</td>";
     for (const PoolUse& u : plan.pools) h += fmt::format("<td>{}</td>", liveBytesAt(plan, u.pool, static_cast<int>(step)));
     h += "</tr>\n";
   }

@@ -20,6 +20,7 @@
 #include "ZooTestGraphs.h"
 #include "stowage/driver/Compiler.h"
 #include "stowage/driver/HostRunner.h"
+#include "stowage/report/OffloadSummary.h"
 #include "stowage/target/Board.h"
 #include "stowage/tile/CostModel.h"
 #include "stowage/tile/TileChoice.h"
@@ -564,6 +565,9 @@ TEST(WeightPrefetch, AutoencoderOnHexagonStreamsTheRunsWeightsFromItsFirstLayer)
   EXPECT_GE(most, 3u);
   EXPECT_GE(once, 3);
   EXPECT_NE(r->code.source.text.find("_load_later2(a, ws, core)"), std::string::npos);
+  // The summary names an issuer further back than the layer before.
+  const std::string summary = offloadSummary(r->graph, r->plan);
+  EXPECT_NE(summary.find("first weights loaded once for all cores by step 0 'encoder1.fc'"), std::string::npos) << summary;
   bool remark = false;
   for (const std::string& s : r->plan.remarks) remark = remark || s.find("weight stream: ") != std::string::npos;
   EXPECT_TRUE(remark);
