@@ -14,7 +14,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
@@ -297,8 +296,8 @@ void explainOverBound(const CompileResult& compiled, WholeModelRow& r) {
     if (u.unit == r.compiler.boundUnit && u.target >= 0) {
       const Target& t = plan.board.targets[static_cast<size_t>(u.target)];
       r.engineBound = t.engineDim > 0;
-      r.setupCycles = static_cast<uint64_t>(std::ceil(t.dmaSetupCycles));
-      r.queues = static_cast<uint64_t>(std::max(1, t.cores) * std::max(1, t.dmaChannels));
+      r.setupCycles = setupCycles(t);
+      r.queues = static_cast<uint64_t>(loadQueues(t));
     }
   }
   r.runs = r.compiler.offloadedRuns;
@@ -389,20 +388,21 @@ std::string whyOverBoundAlone(const WholeModelRow& r) {
   };
   if (r.compiler.boundUnit.find("DMA") != std::string::npos || r.compiler.boundUnit.find("(mv") != std::string::npos) {
     // The fill and the drain are transfers on the very queues that set the bound: no reason of their own here.
-    const std::string setups =
-        r.queues == 0 ? std::string()
-                                       : fmt::format(": {} simulated transfers x {} setup cycles over {} queues = {} cycles of setup per queue", num(r.simulatedDmaTransfers),
-                                                     num(r.setupCycles), r.queues, num(r.simulatedDmaTransfers * r.setupCycles / r.queues));
+    const std::string longest = "(waiting longest: " +
+                                (r.waiting.empty() ? std::string("-") : r.waiting.front().first + " " + num(r.waiting.front().second)) +
+                                "; docs/accelerators.md)";
     if (r.engineBound)
       return "DMA-bound on the engine's queues: each layer's loads start after the fence that ends the layer before, which loads only "
-             "its first weight block early (the weight stream is for cores mode), and its outputs go to main memory and come back "
-             "(waiting longest: " + (r.waiting.empty() ? std::string("-") : r.waiting.front().first + " " + num(r.waiting.front().second)) +
-             "; docs/accelerators.md)";
+             "its first weight block early (the weight stream is for cores mode), and its outputs go to main memory and come back " +
+             longest;
+    const std::string setups =
+        r.queues == 0 ? std::string()
+                      : fmt::format(": {} simulated transfers x {} setup cycles over {} queues = {} cycles of setup per queue",
+                                    num(r.simulatedDmaTransfers), num(r.setupCycles), r.queues, num(r.simulatedDmaTransfers * r.setupCycles / r.queues));
     return "DMA-bound: the bound counts one transfer (one DMA setup) per tensor, shared evenly over every channel; the schedule "
            "moves the first layer's weights, each core's input and output part and the large tensors as one transfer per core or per "
            "channel, each paying a setup" + setups + "; the weight stream queues the later layers' weights from the run's first layer, "
-           "but nothing can load before the run starts and the last store follows the last compute (waiting longest: " +
-           (r.waiting.empty() ? std::string("-") : r.waiting.front().first + " " + num(r.waiting.front().second)) + "; docs/accelerators.md)";
+           "but nothing can load before the run starts and the last store follows the last compute " + longest;
   }
   if (r.fewerCoresLoss * 2 >= over)
     return fmt::format("per-core tiles do not fit the scratch pool for every core: {} run on fewer cores ({} cycles of compute the "

@@ -22,6 +22,17 @@
 
 namespace stowage {
 
+int computeUnits(const Target& target) {
+  if (target.engineDim > 0 || target.kind == TargetKind::Cpu) return 1;
+  return std::max(1, target.cores);
+}
+
+int loadQueues(const Target& target) {
+  return target.engineDim > 0 ? 1 : computeUnits(target) * std::max(1, target.dmaChannels);
+}
+
+uint64_t setupCycles(const Target& target) { return static_cast<uint64_t>(std::ceil(target.dmaSetupCycles)); }
+
 namespace {
 
 uint64_t ceilDiv(uint64_t a, uint64_t b) { return b == 0 ? a : (a + b - 1) / b; }
@@ -40,21 +51,6 @@ uint64_t oneTileComputeCycles(const Target& target, const LayerShape& s) {
   for (const TileDesc& tile : scheduleTiles(s, s.rows, s.channels, 1, true).tiles) cycles += tileComputeCycles(target, s, tile);
   return cycles;
 }
-
-/// The units a target's compute spreads over: a matrix engine is one, a CPU streams on one core (CpuStreaming.h), an
-/// accelerator's layers may use all of its cores.
-int computeUnits(const Target& target) {
-  if (target.engineDim > 0 || target.kind == TargetKind::Cpu) return 1;
-  return std::max(1, target.cores);
-}
-
-/// The DMA queues that can carry a target's loads: a matrix engine's one load queue (mvin), else every core's every
-/// channel.
-int loadQueues(const Target& target) {
-  return target.engineDim > 0 ? 1 : computeUnits(target) * std::max(1, target.dmaChannels);
-}
-
-uint64_t setupCycles(const Target& target) { return static_cast<uint64_t>(std::ceil(target.dmaSetupCycles)); }
 
 /// Tensors seen through views: a Reshape's output is its input's bytes (the planner aliases it, or it is a copy
 /// the CPU makes: either way no transfer has to move it again), so a tensor and the views of it form one group.

@@ -95,6 +95,15 @@ struct WholeModelCycles {
   double ratioToBestBound() const { return bestBound() > 0 ? static_cast<double>(estimate) / static_cast<double>(bestBound()) : 0.0; }
 };
 
+/// The units a target's compute spreads over in the bound: a matrix engine is one, a CPU streams on one core
+/// (CpuStreaming.h), an accelerator's layers may use all of its cores.
+int computeUnits(const Target& target);
+/// The DMA queues that can carry a target's loads: a matrix engine's one load queue (mvin), else every core's every
+/// channel.
+int loadQueues(const Target& target);
+/// One transfer's setup, dma_setup_cycles rounded up.
+uint64_t setupCycles(const Target& target);
+
 /// The dependency bound's sum split into its parts (the summary line and bench/accel print them).
 struct DependencyParts {
   uint64_t offloadedCompute = 0, cpuCycles = 0;

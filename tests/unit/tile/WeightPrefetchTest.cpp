@@ -544,6 +544,12 @@ TEST(WeightPrefetch, AutoencoderOnHexagonLoadsWeightsFromFarIssuers) {
   testing::expectFasterThanWithoutAndAsTheCpu(g, o, *r, *without);
 }
 
+/// `o` with the weight stream off: pairs of layers only (the stream's tests compare against it).
+CompileOptions pairsOnly(CompileOptions o) {
+  o.weightStream = false;
+  return o;
+}
+
 TEST(WeightPrefetch, AutoencoderOnHexagonStreamsTheRunsWeightsFromItsFirstLayer) {
   STOWAGE_RELEASE_BUILD_ONLY("whole models through the tile simulator, 10-50 s under ASan");
   // The zoo autoencoder on hexagon-vtcm waits for DMA almost all the time (516 cycles of compute in 11,124 with pairs
@@ -571,9 +577,7 @@ TEST(WeightPrefetch, AutoencoderOnHexagonStreamsTheRunsWeightsFromItsFirstLayer)
   bool remark = false;
   for (const std::string& s : r->plan.remarks) remark = remark || s.find("weight stream: ") != std::string::npos;
   EXPECT_TRUE(remark);
-  CompileOptions pairs = o;
-  pairs.weightStream = false;
-  auto without = compileOnExampleBoard(g, "hexagon-vtcm", pairs);
+  auto without = compileOnExampleBoard(g, "hexagon-vtcm", pairsOnly(o));
   ASSERT_TRUE(without.ok()) << without.error().render();
   for (const OffloadedLayer& l : without->plan.offloaded) EXPECT_LE(l.prefetches.size(), 2u);
   testing::expectFasterThanWithoutAndAsTheCpu(g, o, *r, *without);
@@ -625,9 +629,7 @@ TEST(WeightPrefetch, WeightStreamMovesTheRunsThatWaitForDma) {
   EXPECT_LT((total - compute) * 2, total) << "over the whole program the layers do not mostly wait";
   EXPECT_GT(gemmTotal * 2, total) << "the compute-bound run holds most of the cycles";
   EXPECT_GE(most, 3u) << "the fully connected run is streamed";
-  CompileOptions pairs = o;
-  pairs.weightStream = false;
-  auto without = compileOnExampleBoard(g, "hexagon-vtcm", pairs);
+  auto without = compileOnExampleBoard(g, "hexagon-vtcm", pairsOnly(o));
   ASSERT_TRUE(without.ok()) << without.error().render();
   testing::expectFasterThanWithoutAndAsTheCpu(g, o, *r, *without);
 }
@@ -640,9 +642,7 @@ TEST(WeightPrefetch, WeightStreamLeavesComputeBoundProgramsAlone) {
   const CompileOptions o = testing::quickPlannerOptions();
   auto r = compileOnExampleBoard(g, "hexagon-vtcm", o);
   ASSERT_TRUE(r.ok()) << r.error().render();
-  CompileOptions pairs = o;
-  pairs.weightStream = false;
-  auto without = compileOnExampleBoard(g, "hexagon-vtcm", pairs);
+  auto without = compileOnExampleBoard(g, "hexagon-vtcm", pairsOnly(o));
   ASSERT_TRUE(without.ok()) << without.error().render();
   ASSERT_EQ(r->plan.offloaded.size(), without->plan.offloaded.size());
   for (size_t i = 0; i < r->plan.offloaded.size(); ++i) {
