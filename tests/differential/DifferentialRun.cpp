@@ -14,6 +14,7 @@
 #include "stowage/firmware/EmulatedMachine.h"
 #include "stowage/firmware/Toolchain.h"
 #include "stowage/plan/algo/OffsetAlgorithm.h"
+#include "stowage/tile/WholeModelCycles.h"
 #include "stowage/zoo/OnnxGraphBuilder.h"
 
 namespace stowage::differential {
@@ -171,6 +172,15 @@ PairResult ModelUnderTest::compileAndRun(const CompileOptions& options, const Co
     if (hook) {
       Status s = hook(*compiled);
       if (!s) return {Outcome::Failed, "hook: " + s.error().render()};
+    }
+    // The whole-model bounds are lower bounds: no estimate (the simulator's cycles, tests check) is below them.
+    if (!compiled->plan.offloaded.empty()) {
+      const WholeModelCycles whole = wholeModelCycles(compiled->graph, compiled->plan);
+      if (whole.estimate < whole.bestBound())
+        return {Outcome::Failed, fmt::format("bound: the whole-model estimate {} is below the best bound {} (bound with floor {}, "
+                                             "dependency bound {}, transfer bound {}): a bound that is none",
+                                             whole.estimate, whole.bestBound(), whole.boundWithFloor, whole.dependencyBound,
+                                             whole.transferBound)};
     }
     std::string program = compiled->code.header.text + compiled->code.source.text + compiled->code.weights.text;
     for (const GeneratedImage& image : compiled->code.images) program += image.fileName + image.bytes;

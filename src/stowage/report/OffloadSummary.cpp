@@ -59,6 +59,12 @@ std::string wholeModelText(const WholeModelCycles& w) {
     out += fmt::format("  fill and drain floor: {} cycles over {} run(s) of offloaded layers (a DMA setup before and after each, which "
                        "nothing overlaps); bound + floor {} cycles, ratio {:.3f}\n",
                        w.fillDrainFloor, w.offloadedRuns, w.bound + w.fillDrainFloor, w.ratioToBoundAndFloor());
+  for (const TransferBound& t : w.transferBounds)
+    out += fmt::format("  transfer bound: {} cycles ('{}': its layers receive {} tensor(s), {} bytes, by DMA, in at least {} "
+                       "transfer(s) (a tensor whose one transfer would not fit goes in pieces, each with its setup) over {} queue(s): "
+                       "{} cycles from its first layer's start to its last load; then {} of its last layer's output store; CPU layers "
+                       "before {}, after {})\n",
+                       t.cycles, t.targetName, t.tensors, t.bytes, t.transfers, t.queues, t.window, t.drain, t.cpuBefore, t.cpuAfter);
   if (w.offloadedRuns > 0) {
     const DependencyParts parts = dependencyParts(w);
     out += fmt::format("  dependency bound: {} cycles (each step waits for the step before it: a layer's input made by the step "

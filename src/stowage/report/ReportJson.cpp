@@ -187,6 +187,11 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
     dependencySteps.push_back({{"step", d.step}, {"layer", g.nodes[static_cast<size_t>(d.step)].name}, {"offloaded", d.offloaded},
                                {"input_bytes", d.inputBytes}, {"fill", d.fill}, {"compute", d.compute}, {"load", d.load},
                                {"cycles", d.cycles}});
+  json transferBounds = json::array();
+  for (const TransferBound& t : whole.transferBounds)
+    transferBounds.push_back({{"target", t.targetName}, {"tensors", t.tensors}, {"bytes", t.bytes}, {"transfers", t.transfers},
+                              {"queues", t.queues}, {"setup", t.setup}, {"window", t.window}, {"drain", t.drain}, {"cpu_before", t.cpuBefore},
+                              {"cpu_after", t.cpuAfter}, {"cycles", t.cycles}});
   const MinimumDmaBytes& least = whole.dmaBytesMinimum;
   r["whole_model"] = {{"estimated_cycles", whole.estimate},
                       {"cpu_cycles", whole.cpuCycles},
@@ -200,6 +205,8 @@ nlohmann::ordered_json buildReportJson(const Graph& g, const ProgramPlan& plan, 
                       {"dependency_bound_cycles", whole.dependencyBound},
                       {"dependency_steps", std::move(dependencySteps)},
                       {"final_drain_cycles", whole.finalDrain},
+                      {"transfer_bound_cycles", whole.transferBound},
+                      {"transfer_bounds", std::move(transferBounds)},
                       {"best_bound_cycles", whole.bestBound()},
                       {"ratio_to_best_bound", whole.ratioToBestBound()},
                       {"units", std::move(units)},

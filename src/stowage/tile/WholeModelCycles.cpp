@@ -125,7 +125,49 @@ void countRunsAndFloor(const Graph& g, const ProgramPlan& plan, WholeModelCycles
 void addDependencyBound(const Graph& g, const ProgramPlan& plan, const ViewGroups& groups, const std::vector<LayerWork>& layerAt,
                         WholeModelCycles& w);
 
+/// The transfer bound per target (WholeModelCycles::transferBound, transferBounds).
+void addTransferBound(const Graph& g, const ProgramPlan& plan, const ViewGroups& groups, const std::vector<LayerWork>& layerAt,
+                      WholeModelCycles& w);
+
 }  // namespace
+
+uint64_t transferWindow(const std::vector<uint64_t>& bytes, uint64_t setup, double bytesPerCycle, int queues, size_t* transfers) {
+  if (transfers) *transfers = 0;
+  if (bytes.empty()) return 0;
+  const double rate = bytesPerCycle > 0 ? bytesPerCycle : 1.0;
+  const double q = static_cast<double>(std::max(1, queues));
+  double byteCycles = 0;
+  for (uint64_t b : bytes) byteCycles += static_cast<double>(b) / rate;
+  // Pieces each tensor needs in a window of `window` cycles, and whether the pieces fit the queues.
+  auto pieces = [&](uint64_t window, uint64_t b) -> uint64_t {
+    const double room = static_cast<double>(window) - static_cast<double>(setup);
+    return std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(static_cast<double>(b) / (rate * room))));
+  };
+  auto fits = [&](uint64_t window, size_t* count) {
+    if (window <= setup) return false;
+    double setups = 0;
+    size_t n = 0;
+    for (uint64_t b : bytes) {
+      const uint64_t p = pieces(window, b);
+      n += static_cast<size_t>(p);
+      setups += static_cast<double>(p) * static_cast<double>(setup);
+    }
+    if (count) *count = n;
+    return setups + byteCycles <= q * static_cast<double>(window);
+  };
+  // Every tensor in one transfer, one after another on one queue, always fits: the search's upper end.
+  uint64_t hi = 0;
+  for (uint64_t b : bytes) hi += setup + static_cast<uint64_t>(std::ceil(static_cast<double>(b) / rate));
+  hi = std::max<uint64_t>(hi, setup + 1);
+  uint64_t lo = setup + 1;
+  while (lo < hi) {  // fits() is monotone in the window: more room, fewer pieces, less work
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (fits(mid, nullptr)) hi = mid;
+    else lo = mid + 1;
+  }
+  fits(lo, transfers);
+  return lo;
+}
 
 DependencyParts dependencyParts(const WholeModelCycles& w) {
   DependencyParts p;
@@ -254,6 +296,7 @@ WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan) {
   if (w.units.empty()) add("cpu", "cpu", -1, 0);
   countRunsAndFloor(g, plan, w);
   addDependencyBound(g, plan, groups, layerAt, w);
+  addTransferBound(g, plan, groups, layerAt, w);
   for (const UnitBound& u : w.units) {
     if (u.cycles > w.bound || w.boundUnit.empty()) {
       w.bound = u.cycles;
@@ -345,6 +388,58 @@ void addDependencyBound(const Graph& g, const ProgramPlan& plan, const ViewGroup
   }
   w.finalDrain = drainOf(previousLayer);
   w.dependencyBound += w.finalDrain;
+}
+
+void addTransferBound(const Graph& g, const ProgramPlan& plan, const ViewGroups& groups, const std::vector<LayerWork>& layerAt,
+                      WholeModelCycles& w) {
+  // Per target, in board order: the tensors its layers receive by DMA and the most bytes one layer loads of each.
+  std::map<int, std::map<TensorId, uint64_t>> received;
+  std::map<int, std::pair<int, int>> firstLast;  // target -> its first and last offloaded step
+  for (const OffloadedLayer& L : plan.offloaded) {
+    auto [it, fresh] = firstLast.try_emplace(L.target, L.step, L.step);
+    if (!fresh) it->second = {std::min(it->second.first, L.step), std::max(it->second.second, L.step)};
+    const LayerWork& layer = layerAt[static_cast<size_t>(L.step)];
+    if (!layer.shape) continue;
+    const std::vector<TensorId>& inputs = layer.shape->call.inputs;
+    for (size_t op = 0; op < 2 && op < inputs.size(); ++op) {
+      const TensorId in = inputs[op];
+      if (in == kNoTensor || L.direct[op]) continue;
+      if (op == 1 && isPoolTileKernel(layer.shape->kernel)) continue;
+      const TensorId root = groups.root(in);
+      // Constant weights are read whole, whoever loads them (a layer before may prefetch them all); of an activation,
+      // at most what the tiles load as planned (a strided layer's tiles may skip rows of its input).
+      const uint64_t need = g.tensor(in).isConstant() ? g.tensor(root).byteSize()
+                                                      : std::min<uint64_t>(g.tensor(root).byteSize(), layer.plannedBytes[op]);
+      if (need == 0) continue;
+      uint64_t& bytes = received[L.target][root];
+      bytes = std::max(bytes, need);
+    }
+  }
+  for (const auto& [index, tensors] : received) {
+    const Target& target = plan.board.targets[static_cast<size_t>(index)];
+    TransferBound t;
+    t.target = index;
+    t.targetName = target.name;
+    t.tensors = tensors.size();
+    std::vector<uint64_t> bytes;
+    for (const auto& [id, b] : tensors) {
+      bytes.push_back(b);
+      t.bytes += b;
+    }
+    t.queues = loadQueues(target);
+    t.setup = setupCycles(target);
+    t.window = transferWindow(bytes, t.setup, target.dmaBytesPerCycle, t.queues, &t.transfers);
+    const auto [first, last] = firstLast.at(index);
+    const OffloadedLayer* lastLayer = plan.offloadedAt(last);
+    t.drain = lastLayer != nullptr && !lastLayer->direct[2] ? setupCycles(target) : 0;
+    for (size_t step = 0; step < g.nodes.size(); ++step) {
+      if (static_cast<int>(step) < first) t.cpuBefore += cpuStepCycles(g, plan, step);
+      if (static_cast<int>(step) > last) t.cpuAfter += cpuStepCycles(g, plan, step);
+    }
+    t.cycles = t.cpuBefore + t.window + t.drain + t.cpuAfter;
+    w.transferBound = std::max(w.transferBound, t.cycles);
+    w.transferBounds.push_back(t);
+  }
 }
 
 }  // namespace

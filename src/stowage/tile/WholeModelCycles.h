@@ -55,6 +55,26 @@ struct DependencyStep {
   uint64_t cycles = 0;      ///< a layer: max(fill + compute, load); a CPU step: fill + compute
 };
 
+/// One target's part of the transfer bound (WholeModelCycles::transferBound, docs/accelerators.md "Transfer bound"):
+/// every tensor its layers receive by DMA (not used in place) moves in at least one transfer of setup + bytes, all of
+/// them between the start of its first layer and the last compute of its last layer, on its load queues; a tensor
+/// whose one transfer would not fit that window goes in pieces, each paying a setup. The last layer's output store
+/// (when not in place) follows that compute, and the CPU steps before its first layer and after its last add.
+struct TransferBound {
+  int target = -1;            ///< index into Board::targets
+  std::string targetName;
+  size_t tensors = 0;         ///< tensors its layers receive by DMA, each counted once
+  uint64_t bytes = 0;         ///< their bytes (per tensor the most any one layer's tiles load of it, at most its size)
+  size_t transfers = 0;       ///< the fewest transfers that fit the window: tensors too large for one go in pieces
+  int queues = 1;             ///< loadQueues(target)
+  uint64_t setup = 0;         ///< setupCycles(target): what each transfer pays
+  uint64_t window = 0;        ///< the least time in which those transfers fit the queues, each piece inside it
+  uint64_t cpuBefore = 0;     ///< cycles of the CPU steps before its first layer (no transfer is issued before)
+  uint64_t drain = 0;         ///< one setup when its last layer stores its output by DMA (after the last load)
+  uint64_t cpuAfter = 0;      ///< cycles of the CPU steps after its last layer
+  uint64_t cycles = 0;        ///< cpuBefore + window + drain + cpuAfter
+};
+
 struct WholeModelCycles {
   /// The compiler's estimate of one run: the sum over steps of each offloaded layer's estimate (after
   /// settlePrefetchArrivals) and each CPU step's cycles (cpuStepCycles). The simulator measures the same total.
@@ -84,8 +104,11 @@ struct WholeModelCycles {
   /// alone (the floor's transfers are on its queues, already in its cycles). bound + fillDrainFloor exceeds it, and
   /// may exceed the run, when a DMA unit sets the bound.
   uint64_t boundWithFloor = 0;
-  /// The best lower bound the compiler knows: max(boundWithFloor, dependencyBound).
-  uint64_t bestBound() const { return std::max(boundWithFloor, dependencyBound); }
+  /// The transfer bound: the largest of the targets' TransferBound::cycles (0 when no target tiles layers).
+  uint64_t transferBound = 0;
+  std::vector<TransferBound> transferBounds;  ///< per target that tiles layers, board order
+  /// The best lower bound the compiler knows: max(boundWithFloor, dependencyBound, transferBound).
+  uint64_t bestBound() const { return std::max({boundWithFloor, dependencyBound, transferBound}); }
   double ratio() const { return bound > 0 ? static_cast<double>(estimate) / static_cast<double>(bound) : 0.0; }
   /// estimate / (bound + fillDrainFloor): the measure proposed beside `ratio` (docs/accelerators.md).
   double ratioToBoundAndFloor() const {
@@ -103,6 +126,12 @@ int computeUnits(const Target& target);
 int loadQueues(const Target& target);
 /// One transfer's setup, dma_setup_cycles rounded up.
 uint64_t setupCycles(const Target& target);
+
+/// The least window in which transfers of `bytes` (one entry per tensor) fit `queues` queues of `bytesPerCycle` each,
+/// every transfer paying `setup` and lying inside the window: the least W with sum over tensors of (p setups + bytes /
+/// bytesPerCycle) <= queues x W, where p is the fewest pieces whose largest, setup + bytes / (p x bytesPerCycle),
+/// takes at most W. Sets `transfers` to the sum of those p. 0 for no tensors.
+uint64_t transferWindow(const std::vector<uint64_t>& bytes, uint64_t setup, double bytesPerCycle, int queues, size_t* transfers = nullptr);
 
 /// The dependency bound's sum split into its parts (the summary line and bench/accel print them).
 struct DependencyParts {

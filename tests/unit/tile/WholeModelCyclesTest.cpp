@@ -117,8 +117,16 @@ TEST(WholeModelCycles, EngineBoundByHand) {
   EXPECT_EQ(w.dependencySteps[1].cycles, 100u + 1u * 2u * 17u);
   EXPECT_EQ(w.finalDrain, 100u);
   EXPECT_EQ(w.dependencyBound, 100u + 2u * 4u * 17u + 100u + 1u * 2u * 17u + 100u);
-  EXPECT_EQ(w.bestBound(), w.bound);
   EXPECT_GE(w.estimate, w.dependencyBound);
+  // The transfer bound: the same four loads on the one load queue (each fits the window whole), then y's store, which
+  // follows the last compute and so the last load: the load queue's bound + one setup.
+  ASSERT_EQ(w.transferBounds.size(), 1u);
+  EXPECT_EQ(w.transferBounds[0].tensors, 4u);  // x, w1, w2, h
+  EXPECT_EQ(w.transferBounds[0].transfers, 4u);
+  EXPECT_EQ(w.transferBounds[0].window, w.bound);
+  EXPECT_EQ(w.transferBound, w.bound + 100u);
+  EXPECT_EQ(w.bestBound(), w.transferBound);
+  EXPECT_GE(w.estimate, w.transferBound);
 }
 
 /// x[rows,16] -> fc1 (Gemm, w1 [wide,16]) -> h[rows,wide] -> fc2 (Gemm, w2 [16,wide]) -> y[rows,16]: fc1 computes a
@@ -250,8 +258,98 @@ TEST(WholeModelCycles, EstimateIsAtLeastTheDependencyBound) {
     EXPECT_GT(fills, 0u) << boardName;
     EXPECT_GE(w.estimate, w.dependencyBound) << boardName;
     EXPECT_GE(w.estimate, w.boundWithFloor) << boardName;
-    EXPECT_EQ(w.bestBound(), std::max(w.boundWithFloor, w.dependencyBound)) << boardName;
+    EXPECT_GE(w.estimate, w.transferBound) << boardName;
+    EXPECT_EQ(w.bestBound(), std::max({w.boundWithFloor, w.dependencyBound, w.transferBound})) << boardName;
   }
+}
+
+TEST(WholeModelCycles, TransferWindowByHand) {
+  size_t transfers = 0;
+  // One tensor: setup + bytes / rate.
+  EXPECT_EQ(transferWindow({3200}, 100, 32.0, 1, &transfers), 200u);
+  EXPECT_EQ(transfers, 1u);
+  // Two on two queues side by side; on one queue one after the other.
+  EXPECT_EQ(transferWindow({3200, 3200}, 100, 32.0, 2, &transfers), 200u);
+  EXPECT_EQ(transfers, 2u);
+  EXPECT_EQ(transferWindow({3200, 3200}, 100, 32.0, 1, &transfers), 400u);
+  // 327,680 bytes at 32 per cycle with 1,000 cycles of setup on 8 queues: one transfer takes 11,240 cycles; in p pieces
+  // the largest takes 1,000 + 10,240 / p and the queues carry p x 1,000 + 10,240. p = 8: 2,280 and 18,240 / 8 = 2,280.
+  // p = 7: 2,463; p = 9: 19,240 / 8 = 2,405.
+  EXPECT_EQ(transferWindow({327680}, 1000, 32.0, 8, &transfers), 2280u);
+  EXPECT_EQ(transfers, 8u);
+  // With a second, small tensor (10 cycles of bytes) the queues are fuller: 8 pieces and the small one carry
+  // 9 x 1,000 + 10,250 = 19,250 cycles, which 8 queues hold from 2,407 on (19,256); 7 pieces need 1,000 + 10,240 / 7,
+  // more than 2,462. So 2,407 with 9 transfers.
+  EXPECT_EQ(transferWindow({327680, 320}, 1000, 32.0, 8, &transfers), 2407u);
+  EXPECT_EQ(transfers, 9u);
+  EXPECT_EQ(transferWindow({}, 1000, 32.0, 8, &transfers), 0u);
+  EXPECT_EQ(transfers, 0u);
+}
+
+TEST(WholeModelCycles, TransferBoundOfTheAutoencoderOnHexagon) {
+  // hexagon-vtcm: 1,000 cycles of setup, 8 queues. The autoencoder's 10 weight tensors and its input move by DMA (the
+  // activations stay in VTCM); the first and last weights (327,680 bytes each) would take 11,240 cycles as one
+  // transfer, more than the whole window, so they go in pieces. The bound with one setup per tensor and no order is
+  // lower than the transfer bound, which the estimate (the simulator's cycles) does not undercut.
+  const Graph g = testing::foldedZooGraph("autoencoder");
+  auto r = compileGraphOnBoard(g, testing::exampleBoard("hexagon-vtcm"), testing::quickPlannerOptions());
+  ASSERT_TRUE(r.ok()) << r.error().render();
+  const WholeModelCycles w = wholeModelCycles(r->graph, r->plan);
+  ASSERT_EQ(w.transferBounds.size(), 1u);
+  const TransferBound& t = w.transferBounds[0];
+  EXPECT_EQ(t.targetName, "hvx");
+  EXPECT_EQ(t.tensors, 11u);
+  EXPECT_EQ(t.bytes, w.dmaBytesMinimum.weights + w.dmaBytesMinimum.graphInputs);
+  EXPECT_EQ(t.queues, 8);
+  EXPECT_EQ(t.setup, 1000u);
+  std::vector<uint64_t> bytes;
+  for (const Tensor& tensor : r->graph.tensors)
+    if (tensor.isConstant() && tensor.shape.size() == 2) bytes.push_back(tensor.byteSize());
+  bytes.push_back(640 * 4);  // the input
+  ASSERT_EQ(bytes.size(), 11u);
+  size_t transfers = 0;
+  EXPECT_EQ(t.window, transferWindow(bytes, 1000, 32.0, 8, &transfers));
+  EXPECT_EQ(t.transfers, transfers);
+  EXPECT_GT(t.transfers, t.tensors) << "the large weights go in pieces";
+  EXPECT_EQ(t.drain, 1000u) << "the output is stored after the last compute";
+  EXPECT_EQ(t.cpuBefore + t.cpuAfter, 0u);
+  EXPECT_EQ(w.transferBound, t.window + t.drain);
+  EXPECT_GT(w.transferBound, w.boundWithFloor);
+  EXPECT_EQ(w.bestBound(), w.transferBound);
+  EXPECT_GE(w.estimate, w.transferBound);
+}
+
+TEST(WholeModelCycles, TransferBoundCountsTheCpuLayersBeforeAndAfter) {
+  // x -> relu (CPU) -> fc (hvx) -> sigmoid (CPU) -> y: no transfer is issued before the fc starts, and the sigmoid
+  // starts after its store; each CPU layer adds its cycles.
+  Graph g;
+  g.name = "cpu_fc_cpu";
+  const TensorId x = testing::addInput(g, "x", {1, 64});
+  const TensorId r = testing::addTensor(g, "r", {1, 64});
+  const TensorId w1 = testing::addConstant(g, "fc.w", {32, 64}, weights(32 * 64));
+  const TensorId h = testing::addTensor(g, "h", {1, 32});
+  const TensorId y = testing::addTensor(g, "y", {1, 32});
+  Attributes ga;
+  ga.set("transB", int64_t{1});
+  testing::addNode(g, "relu", OpKind::Relu, {x}, r);
+  testing::addNode(g, "fc", OpKind::Gemm, {r, w1}, h, ga);
+  testing::addNode(g, "sigmoid", OpKind::Sigmoid, {h}, y);
+  g.outputs = {y};
+  auto c = compileGraphOnBoard(g, testing::exampleBoard("hexagon-vtcm"), testing::quickPlannerOptions());
+  ASSERT_TRUE(c.ok()) << c.error().render();
+  ASSERT_EQ(c->plan.offloaded.size(), 1u);
+  const WholeModelCycles w = wholeModelCycles(c->graph, c->plan);
+  ASSERT_EQ(w.transferBounds.size(), 1u);
+  const TransferBound& t = w.transferBounds[0];
+  const uint64_t relu = cpuStepCycles(c->graph, c->plan, 0), sigmoid = cpuStepCycles(c->graph, c->plan, 2);
+  ASSERT_GT(relu, 0u);
+  ASSERT_GT(sigmoid, 0u);
+  EXPECT_EQ(t.cpuBefore, relu);
+  EXPECT_EQ(t.cpuAfter, sigmoid);
+  EXPECT_EQ(t.tensors, c->plan.offloaded[0].direct[0] ? 1u : 2u);
+  EXPECT_EQ(t.drain, c->plan.offloaded[0].direct[2] ? 0u : 1000u);
+  EXPECT_EQ(t.cycles, relu + t.window + t.drain + sigmoid);
+  EXPECT_GE(w.estimate, w.transferBound);
 }
 
 TEST(WholeModelCycles, InTheSummaryAndReportJson) {
@@ -295,6 +393,15 @@ TEST(WholeModelCycles, InTheSummaryAndReportJson) {
   EXPECT_EQ(wm["dependency_steps"][1]["layer"].get<std::string>(), "fc2");
   EXPECT_EQ(wm["dependency_steps"][1]["cycles"].get<uint64_t>(), w.dependencySteps[1].cycles);
   EXPECT_EQ(wm["final_drain_cycles"].get<uint64_t>(), w.finalDrain);
+  EXPECT_EQ(wm["transfer_bound_cycles"].get<uint64_t>(), w.transferBound);
+  ASSERT_EQ(wm["transfer_bounds"].size(), 1u);
+  EXPECT_EQ(wm["transfer_bounds"][0]["target"].get<std::string>(), "gemmini");
+  EXPECT_EQ(wm["transfer_bounds"][0]["cycles"].get<uint64_t>(), w.transferBound);
+  EXPECT_EQ(wm["transfer_bounds"][0]["transfers"].get<size_t>(), w.transferBounds[0].transfers);
+  EXPECT_NE(summary.find(fmt::format("  transfer bound: {} cycles ('gemmini': its layers receive {} tensor(s)", w.transferBound,
+                                     w.transferBounds[0].tensors)),
+            std::string::npos)
+      << summary;
 }
 
 TEST(WholeModelCycles, CpuLayersAddToEveryUnitAndTheirActivationsMove) {
