@@ -52,6 +52,7 @@ th{background:#f0f0f0}td.l{text-align:left}tr.hl td{background:#fff3b0}
 svg{background:#fafafa;border:1px solid #ddd}rect.buf{stroke:#333;stroke-width:.5}rect.buf:hover{stroke-width:2}
 line.peak{stroke:#d00;stroke-width:1.5;stroke-dasharray:4 3}line.cap{stroke:#555;stroke-dasharray:2 2}
 text{font-size:11px;fill:#333}.remark{font-family:monospace;font-size:12px}
+rect.est{fill:#4a7bd0}rect.unit{fill:#9bb5e0}rect.bnd{fill:#c9c9c9}rect.best{fill:#e0a040}
 )";
 
 constexpr const char* kScript = R"(document.querySelectorAll('rect.buf').forEach(function (r) {
@@ -65,6 +66,50 @@ constexpr const char* kScript = R"(document.querySelectorAll('rect.buf').forEach
 });
 document.getElementById('count').textContent = document.querySelectorAll('rect.buf').length;
 )";
+
+/// The whole model's estimate against its bounds (docs/accelerators.md, "Whole-model bound"): a sentence, then one
+/// bar per figure on one scale (the estimate, every unit's least busy cycles, the bound with the floor, the
+/// dependency bound, each target's transfer bound; the best bound marked).
+std::string wholeModelHtml(const WholeModelCycles& w) {
+  const uint64_t best = w.bestBound();
+  const char* term = best == w.transferBound ? "the transfer bound" : best == w.dependencyBound ? "the dependency bound" : "the bound with the floor";
+  std::string h = "<h2>Whole model: cycles against the bounds</h2>\n";
+  h += fmt::format("<p class=\"whole\">Estimated {} cycles per run ({} of them CPU layers; the host simulator counts the same). "
+                   "Bound {} cycles, set by {} (ratio {:.3f}); best bound {} cycles, {} (ratio {:.3f}): the most a lower "
+                   "bound under the board's cost model says (docs/accelerators.md, \"Whole-model bound\").</p>\n",
+                   w.estimate, w.cpuCycles, w.bound, esc(w.boundUnit), w.ratio(), best, term, w.ratioToBestBound());
+  struct Bar {
+    std::string label, cls;
+    uint64_t cycles;
+  };
+  std::vector<Bar> bars = {{"estimate", "est", w.estimate}};
+  for (const UnitBound& u : w.units) bars.push_back({u.unit + " busy at least", "unit", u.cycles});
+  bars.push_back({"bound with the fill and drain floor", "bnd", w.boundWithFloor});
+  bars.push_back({"dependency bound", "bnd", w.dependencyBound});
+  for (const TransferBound& t : w.transferBounds) bars.push_back({fmt::format("transfer bound of '{}'", t.targetName), "bnd", t.cycles});
+  for (Bar& b : bars)
+    if (b.cls == "bnd" && b.cycles == best) {
+      b.cls = "best";
+      b.label += " (best bound)";
+      break;
+    }
+  uint64_t most = 1;
+  for (const Bar& b : bars) most = std::max(most, b.cycles);
+  const double left = 300, width = 560, row = 18;
+  const double height = row * static_cast<double>(bars.size()) + 4;
+  h += fmt::format("<svg class=\"whole\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+                   left + width + 90, height, left + width + 90, height);
+  for (size_t i = 0; i < bars.size(); ++i) {
+    const Bar& b = bars[i];
+    const double y = 2 + row * static_cast<double>(i);
+    const double len = std::max(1.0, width * static_cast<double>(b.cycles) / static_cast<double>(most));
+    h += fmt::format("<text x=\"4\" y=\"{:.1f}\">{}</text><rect class=\"{}\" x=\"{}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\">"
+                     "<title>{}: {} cycles</title></rect><text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n",
+                     y + 12, esc(b.label), b.cls, left, y, len, row - 4, esc(b.label), b.cycles, left + len + 4, y + 12, b.cycles);
+  }
+  h += "</svg>\n";
+  return h;
+}
 
 }  // namespace
 
@@ -90,6 +135,7 @@ std::string buildReportHtml(const Graph& g, const ProgramPlan& plan, const Repor
                      bytesText(u.lowerBoundBytes), util, u.peakStep < 0 ? std::string("-") : std::to_string(u.peakStep));
   }
   h += "</table>\n";
+  if (!plan.offloaded.empty()) h += wholeModelHtml(wholeModelCycles(g, plan));
 
   // One memory map per pool.
   const int steps = std::max(1, plan.steps);

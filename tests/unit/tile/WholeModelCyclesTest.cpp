@@ -16,6 +16,7 @@
 #include "stowage/driver/HostRunner.h"
 #include "stowage/plan/CpuLayerCost.h"
 #include "stowage/report/PoolSummary.h"
+#include "stowage/report/ReportHtml.h"
 #include "stowage/report/ReportJson.h"
 #include "stowage/tile/CostModel.h"
 #include "stowage/tile/WholeModelCycles.h"
@@ -402,6 +403,16 @@ TEST(WholeModelCycles, InTheSummaryAndReportJson) {
                                      w.transferBounds[0].tensors)),
             std::string::npos)
       << summary;
+  // report.html: the estimate against the bounds, a bar each on one scale, the best bound marked.
+  const std::string html = buildReportHtml(r->graph, r->plan, ReportContext{"two_fc.onnx", "net", r->layerKernels});
+  EXPECT_NE(html.find("<h2>Whole model: cycles against the bounds</h2>"), std::string::npos);
+  EXPECT_NE(html.find(fmt::format("Estimated {} cycles per run", w.estimate)), std::string::npos);
+  EXPECT_NE(html.find(fmt::format("best bound {} cycles, the transfer bound", w.bestBound())), std::string::npos);
+  EXPECT_NE(html.find(fmt::format("<title>transfer bound of &#39;gemmini&#39; (best bound): {} cycles</title>", w.transferBound)),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find(fmt::format("<title>estimate: {} cycles</title>", w.estimate)), std::string::npos);
+  EXPECT_NE(html.find("<title>&#39;gemmini&#39; engine execute busy at least: "), std::string::npos);
 }
 
 TEST(WholeModelCycles, CpuLayersAddToEveryUnitAndTheirActivationsMove) {
