@@ -105,7 +105,9 @@ class ViewGroups {
 /// What one target that tiles layers needs at the least.
 struct TargetWork {
   uint64_t compute = 0;                  ///< every tiled layer's compute as one tile, summed
-  std::set<TensorId> loads, stores;      ///< tensors (group roots) moved in / out once
+  /// Tensors (group roots) moved in / out once, with their bytes: a weight's and an output's whole bytes, an input
+  /// activation's at most what one layer's tiles load of it (a strided layer's tiles skip the rows no window reads).
+  std::map<TensorId, uint64_t> loads, stores;
   uint64_t localCapacity = 0;            ///< bytes of the largest scratch pool of its tiled layers
 };
 
@@ -250,25 +252,32 @@ WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan) {
     const std::optional<LayerShape>& s = layerAt[static_cast<size_t>(L.step)].shape;
     if (!s) continue;
     TargetWork& t = work[L.target];
-    std::vector<TensorId> reads;
-    if (!s->call.inputs.empty()) reads.push_back(s->call.inputs[0]);
-    if (!isPoolTileKernel(s->kernel) && s->call.inputs.size() > 1) reads.push_back(s->call.inputs[1]);
-    for (TensorId in : reads) {
-      if (in == kNoTensor) continue;
+    const LayerWork& layer = layerAt[static_cast<size_t>(L.step)];
+    const size_t operands = std::min<size_t>(isPoolTileKernel(s->kernel) ? 1 : 2, s->call.inputs.size());
+    for (size_t op = 0; op < operands; ++op) {
+      const TensorId in = s->call.inputs[op];
+      if (in == kNoTensor || L.direct[op]) continue;  // used in place: no transfer
       if (g.tensor(in).isConstant()) {
-        if (t.loads.insert(in).second) w.dmaBytesMinimum.weights += g.tensor(in).byteSize();
+        t.loads[in] = g.tensor(in).byteSize();
         continue;
       }
       if (staysLocal(in, L.target)) continue;
       const TensorId root = groups.root(in);
-      if (!t.loads.insert(root).second) continue;
-      (groups.uses(root).graphInput ? w.dmaBytesMinimum.graphInputs : w.dmaBytesMinimum.activations) += g.tensor(root).byteSize();
+      uint64_t& bytes = t.loads[root];
+      bytes = std::max(bytes, std::min<uint64_t>(g.tensor(root).byteSize(), layer.plannedBytes[op]));
     }
+    // An output written in place (a pool the target's cores reach) moves nothing.
     const TensorId out = s->call.output;
-    if (out == kNoTensor || staysLocal(out, L.target)) continue;
+    if (out == kNoTensor || L.direct[2] || staysLocal(out, L.target)) continue;
     const TensorId root = groups.root(out);
-    if (!t.stores.insert(root).second) continue;
-    (groups.uses(root).graphOutput ? w.dmaBytesMinimum.graphOutputs : w.dmaBytesMinimum.activations) += g.tensor(root).byteSize();
+    t.stores[root] = g.tensor(root).byteSize();
+  }
+  for (const auto& [index, t] : work) {
+    for (const auto& [id, bytes] : t.loads)
+      (g.tensor(id).isConstant() ? w.dmaBytesMinimum.weights
+                                 : groups.uses(id).graphInput ? w.dmaBytesMinimum.graphInputs : w.dmaBytesMinimum.activations) += bytes;
+    for (const auto& [id, bytes] : t.stores)
+      (groups.uses(id).graphOutput ? w.dmaBytesMinimum.graphOutputs : w.dmaBytesMinimum.activations) += bytes;
   }
 
   // The units, each busy at least its share of its target's work, plus the CPU layers.
@@ -278,8 +287,8 @@ WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan) {
   for (const auto& [index, t] : work) {
     const Target& target = board.targets[static_cast<size_t>(index)];
     uint64_t loads = 0, stores = 0;
-    for (TensorId id : t.loads) loads += transferCycles(target, g.tensor(id).byteSize());
-    for (TensorId id : t.stores) stores += transferCycles(target, g.tensor(id).byteSize());
+    for (const auto& [id, bytes] : t.loads) loads += transferCycles(target, bytes);
+    for (const auto& [id, bytes] : t.stores) stores += transferCycles(target, bytes);
     if (target.engineDim > 0) {
       add(fmt::format("'{}' engine execute", target.name), "compute", index, t.compute);
       add(fmt::format("'{}' engine load (mvin)", target.name), "dma", index, loads);
