@@ -146,6 +146,13 @@ OverlapSummary assignOverlaps(const Graph& g, const Board& board, const std::vec
       const int r = rootOf(static_cast<int>(i));
       if (r >= 0) strided[static_cast<size_t>(r)] = true;
     }
+  // Groups holding a graph output planned in a pool (--io-in-pools): the application reads it after the run, so no
+  // layer may write over it, even at its last step inside the program.
+  std::vector<bool> holdsOutput(buffers.size(), false);
+  for (TensorId out : g.outputs) {
+    const int i = out == kNoTensor ? -1 : rootOf(index[static_cast<size_t>(out)]);
+    if (i >= 0) holdsOutput[static_cast<size_t>(i)] = true;
+  }
   for (size_t step = 0; step < g.nodes.size(); ++step) {
     if (step >= stepOnCpu.size() || !stepOnCpu[step]) continue;
     const Node& n = g.nodes[step];
@@ -160,7 +167,9 @@ OverlapSummary assignOverlaps(const Graph& g, const Board& board, const std::vec
     const int root = rootOf(xi);
     if (root < 0 || root == yi || y.aliasOf != kNoTensor || y.firstStep != static_cast<int>(step) || strided[static_cast<size_t>(yi)]) continue;
     const PlacedBuffer& xr = buffers[static_cast<size_t>(root)];
-    if (x.aliasRunBytes != 0 || strided[static_cast<size_t>(root)] || xr.endStep != static_cast<int>(step) + 1) continue;
+    if (x.aliasRunBytes != 0 || strided[static_cast<size_t>(root)] || holdsOutput[static_cast<size_t>(root)] ||
+        xr.endStep != static_cast<int>(step) + 1)
+      continue;
     // The input's group must have been written by an earlier step (the validator's rule): a graph input planned in
     // a pool (--io-in-pools) starts at step 0 like the output of the first layer that reads it.
     if (xr.firstStep >= static_cast<int>(step)) continue;
