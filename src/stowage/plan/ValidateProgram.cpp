@@ -224,6 +224,15 @@ ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<s
     const Node& n = graph->nodes[static_cast<size_t>(y.firstStep)];
     if (n.inputs.empty() || n.inputs[0] != y.overlapsInput || n.outputs.size() != 1 || n.outputs[0] != y.tensor)
       return overlapFail(fmt::format("node '{}' at its first step does not read the one and write the other", n.name));
+    // A graph output planned in a pool (--io-in-pools) is read by the application after the run.
+    for (TensorId out : graph->outputs) {
+      const int oi = out == kNoTensor ? -1 : plan.bufferOf(out);
+      if (oi < 0) continue;
+      const PlacedBuffer& o = plan.buffers[static_cast<size_t>(oi)];
+      if ((o.aliasOf == kNoTensor ? oi : plan.bufferOf(o.aliasOf)) == ri)
+        return overlapFail(fmt::format("its bytes hold graph output '{}', which the application reads after the run",
+                                       graph->tensor(out).name));
+    }
     const int target = static_cast<size_t>(y.firstStep) < plan.nodeTargets.size() ? plan.nodeTargets[static_cast<size_t>(y.firstStep)] : -1;
     std::optional<RowOrder> order = rowOrderOf(*graph, n, board, target);
     if (!order || plan.offloadedAt(y.firstStep) != nullptr)
