@@ -365,30 +365,27 @@ std::string whyOverBound(const WholeModelRow& r) {
   std::string unreachable;
   const uint64_t best = w.bestBound();
   if (w.bound > 0 && static_cast<double>(best) > kRatioTarget * static_cast<double>(w.bound)) {
-    const std::string head = fmt::format("no schedule reaches {:.2f} of the bound: the {{}} is {} ({:.3f} of the bound; simulated {:.3f} "
-                                         "of it): ",
-                                         kRatioTarget, num(best), static_cast<double>(best) / static_cast<double>(w.bound), over(best));
-    const TransferBound* t = nullptr;
-    for (const TransferBound& b : w.transferBounds)
-      if (b.cycles == best) t = &b;
-    if (w.transferBound == best && t != nullptr) {
-      unreachable = fmt::format(fmt::runtime(head), "transfer bound") +
-                    fmt::format("the {} tensors '{}' receives by DMA need at least {} transfers of {} setup cycles over {} queues, the "
-                                "large ones in pieces that fit the window ({} cycles to the last load), and its last store follows (the "
-                                "bound counts one setup per tensor and no order); ",
-                                t->tensors, t->targetName, t->transfers, num(t->setup), t->queues, num(t->window));
-    } else if (w.dependencyBound == best) {
+    const std::string term = bestBoundTerm(w);
+    unreachable = fmt::format("no schedule reaches {:.2f} of the bound: the {} is {} ({:.3f} of the bound; simulated {:.3f} of it): ",
+                              kRatioTarget, term, num(best), static_cast<double>(best) / static_cast<double>(w.bound), over(best));
+    if (term == "transfer bound") {
+      const TransferBound& t = *std::find_if(w.transferBounds.begin(), w.transferBounds.end(),
+                                             [&](const TransferBound& b) { return b.cycles == best; });
+      unreachable += fmt::format("the {} tensors '{}' receives by DMA need at least {} transfers of {} setup cycles over {} queues, "
+                                 "the large ones in pieces that fit the window ({} cycles to the last load), and its last store "
+                                 "follows (the bound counts one setup per tensor and no order); ",
+                                 t.tensors, t.targetName, t.transfers, num(t.setup), t.queues, num(t.window));
+    } else if (term == "dependency bound") {
       const DependencyParts parts = dependencyParts(w);
-      unreachable = fmt::format(fmt::runtime(head), "dependency bound") +
-                    fmt::format("the steps run one after another and {} of them wait at least one DMA setup for the step before "
-                                "({} cycles of setups with the last drain), which the bound lets overlap compute; ",
-                                parts.waitingSteps, num(parts.setups));
+      unreachable += fmt::format("the steps run one after another and {} of them wait at least one DMA setup for the step before "
+                                 "({} cycles of setups with the last drain), which the bound lets overlap compute; ",
+                                 parts.waitingSteps, num(parts.setups));
     } else {
-      unreachable = fmt::format(fmt::runtime(head), "bound with the floor") +
-                    fmt::format("each of {} run(s) of offloaded layers starts with a load and ends with a store that nothing overlaps; ",
-                                r.runs);
+      unreachable += fmt::format("each of {} run(s) of offloaded layers starts with a load and ends with a store that nothing "
+                                 "overlaps; ",
+                                 r.runs);
     }
-    if (w.transferBound == best) return unreachable + whyOverBoundAlone(r);
+    if (term == "transfer bound") return unreachable + whyOverBoundAlone(r);
   }
   // Only where the dependency bound is what brings the pair within the target (the bound with the floor does not).
   const double toDependency = over(w.dependencyBound);

@@ -208,9 +208,14 @@ ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<s
   for (size_t i = 0; i < plan.buffers.size(); ++i) {
     const PlacedBuffer& y = plan.buffers[i];
     if (flatPos[i] == kNoBufferIndex || !sharesBytesWithInput(plan, y)) continue;  // none, or apart after all
+    // A buffer's group root: itself, or the buffer it is an alias of.
+    auto rootOf = [&](int b) {
+      const TensorId of = plan.buffers[static_cast<size_t>(b)].aliasOf;
+      return of == kNoTensor ? b : plan.bufferOf(of);
+    };
     const int xi = plan.bufferOf(y.overlapsInput);
     const PlacedBuffer& x = plan.buffers[static_cast<size_t>(xi)];
-    const int ri = x.aliasOf == kNoTensor ? xi : plan.bufferOf(x.aliasOf);
+    const int ri = rootOf(xi);
     if (ri < 0 || flatPos[static_cast<size_t>(ri)] == kNoBufferIndex) continue;
     const std::string where = fmt::format("memory plan: pool '{}'", board.pools[static_cast<size_t>(y.slot.pool)].name);
     auto overlapFail = [&](const std::string& why) {
@@ -227,9 +232,7 @@ ProgramPlanCheck checkProgramPlan(const ProgramPlan& plan, const std::function<s
     // A graph output planned in a pool (--io-in-pools) is read by the application after the run.
     for (TensorId out : graph->outputs) {
       const int oi = out == kNoTensor ? -1 : plan.bufferOf(out);
-      if (oi < 0) continue;
-      const PlacedBuffer& o = plan.buffers[static_cast<size_t>(oi)];
-      if ((o.aliasOf == kNoTensor ? oi : plan.bufferOf(o.aliasOf)) == ri)
+      if (oi >= 0 && rootOf(oi) == ri)
         return overlapFail(fmt::format("its bytes hold graph output '{}', which the application reads after the run",
                                        graph->tensor(out).name));
     }

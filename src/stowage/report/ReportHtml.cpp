@@ -72,10 +72,10 @@ document.getElementById('count').textContent = document.querySelectorAll('rect.b
 /// dependency bound, each target's transfer bound; the best bound marked).
 std::string wholeModelHtml(const WholeModelCycles& w) {
   const uint64_t best = w.bestBound();
-  const char* term = best == w.transferBound ? "the transfer bound" : best == w.dependencyBound ? "the dependency bound" : "the bound with the floor";
+  const char* term = bestBoundTerm(w);
   std::string h = "<h2>Whole model: cycles against the bounds</h2>\n";
   h += fmt::format("<p class=\"whole\">Estimated {} cycles per run ({} of them CPU layers; the host simulator counts the same). "
-                   "Bound {} cycles, set by {} (ratio {:.3f}); best bound {} cycles, {} (ratio {:.3f}): the most a lower "
+                   "Bound {} cycles, set by {} (ratio {:.3f}); best bound {} cycles, the {} (ratio {:.3f}): the most a lower "
                    "bound under the board's cost model says (docs/accelerators.md, \"Whole-model bound\").</p>\n",
                    w.estimate, w.cpuCycles, w.bound, esc(w.boundUnit), w.ratio(), best, term, w.ratioToBestBound());
   struct Bar {

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "stowage/lower/KernelCall.h"
 #include "stowage/ir/Op.h"
@@ -21,6 +22,11 @@
 #include "stowage/tile/ScratchLayout.h"
 
 namespace stowage {
+
+const char* bestBoundTerm(const WholeModelCycles& w) {
+  const uint64_t best = w.bestBound();
+  return best == w.transferBound ? "transfer bound" : best == w.dependencyBound ? "dependency bound" : "bound with the floor";
+}
 
 int computeUnits(const Target& target) {
   if (target.engineDim > 0 || target.kind == TargetKind::Cpu) return 1;
@@ -108,7 +114,11 @@ struct TargetWork {
   /// Tensors (group roots) moved in / out once, with their bytes: a weight's and an output's whole bytes, an input
   /// activation's at most what one layer's tiles load of it (a strided layer's tiles skip the rows no window reads).
   std::map<TensorId, uint64_t> loads, stores;
+  /// Every tensor its layers receive by DMA (not used in place), with the same bytes: `loads` and the activations that
+  /// stay local but are still copied into tile buffers (the transfer bound's tensors).
+  std::map<TensorId, uint64_t> received;
   uint64_t localCapacity = 0;            ///< bytes of the largest scratch pool of its tiled layers
+  int firstStep = -1, lastStep = -1;     ///< its first and last offloaded steps
 };
 
 /// What the dependency bound needs of one offloaded layer (by step): its shape, its compute as one tile, and the bytes
@@ -121,14 +131,15 @@ struct LayerWork {
 
 /// The runs of offloaded layers in `plan` and their fill and drain floor (WholeModelCycles::offloadedRuns,
 /// fillDrainFloor).
-void countRunsAndFloor(const Graph& g, const ProgramPlan& plan, WholeModelCycles& w);
+void countRunsAndFloor(const Graph& g, const ProgramPlan& plan, const std::vector<uint64_t>& cpuAt, WholeModelCycles& w);
 
 /// The dependency bound and its steps (WholeModelCycles::dependencyBound, dependencySteps, finalDrain).
 void addDependencyBound(const Graph& g, const ProgramPlan& plan, const ViewGroups& groups, const std::vector<LayerWork>& layerAt,
-                        WholeModelCycles& w);
+                        const std::vector<uint64_t>& cpuAt, WholeModelCycles& w);
 
-/// The transfer bound per target (WholeModelCycles::transferBound, transferBounds).
-void addTransferBound(const Graph& g, const ProgramPlan& plan, const ViewGroups& groups, const std::vector<LayerWork>& layerAt,
+/// The transfer bound per target (WholeModelCycles::transferBound, transferBounds) from each target's received
+/// tensors and its first and last steps.
+void addTransferBound(const ProgramPlan& plan, const std::map<int, TargetWork>& work, const std::vector<uint64_t>& cpuAt,
                       WholeModelCycles& w);
 
 }  // namespace
@@ -195,20 +206,24 @@ uint64_t cpuStepCycles(const Graph& g, const ProgramPlan& plan, size_t step) {
 WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan) {
   WholeModelCycles w;
   const Board& board = plan.board;
+  std::vector<uint64_t> cpuAt(g.nodes.size(), 0);  // cpuStepCycles of each step, lowered once
   for (size_t step = 0; step < g.nodes.size(); ++step) {
     if (const OffloadedLayer* L = plan.offloadedAt(static_cast<int>(step))) {
       w.estimate += L->totalCycles;
       continue;
     }
-    const uint64_t c = cpuStepCycles(g, plan, step);
-    w.cpuCycles += c;
-    w.estimate += c;
+    cpuAt[step] = cpuStepCycles(g, plan, step);
+    w.cpuCycles += cpuAt[step];
+    w.estimate += cpuAt[step];
   }
 
   // Per target: its tiled layers' least compute, the bytes they move as planned, and their local pools.
   std::map<int, TargetWork> work;
+  std::map<int, std::pair<int, int>> spans;  // target -> its first and last offloaded steps, whatever their shape
   std::vector<LayerWork> layerAt(g.nodes.size());
   for (const OffloadedLayer& L : plan.offloaded) {
+    auto [span, fresh] = spans.try_emplace(L.target, L.step, L.step);
+    if (!fresh) span->second = {std::min(span->second.first, L.step), std::max(span->second.second, L.step)};
     const Node& node = g.nodes[static_cast<size_t>(L.step)];
     const Target& target = board.targets[static_cast<size_t>(L.target)];
     LayerWork& layer = layerAt[static_cast<size_t>(L.step)];
@@ -257,14 +272,15 @@ WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan) {
     for (size_t op = 0; op < operands; ++op) {
       const TensorId in = s->call.inputs[op];
       if (in == kNoTensor || L.direct[op]) continue;  // used in place: no transfer
-      if (g.tensor(in).isConstant()) {
-        t.loads[in] = g.tensor(in).byteSize();
-        continue;
-      }
-      if (staysLocal(in, L.target)) continue;
+      // Constant weights are read whole, whoever loads them (a layer before may prefetch them all); of an activation,
+      // at most what the tiles load as planned (a strided layer's tiles may skip rows of its input).
       const TensorId root = groups.root(in);
-      uint64_t& bytes = t.loads[root];
-      bytes = std::max(bytes, std::min<uint64_t>(g.tensor(root).byteSize(), layer.plannedBytes[op]));
+      const uint64_t need = g.tensor(in).isConstant() ? g.tensor(root).byteSize()
+                                                      : std::min<uint64_t>(g.tensor(root).byteSize(), layer.plannedBytes[op]);
+      if (need == 0) continue;
+      uint64_t& received = t.received[root];
+      received = std::max(received, need);
+      if (g.tensor(in).isConstant() || !staysLocal(in, L.target)) t.loads[root] = received;
     }
     // An output written in place (a pool the target's cores reach) moves nothing.
     const TensorId out = s->call.output;
@@ -303,9 +319,13 @@ WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan) {
         index, ceilDiv(loads + stores, static_cast<uint64_t>(queues)));
   }
   if (w.units.empty()) add("cpu", "cpu", -1, 0);
-  countRunsAndFloor(g, plan, w);
-  addDependencyBound(g, plan, groups, layerAt, w);
-  addTransferBound(g, plan, groups, layerAt, w);
+  for (const auto& [index, span] : spans) {
+    TargetWork& t = work[index];
+    std::tie(t.firstStep, t.lastStep) = span;
+  }
+  countRunsAndFloor(g, plan, cpuAt, w);
+  addDependencyBound(g, plan, groups, layerAt, cpuAt, w);
+  addTransferBound(plan, work, cpuAt, w);
   for (const UnitBound& u : w.units) {
     if (u.cycles > w.bound || w.boundUnit.empty()) {
       w.bound = u.cycles;
@@ -318,7 +338,7 @@ WholeModelCycles wholeModelCycles(const Graph& g, const ProgramPlan& plan) {
 
 namespace {
 
-void countRunsAndFloor(const Graph& g, const ProgramPlan& plan, WholeModelCycles& w) {
+void countRunsAndFloor(const Graph& g, const ProgramPlan& plan, const std::vector<uint64_t>& cpuAt, WholeModelCycles& w) {
   auto setup = [&](const OffloadedLayer& L) { return setupCycles(plan.board.targets[static_cast<size_t>(L.target)]); };
   const OffloadedLayer* last = nullptr;  // the last layer of the current run
   auto endRun = [&] {
@@ -328,7 +348,7 @@ void countRunsAndFloor(const Graph& g, const ProgramPlan& plan, WholeModelCycles
   for (size_t step = 0; step < g.nodes.size(); ++step) {
     const OffloadedLayer* L = plan.offloadedAt(static_cast<int>(step));
     if (L == nullptr) {
-      if (cpuStepCycles(g, plan, step) > 0) endRun();  // a view or constant step runs no code: the run goes on
+      if (cpuAt[step] > 0) endRun();  // a view or constant step runs no code: the run goes on
       continue;
     }
     if (last != nullptr && last->target != L->target) endRun();
@@ -343,7 +363,7 @@ void countRunsAndFloor(const Graph& g, const ProgramPlan& plan, WholeModelCycles
 }
 
 void addDependencyBound(const Graph& g, const ProgramPlan& plan, const ViewGroups& groups, const std::vector<LayerWork>& layerAt,
-                        WholeModelCycles& w) {
+                        const std::vector<uint64_t>& cpuAt, WholeModelCycles& w) {
   auto targetOf = [&](const OffloadedLayer& L) -> const Target& { return plan.board.targets[static_cast<size_t>(L.target)]; };
   // The layer's last output tile is stored after its last compute, before the host goes on (fence or join), unless
   // it is written in place.
@@ -355,7 +375,7 @@ void addDependencyBound(const Graph& g, const ProgramPlan& plan, const ViewGroup
     DependencyStep d;
     d.step = static_cast<int>(step);
     if (L == nullptr) {
-      d.compute = cpuStepCycles(g, plan, step);
+      d.compute = cpuAt[step];
       if (d.compute == 0) continue;  // a view or constant step runs no code: the steps around it meet through it
       d.fill = drainOf(previousLayer);
       d.cycles = d.fill + d.compute;
@@ -399,51 +419,28 @@ void addDependencyBound(const Graph& g, const ProgramPlan& plan, const ViewGroup
   w.dependencyBound += w.finalDrain;
 }
 
-void addTransferBound(const Graph& g, const ProgramPlan& plan, const ViewGroups& groups, const std::vector<LayerWork>& layerAt,
+void addTransferBound(const ProgramPlan& plan, const std::map<int, TargetWork>& work, const std::vector<uint64_t>& cpuAt,
                       WholeModelCycles& w) {
-  // Per target, in board order: the tensors its layers receive by DMA and the most bytes one layer loads of each.
-  std::map<int, std::map<TensorId, uint64_t>> received;
-  std::map<int, std::pair<int, int>> firstLast;  // target -> its first and last offloaded step
-  for (const OffloadedLayer& L : plan.offloaded) {
-    auto [it, fresh] = firstLast.try_emplace(L.target, L.step, L.step);
-    if (!fresh) it->second = {std::min(it->second.first, L.step), std::max(it->second.second, L.step)};
-    const LayerWork& layer = layerAt[static_cast<size_t>(L.step)];
-    if (!layer.shape) continue;
-    const std::vector<TensorId>& inputs = layer.shape->call.inputs;
-    for (size_t op = 0; op < 2 && op < inputs.size(); ++op) {
-      const TensorId in = inputs[op];
-      if (in == kNoTensor || L.direct[op]) continue;
-      if (op == 1 && isPoolTileKernel(layer.shape->kernel)) continue;
-      const TensorId root = groups.root(in);
-      // Constant weights are read whole, whoever loads them (a layer before may prefetch them all); of an activation,
-      // at most what the tiles load as planned (a strided layer's tiles may skip rows of its input).
-      const uint64_t need = g.tensor(in).isConstant() ? g.tensor(root).byteSize()
-                                                      : std::min<uint64_t>(g.tensor(root).byteSize(), layer.plannedBytes[op]);
-      if (need == 0) continue;
-      uint64_t& bytes = received[L.target][root];
-      bytes = std::max(bytes, need);
-    }
-  }
-  for (const auto& [index, tensors] : received) {
+  for (const auto& [index, tw] : work) {
+    if (tw.received.empty()) continue;
     const Target& target = plan.board.targets[static_cast<size_t>(index)];
     TransferBound t;
     t.target = index;
     t.targetName = target.name;
-    t.tensors = tensors.size();
+    t.tensors = tw.received.size();
     std::vector<uint64_t> bytes;
-    for (const auto& [id, b] : tensors) {
+    for (const auto& [id, b] : tw.received) {
       bytes.push_back(b);
       t.bytes += b;
     }
     t.queues = loadQueues(target);
     t.setup = setupCycles(target);
     t.window = transferWindow(bytes, t.setup, target.dmaBytesPerCycle, t.queues, &t.transfers);
-    const auto [first, last] = firstLast.at(index);
-    const OffloadedLayer* lastLayer = plan.offloadedAt(last);
-    t.drain = lastLayer != nullptr && !lastLayer->direct[2] ? setupCycles(target) : 0;
-    for (size_t step = 0; step < g.nodes.size(); ++step) {
-      if (static_cast<int>(step) < first) t.cpuBefore += cpuStepCycles(g, plan, step);
-      if (static_cast<int>(step) > last) t.cpuAfter += cpuStepCycles(g, plan, step);
+    const OffloadedLayer* lastLayer = plan.offloadedAt(tw.lastStep);
+    t.drain = lastLayer != nullptr && !lastLayer->direct[2] ? t.setup : 0;
+    for (size_t step = 0; step < cpuAt.size(); ++step) {
+      if (static_cast<int>(step) < tw.firstStep) t.cpuBefore += cpuAt[step];
+      if (static_cast<int>(step) > tw.lastStep) t.cpuAfter += cpuAt[step];
     }
     t.cycles = t.cpuBefore + t.window + t.drain + t.cpuAfter;
     w.transferBound = std::max(w.transferBound, t.cycles);

@@ -118,6 +118,10 @@ struct WholeModelCycles {
   double ratioToBestBound() const { return bestBound() > 0 ? static_cast<double>(estimate) / static_cast<double>(bestBound()) : 0.0; }
 };
 
+/// The term that sets bestBound(): "transfer bound", "dependency bound" or "bound with the floor" (the first that
+/// equals it, in that order).
+const char* bestBoundTerm(const WholeModelCycles& w);
+
 /// The units a target's compute spreads over in the bound: a matrix engine is one, a CPU streams on one core
 /// (CpuStreaming.h), an accelerator's layers may use all of its cores.
 int computeUnits(const Target& target);
